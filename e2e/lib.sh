@@ -8,13 +8,23 @@ E2E_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$E2E_ROOT/.." && pwd)
 ATTUNE_RUN=${ATTUNE_RUN:-$E2E_ROOT/.run}
 CLUSTER_DIR=${CLUSTER_DIR:-$ATTUNE_RUN/cluster}
-export KUBECONFIG=${KUBECONFIG:-$CLUSTER_DIR/kubeconfig}
-KUBECTL=${KUBECTL:-$CLUSTER_DIR/bin/kubectl}
-[ -x "$KUBECTL" ] || { echo "e2e: no cluster at $CLUSTER_DIR (hack/cluster.sh up)" >&2; exit 1; }
-# shellcheck disable=SC1091
-[ -f "$CLUSTER_DIR/env" ] && . "$CLUSTER_DIR/env"   # K8S_MINOR, K8S_VERSION, ports
+if [ -n "${E2E_EXTERNAL:-}" ]; then
+  # A real cluster (k3d in the GitHub workflows): the caller's KUBECONFIG and kubectl.
+  KUBECTL=${KUBECTL:-kubectl}
+  K8S_VERSION=$("$KUBECTL" version -o json | jq -r .serverVersion.gitVersion)
+  K8S_MINOR=$(sed -E 's/^v([0-9]+\.[0-9]+).*/\1/' <<<"$K8S_VERSION")
+else
+  export KUBECONFIG=${KUBECONFIG:-$CLUSTER_DIR/kubeconfig}
+  KUBECTL=${KUBECTL:-$CLUSTER_DIR/bin/kubectl}
+  [ -x "$KUBECTL" ] || { echo "e2e: no cluster at $CLUSTER_DIR (hack/cluster.sh up)" >&2; exit 1; }
+  # shellcheck disable=SC1091
+  . "$CLUSTER_DIR/env"   # K8S_MINOR, K8S_VERSION, ports
+fi
 
 k() { "$KUBECTL" "$@"; }
+# require_local: the test needs the local harness (simulated nodes, loopback
+# webhook URL, the harness's Prometheus); skipped on a real cluster.
+require_local() { [ -z "${E2E_EXTERNAL:-}" ] || skip "needs the local control plane (${1:-simulated nodes})"; }
 log() { echo "  [$(basename "$0" .sh)] $*" >&2; }
 fail() { echo "  FAIL [$(basename "$0" .sh)]: $*" >&2; exit 1; }
 skip() { echo "  SKIP [$(basename "$0" .sh)]: $*" >&2; exit 77; }
@@ -40,4 +50,48 @@ test_namespace() {
   wait_until 30 k -n "$ns" get serviceaccount default || fail "no default serviceaccount in $ns"
   trap "k delete namespace $ns --wait=false >/dev/null 2>&1 || true" EXIT
   echo "$ns"
+}
+
+# resize_view NS POD -> "<mechanism> <state>"
+#   mechanism: field (1.32 status.resize), conditions (1.33+), none
+#   state: Deferred | Infeasible | InProgress | InProgressError | Proposed | Applied | Pending
+# Applied means every container's status resources equal its spec (cpu/memory).
+resize_view() {
+  k -n "$1" get pod "$2" -o json | jq -r '
+    def cond(t): [(.status.conditions // [])[] | select(.type == t and .status == "True")] | .[0];
+    def norm: {requests: ((.requests // {}) | with_entries(select(.key == "cpu" or .key == "memory"))),
+               limits: ((.limits // {}) | with_entries(select(.key == "cpu" or .key == "memory")))};
+    def applied: ([.spec.containers[] | {(.name): (.resources | norm)}] | add)
+                 == ([(.status.containerStatuses // [])[] | {(.name): ((.resources // {}) | norm)}] | add);
+    if cond("PodResizePending") then "conditions " + cond("PodResizePending").reason
+    elif cond("PodResizeInProgress") then "conditions InProgress" + (if cond("PodResizeInProgress").reason == "Error" then "Error" else "" end)
+    elif (.status.resize // "") != "" then "field " + .status.resize
+    elif applied then "none Applied" else "none Pending" end'
+}
+
+# expected_resize_mechanism: how this minor reports a resize in progress.
+expected_resize_mechanism() { if [ "$K8S_MINOR" = 1.32 ]; then echo field; else echo conditions; fi; }
+
+# sim_node NAME CPU MEMORY: a dedicated simulated node (kubesim adopts it)
+# tainted so the scheduler keeps other tests' pods off it; deleted on exit.
+sim_node() {
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Node
+metadata:
+  name: $1
+  labels: {attune.io/kubesim: "true", kubernetes.io/hostname: "$1", kubernetes.io/os: linux}
+spec:
+  taints: [{key: attune.io/e2e-dedicated, value: "true", effect: NoSchedule}]
+status:
+  capacity: {cpu: "$2", memory: "$3", pods: "20"}
+  allocatable: {cpu: "$2", memory: "$3", pods: "20"}
+YAML
+  wait_until 30 node_is_ready "$1" || fail "kubesim did not adopt node $1"
+}
+node_is_ready() { [ "$(k get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }
+
+# pod_running NS POD: Running with applied status resources.
+pod_running() {
+  k -n "$1" get pod "$2" -o json | jq -e '.status.phase == "Running" and (.status.containerStatuses // [] | length > 0) and all(.status.containerStatuses[]; .resources != null)' >/dev/null
 }

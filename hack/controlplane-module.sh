@@ -5,11 +5,12 @@
 # module gets a replace pinned to the matching v0.N.P.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-minor=${1:?usage: controlplane-module.sh 1.N}
+minor=${1:?usage: controlplane-module.sh 1.N [v1.N.P] [outdir]}
 read -r _ patch godir < <(awk -v m="$minor" '$1==m' "$here/hack/k8s-versions.txt")
 [ -n "${patch:-}" ] || { echo "unknown minor $minor (see hack/k8s-versions.txt)" >&2; exit 2; }
+patch=${2:-$patch}   # an explicit patch, e.g. while probing which one the proxy serves whole
 staging_ver="v0.${patch#v1.}"
-dir="$here/e2e/controlplane/v$minor"
+dir=${3:-$here/e2e/controlplane/v$minor}
 mkdir -p "$dir"
 cp "$here/e2e/controlplane/main.go.tmpl" "$dir/main.go"
 cd "$dir"

@@ -1,0 +1,52 @@
+# Thin wrapper: every target is one script under hack/ so CI and humans run the same thing.
+K8S ?= 1.36
+BUILD ?= build
+MESON_FLAGS ?=
+
+.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench fuzz golden clean
+
+all: build
+
+deps:
+	hack/deps.sh
+
+build: deps
+	hack/build.sh $(BUILD) $(MESON_FLAGS)
+
+unit: build
+	meson test -C $(BUILD) --print-errorlogs
+
+# Unit tests plus the e2e suite on the newest stable minor (1.36).
+test: deps
+	hack/test.sh
+
+e2e: deps
+	hack/e2e.sh --k8s $(K8S)
+
+e2e-matrix: deps
+	hack/e2e-matrix.sh
+
+cluster: deps
+	hack/cluster.sh up --k8s $(K8S)
+
+cluster-down:
+	hack/cluster.sh down
+
+demo: build
+	hack/demo.sh --k8s $(K8S)
+
+run: build
+	hack/run.sh
+
+bench: build
+	hack/bench.sh
+
+fuzz:
+	hack/deps.sh fuzz
+	hack/fuzz.sh
+
+golden:
+	hack/golden.sh
+
+clean:
+	rm -rf $(BUILD) build-*

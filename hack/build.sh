@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures (once) and builds the C++ tree. CI=true turns warnings into errors.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}; shift || true
+cd "$here"
+werror=false; [ "${CI:-}" = true ] && werror=true
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" -Dwerror=$werror "$@" >/dev/null
+elif [ $# -gt 0 ]; then
+  meson configure "$build" "$@" >/dev/null
+fi
+ninja -C "$build" -j "$(nproc)"

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Brings a local cluster of one minor up, runs the e2e suite, brings it down.
+#   hack/e2e.sh --k8s 1.36 [test-name-filter]
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+minor=1.36
+[ "${1:-}" = --k8s ] && { minor=${2:?}; shift 2; }
+filter=${1:-}
+start=$(date +%s)
+"$here/hack/cluster.sh" down >/dev/null 2>&1 || true
+if ! "$here/hack/cluster.sh" up --k8s "$minor" >/dev/null; then
+  echo "e2e: cluster $minor did not come up"
+  echo "e2e: 0 passed, 1 failed"
+  exit 1
+fi
+"$here/e2e/run.sh" "$filter"; rc=$?
+"$here/hack/cluster.sh" down >/dev/null 2>&1
+echo "e2e: Kubernetes $minor took $(( $(date +%s) - start ))s"
+exit $rc
