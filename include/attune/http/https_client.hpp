@@ -1,0 +1,101 @@
+#pragma once
+// HTTPS client for one host: TLS 1.2+, certificate + hostname/IP SAN
+// verification, a bounded keep-alive pool and per-phase timeouts.
+// Beast lives only in the .cpp (pimpl), so includers pay for Asio only.
+#include <attune/http/message.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/system/error_code.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace attune::http {
+
+struct tls_options {
+    std::string ca_pem;            // empty: system trust store
+    std::string client_cert_pem;   // optional client certificate chain
+    std::string client_key_pem;
+    std::string server_name;       // name to verify (and SNI); empty: the host
+    bool insecure_skip_verify = false;  // only reachable through an explicit opt-in
+};
+
+struct client_options {
+    std::size_t max_connections = 8;          // per host, in use + idle
+    std::size_t max_body_bytes = 64u << 20;   // non-streaming responses
+    std::chrono::seconds idle_keepalive{90};  // drop idle pooled connections older than this
+    timeouts limits;
+};
+
+struct exchange_result {
+    boost::system::error_code ec;
+    failure kind = failure::none;
+    // False only when we know the server never saw the request (connect/TLS/pool).
+    bool request_sent = false;
+    response resp;  // valid when kind == none
+
+    bool ok() const noexcept { return kind == failure::none; }
+};
+
+// A streaming response body (watch). The connection is owned by the stream
+// and never returned to the pool.
+class body_stream {
+public:
+    virtual ~body_stream() = default;
+    // Reads whatever is available; 0 bytes with no error means the body ended.
+    // Each call is bounded by the read (idle) timeout.
+    virtual boost::asio::awaitable<std::pair<boost::system::error_code, std::size_t>>
+    read_some(std::span<char> out) = 0;
+    // Closes the socket, aborting a pending read_some.
+    virtual void close() noexcept = 0;
+};
+
+struct stream_result {
+    boost::system::error_code ec;
+    failure kind = failure::none;
+    bool request_sent = false;
+    unsigned status = 0;
+    std::vector<header> headers;
+    std::string error_body;               // bounded body when status != 200
+    std::unique_ptr<body_stream> stream;  // set when status == 200
+};
+
+struct pool_stats {
+    std::size_t open = 0;     // connections in use or idle
+    std::size_t idle = 0;
+    std::size_t waiting = 0;  // requests waiting for a connection
+};
+
+class https_client {
+public:
+    // Throws std::runtime_error (with the OpenSSL reason) when TLS material is invalid.
+    https_client(boost::asio::any_io_executor ex, std::string host, std::string port, tls_options tls,
+                 client_options opts);
+    ~https_client();
+    https_client(const https_client&) = delete;
+    https_client& operator=(const https_client&) = delete;
+
+    // One request/response on a pooled connection. Never throws for I/O
+    // failures: they come back classified in the result.
+    boost::asio::awaitable<exchange_result> send(request req);
+
+    // Sends a request whose response body is streamed (watch). The body is
+    // not size-limited; `idle_timeout` bounds each read (0: limits.read).
+    boost::asio::awaitable<stream_result> open_stream(request req,
+                                                      std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(0));
+
+    // Drops idle connections and fails waiters; used at shutdown.
+    void close_idle() noexcept;
+
+    pool_stats stats() const noexcept;
+    const std::string& host() const noexcept;
+
+private:
+    struct impl;
+    std::shared_ptr<impl> impl_;
+};
+
+}  // namespace attune::http

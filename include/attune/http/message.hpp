@@ -1,0 +1,75 @@
+#pragma once
+// Plain HTTP request/response values. Deliberately free of Beast so that the
+// kube layer's pure parts (retry policy, tests) can use them cheaply.
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attune::http {
+
+enum class verb { get, head, post, put, patch, del };
+
+std::string_view to_string(verb v) noexcept;
+
+// GET/HEAD/PUT/DELETE may be repeated without changing the outcome.
+constexpr bool is_idempotent(verb v) noexcept {
+    return v == verb::get || v == verb::head || v == verb::put || v == verb::del;
+}
+
+struct header {
+    std::string name;
+    std::string value;
+};
+
+// Case-insensitive header lookup; returns the first match.
+std::optional<std::string_view> find_header(const std::vector<header>& headers, std::string_view name) noexcept;
+
+struct request {
+    verb method = verb::get;
+    std::string target;  // path + query, already encoded
+    std::vector<header> headers;
+    std::string body;  // always held in memory, hence always replayable
+};
+
+struct response {
+    unsigned status = 0;
+    std::vector<header> headers;
+    std::string body;
+
+    std::optional<std::string_view> header_value(std::string_view name) const noexcept {
+        return find_header(headers, name);
+    }
+};
+
+struct timeouts {
+    std::chrono::milliseconds connect{10'000};
+    std::chrono::milliseconds handshake{10'000};
+    std::chrono::milliseconds write{30'000};
+    // Whole-response budget for ordinary requests; per-read idle budget for streams.
+    std::chrono::milliseconds read{60'000};
+    // Upper bound for waiting on a free pooled connection.
+    std::chrono::milliseconds pool_wait{30'000};
+};
+
+// Why an exchange failed below the HTTP layer. `request_may_have_been_processed`
+// on the result tells the retry policy whether a replay is safe for a
+// non-idempotent verb.
+enum class failure {
+    none,
+    resolve,
+    connect,
+    tls_handshake,
+    timeout,
+    connection_reset,   // reset/EOF/truncation after the request went out
+    body_too_large,
+    protocol,           // malformed HTTP
+    pool_exhausted,     // no connection became free within pool_wait
+    cancelled,
+};
+
+std::string_view to_string(failure f) noexcept;
+
+}  // namespace attune::http

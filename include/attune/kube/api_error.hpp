@@ -1,0 +1,69 @@
+#pragma once
+// The error every client call can return: either the apiserver's Status
+// (code, reason, message) or a classified failure below HTTP.
+#include <attune/http/message.hpp>
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace attune::kube {
+
+enum class error_kind {
+    api_status,  // the server answered with a non-2xx Status
+    transport,   // no usable HTTP response (see `transport`)
+    queue_full,  // backpressure: the bounded request queue was full
+    decode,      // a 2xx body that is not the JSON we expected
+    cancelled,
+};
+
+struct api_error {
+    error_kind kind = error_kind::api_status;
+    int code = 0;           // HTTP status (Status.code when present)
+    std::string reason;     // Status.reason, e.g. NotFound, Conflict, Expired
+    std::string message;    // Status.message or a description of the failure
+    http::failure transport = http::failure::none;
+    unsigned attempts = 1;  // requests sent, retries included
+
+    bool is_not_found() const noexcept { return kind == error_kind::api_status && code == 404; }
+    // Optimistic-concurrency loss or AlreadyExists: the caller re-reads.
+    bool is_conflict() const noexcept { return kind == error_kind::api_status && code == 409; }
+    bool is_already_exists() const noexcept { return is_conflict() && reason == "AlreadyExists"; }
+    // The resourceVersion is too old: relist.
+    bool is_gone() const noexcept {
+        return kind == error_kind::api_status && (code == 410 || reason == "Expired" || reason == "Gone");
+    }
+    bool is_too_many_requests() const noexcept { return kind == error_kind::api_status && code == 429; }
+    bool is_timeout() const noexcept { return kind == error_kind::transport && transport == http::failure::timeout; }
+
+    std::string describe() const;
+
+    // Builds the error from a non-2xx response. `body` should be a Status;
+    // anything else is kept (truncated) as the message.
+    static api_error from_response(unsigned http_status, std::string_view body);
+    static api_error from_transport(http::failure f, std::string_view detail);
+};
+
+// Either a value or an api_error. Kept small on purpose; callers branch on ok().
+template <class T>
+class api_result {
+public:
+    api_result(T v) : v_(std::in_place_index<0>, std::move(v)) {}          // NOLINT(implicit)
+    api_result(api_error e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT(implicit)
+
+    bool ok() const noexcept { return v_.index() == 0; }
+    explicit operator bool() const noexcept { return ok(); }
+    T& value() & { return std::get<0>(v_); }
+    const T& value() const& { return std::get<0>(v_); }
+    T&& value() && { return std::get<0>(std::move(v_)); }
+    const api_error& error() const& { return std::get<1>(v_); }
+    api_error& error() & { return std::get<1>(v_); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+
+private:
+    std::variant<T, api_error> v_;
+};
+
+}  // namespace attune::kube

@@ -1,0 +1,39 @@
+#pragma once
+// Jittered exponential backoff. Pure: randomness is injected so that tests
+// (and the reflector state machine) are deterministic.
+#include <chrono>
+#include <functional>
+
+namespace attune::kube {
+
+// Returns a uniform value in [0, 1).
+using random_source = std::function<double()>;
+
+// A seeded std::mt19937_64 source for production wiring.
+random_source make_random_source(unsigned long long seed);
+
+struct backoff_policy {
+    std::chrono::milliseconds initial{800};
+    double factor = 2.0;
+    std::chrono::milliseconds cap{30'000};
+    // The delay is stretched by up to this fraction: d * (1 + jitter * r).
+    double jitter = 0.2;
+};
+
+// Delay before retry number `attempt` (0-based).
+std::chrono::milliseconds backoff_delay(const backoff_policy& p, unsigned attempt, const random_source& rnd);
+
+// Tracks consecutive failures; reset() after a success.
+class backoff_state {
+public:
+    explicit backoff_state(backoff_policy p) : policy_(p) {}
+    std::chrono::milliseconds next(const random_source& rnd) { return backoff_delay(policy_, attempt_++, rnd); }
+    void reset() noexcept { attempt_ = 0; }
+    unsigned attempts() const noexcept { return attempt_; }
+
+private:
+    backoff_policy policy_;
+    unsigned attempt_ = 0;
+};
+
+}  // namespace attune::kube

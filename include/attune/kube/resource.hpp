@@ -1,0 +1,57 @@
+#pragma once
+// Resource types and the apiserver URL paths built from them. Pure.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace attune::kube {
+
+struct resource_type {
+    std::string group;    // "" for the core group
+    std::string version;  // "v1"
+    std::string plural;   // "pods"
+    std::string kind;     // "Pod"
+    bool namespaced = true;
+
+    std::string api_version() const { return group.empty() ? version : group + "/" + version; }
+    // "pods" or "deployments.apps": a stable, low-cardinality metric label.
+    std::string label() const { return group.empty() ? plural : plural + "." + group; }
+};
+
+namespace resources {
+resource_type pods();
+resource_type nodes();
+resource_type namespaces();
+resource_type deployments();
+resource_type statefulsets();
+resource_type replicasets();
+resource_type daemonsets();
+resource_type horizontal_pod_autoscalers();  // autoscaling/v2
+resource_type leases();                      // coordination.k8s.io/v1
+resource_type events();                      // events.k8s.io/v1
+resource_type attune_policies();             // attune.io/v1alpha1
+}  // namespace resources
+
+// /api/v1[/namespaces/{ns}]/{plural} or /apis/{g}/{v}[/namespaces/{ns}]/{plural}.
+// An empty namespace on a namespaced type means "all namespaces".
+std::string collection_path(const resource_type& rt, std::string_view ns);
+// .../{plural}/{name}[/{subresource}]
+std::string object_path(const resource_type& rt, std::string_view ns, std::string_view name,
+                        std::string_view subresource = {});
+
+// Percent-encodes a query component (RFC 3986 unreserved characters kept).
+std::string percent_encode(std::string_view s);
+
+// Ordered query parameters; empty values are skipped.
+class query {
+public:
+    query& add(std::string_view key, std::string_view value);
+    query& add(std::string_view key, long long value);
+    std::string encode() const;  // "" or "?a=b&c=d"
+
+private:
+    std::vector<std::pair<std::string, std::string>> params_;
+};
+
+}  // namespace attune::kube

@@ -1,0 +1,50 @@
+#pragma once
+// Whether and when to retry one apiserver exchange. Pure.
+//
+// Policy:
+//  * 429: retry any verb (the server rejected it before doing anything);
+//    wait max(Retry-After capped, backoff) when Retry-After is an integer,
+//    else jittered backoff.
+//  * 5xx: idempotent verbs always; other verbs only when the server sent
+//    Retry-After (it asks for a replay; our bodies are always replayable).
+//  * transport failure before the request went out (resolve, connect, pool):
+//    any verb. After it went out (reset, timeout): idempotent verbs only.
+//  * everything else, including 409 and 410, goes back to the caller.
+#include <attune/http/message.hpp>
+#include <attune/kube/backoff.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+namespace attune::kube {
+
+struct retry_options {
+    unsigned max_retries = 10;
+    std::chrono::seconds retry_after_cap{32};
+    backoff_policy backoff{std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(16'000), 0.5};
+};
+
+struct attempt_outcome {
+    http::verb method = http::verb::get;
+    http::failure transport = http::failure::none;
+    bool request_sent = true;
+    unsigned status = 0;  // valid when transport == none
+    std::optional<std::string_view> retry_after;
+};
+
+struct retry_decision {
+    bool retry = false;
+    std::chrono::milliseconds delay{0};
+    std::string_view reason;  // low-cardinality label: "429", "5xx", "transport"
+};
+
+// Only a non-negative integer number of seconds is honoured (HTTP dates are
+// not sent by the apiserver and are ignored, as client-go does).
+std::optional<std::chrono::seconds> parse_retry_after(std::string_view v) noexcept;
+
+// `retries_done` counts retries already made for this request.
+retry_decision decide_retry(const retry_options& opts, const attempt_outcome& outcome, unsigned retries_done,
+                            const random_source& rnd);
+
+}  // namespace attune::kube

@@ -1,0 +1,384 @@
+#include <attune/http/https_client.hpp>
+#include <attune/http/tls_context.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <algorithm>
+#include <deque>
+
+namespace attune::http {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+using boost::system::error_code;
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+using steady = std::chrono::steady_clock;
+
+namespace {
+
+constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+constexpr std::size_t header_limit = 64 * 1024;
+constexpr std::size_t error_body_limit = 1 << 20;
+
+struct connection {
+    connection(const asio::any_io_executor& ex, asio::ssl::context& ctx) : stream(ex, ctx) {}
+    tls_stream stream;
+    beast::flat_buffer buffer;
+    steady::time_point idle_since{};
+    bool reused = false;
+
+    void close() noexcept {
+        error_code ec;
+        beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ec);
+        beast::get_lowest_layer(stream).close();
+    }
+};
+
+bhttp::verb to_beast(verb v) {
+    switch (v) {
+        case verb::get: return bhttp::verb::get;
+        case verb::head: return bhttp::verb::head;
+        case verb::post: return bhttp::verb::post;
+        case verb::put: return bhttp::verb::put;
+        case verb::patch: return bhttp::verb::patch;
+        case verb::del: return bhttp::verb::delete_;
+    }
+    return bhttp::verb::get;
+}
+
+failure classify(const error_code& ec) {
+    if (ec == beast::error::timeout) return failure::timeout;
+    if (ec == asio::error::operation_aborted) return failure::cancelled;
+    if (ec == bhttp::error::body_limit || ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow)
+        return failure::body_too_large;
+    if (ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message || ec == asio::error::eof ||
+        ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
+        ec == asio::ssl::error::stream_truncated || ec == asio::error::connection_aborted)
+        return failure::connection_reset;
+    if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) return failure::protocol;
+    return failure::connection_reset;
+}
+
+// Nothing came back on a pooled connection: the server most likely closed it
+// while idle, so a fresh connection may be tried for idempotent requests.
+bool stale_pooled(const error_code& ec) {
+    return ec == bhttp::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+           ec == asio::error::broken_pipe || ec == asio::ssl::error::stream_truncated;
+}
+
+}  // namespace
+
+struct https_client::impl : std::enable_shared_from_this<impl> {
+    impl(asio::any_io_executor e, std::string h, std::string p, tls_options t, client_options o)
+        : ex(std::move(e)), host(std::move(h)), port(std::move(p)), tls(std::move(t)), opts(o),
+          ctx(make_client_tls_context(tls)) {
+        verify_name = tls.server_name.empty() ? host : tls.server_name;
+        host_header = port == "443" ? host : host + ":" + port;
+        if (host.find(':') != std::string::npos) host_header = "[" + host + "]:" + port;
+    }
+
+    asio::any_io_executor ex;
+    std::string host, port;
+    tls_options tls;
+    client_options opts;
+    asio::ssl::context ctx;
+    std::string verify_name, host_header;
+
+    std::vector<std::unique_ptr<connection>> idle;
+    std::size_t open = 0;
+    std::deque<std::shared_ptr<asio::steady_timer>> waiters;
+    bool closing = false;
+
+    struct acquired {
+        std::unique_ptr<connection> conn;
+        failure kind = failure::none;
+        error_code ec;
+    };
+
+    // Returns a connection to the pool or forgets it, then wakes one waiter.
+    void release(std::unique_ptr<connection> c, bool reusable) noexcept {
+        if (c && reusable && !closing) {
+            c->idle_since = steady::now();
+            c->reused = true;
+            idle.push_back(std::move(c));
+        } else {
+            if (c) c->close();
+            if (open > 0) --open;
+        }
+        if (!waiters.empty()) {
+            waiters.front()->cancel();
+            waiters.pop_front();
+        }
+    }
+
+    // Owns a checked-out connection; a coroutine torn down mid-request
+    // (cancellation, shutdown) still gives its pool slot back.
+    struct lease {
+        std::shared_ptr<impl> owner;
+        std::unique_ptr<connection> conn;
+        lease(std::shared_ptr<impl> o, std::unique_ptr<connection> c) : owner(std::move(o)), conn(std::move(c)) {}
+        lease(const lease&) = delete;
+        lease& operator=(const lease&) = delete;
+        ~lease() {
+            if (conn) owner->release(std::move(conn), false);
+        }
+        void give_back(bool reusable) { owner->release(std::move(conn), reusable); }
+        std::unique_ptr<connection> take() { return std::move(conn); }
+    };
+
+    asio::awaitable<std::pair<failure, error_code>> connect(connection& c) {
+        tcp::resolver resolver(ex);
+        auto [rec, results] = co_await resolver.async_resolve(host, port, as_tuple_awaitable);
+        if (rec) co_return std::pair{failure::resolve, rec};
+        auto& low = beast::get_lowest_layer(c.stream);
+        low.expires_after(opts.limits.connect);
+        auto [cec, ep] = co_await low.async_connect(results, as_tuple_awaitable);
+        if (cec) co_return std::pair{cec == beast::error::timeout ? failure::timeout : failure::connect, cec};
+        error_code ignore;
+        low.socket().set_option(tcp::no_delay(true), ignore);
+        if (!tls.insecure_skip_verify && !set_peer_name(c.stream.native_handle(), verify_name)) {
+            co_return std::pair{failure::tls_handshake, make_error_code(asio::error::invalid_argument)};
+        }
+        low.expires_after(opts.limits.handshake);
+        auto [hec] = co_await c.stream.async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
+        if (hec) co_return std::pair{hec == beast::error::timeout ? failure::timeout : failure::tls_handshake, hec};
+        co_return std::pair{failure::none, error_code{}};
+    }
+
+    asio::awaitable<acquired> acquire(bool fresh_only) {
+        const auto deadline = steady::now() + opts.limits.pool_wait;
+        for (;;) {
+            if (closing) co_return acquired{nullptr, failure::cancelled, make_error_code(asio::error::operation_aborted)};
+            while (!fresh_only && !idle.empty()) {
+                auto c = std::move(idle.back());
+                idle.pop_back();
+                if (steady::now() - c->idle_since > opts.idle_keepalive) {
+                    c->close();
+                    --open;
+                    continue;
+                }
+                co_return acquired{std::move(c)};
+            }
+            if (open < std::max<std::size_t>(opts.max_connections, 1) || (fresh_only && !idle.empty())) {
+                if (fresh_only && !idle.empty()) {
+                    // Make room by dropping an idle connection rather than waiting.
+                    idle.front()->close();
+                    idle.erase(idle.begin());
+                    --open;
+                }
+                ++open;
+                auto c = std::make_unique<connection>(ex, ctx);
+                auto [kind, ec] = co_await connect(*c);
+                if (kind != failure::none) {
+                    release(nullptr, false);
+                    co_return acquired{nullptr, kind, ec};
+                }
+                co_return acquired{std::move(c)};
+            }
+            auto timer = std::make_shared<asio::steady_timer>(ex, deadline);
+            waiters.push_back(timer);
+            auto [ec] = co_await timer->async_wait(as_tuple_awaitable);
+            std::erase(waiters, timer);
+            if (!ec) co_return acquired{nullptr, failure::pool_exhausted, make_error_code(beast::error::timeout)};
+        }
+    }
+
+    bhttp::request<bhttp::string_body> build(const request& req) const {
+        bhttp::request<bhttp::string_body> r{to_beast(req.method), req.target, 11};
+        r.set(bhttp::field::host, host_header);
+        r.set(bhttp::field::user_agent, "attune/0.1");
+        for (const auto& h : req.headers) r.insert(h.name, h.value);
+        r.body() = req.body;
+        r.keep_alive(true);
+        r.prepare_payload();
+        return r;
+    }
+
+    asio::awaitable<exchange_result> send(request req) {
+        auto self = shared_from_this();
+        exchange_result out;
+        auto beast_req = build(req);
+        for (int attempt = 0;; ++attempt) {
+            auto got = co_await acquire(attempt > 0);
+            if (!got.conn) {
+                out.kind = got.kind;
+                out.ec = got.ec;
+                out.request_sent = false;
+                co_return out;
+            }
+            lease l(self, std::move(got.conn));
+            const bool retry_stale = l.conn->reused && attempt == 0 && is_idempotent(req.method);
+            auto& low = beast::get_lowest_layer(l.conn->stream);
+
+            low.expires_after(opts.limits.write);
+            auto [wec, written] = co_await bhttp::async_write(l.conn->stream, beast_req, as_tuple_awaitable);
+            if (wec) {
+                if (retry_stale && stale_pooled(wec)) continue;
+                out.ec = wec;
+                out.kind = classify(wec);
+                out.request_sent = true;
+                co_return out;
+            }
+
+            bhttp::response_parser<bhttp::string_body> parser;
+            parser.header_limit(header_limit);
+            parser.body_limit(opts.max_body_bytes);
+            if (req.method == verb::head) parser.skip(true);
+            // One budget for the whole response: a server dripping bytes
+            // cannot keep the request alive forever.
+            low.expires_after(opts.limits.read);
+            auto [rec, nread] = co_await bhttp::async_read(l.conn->stream, l.conn->buffer, parser, as_tuple_awaitable);
+            if (rec) {
+                if (retry_stale && nread == 0 && !parser.got_some() && stale_pooled(rec)) continue;
+                out.ec = rec;
+                out.kind = classify(rec);
+                out.request_sent = true;
+                co_return out;
+            }
+            auto msg = parser.release();
+            out.resp.status = msg.result_int();
+            for (const auto& f : msg) out.resp.headers.push_back({std::string(f.name_string()), std::string(f.value())});
+            out.resp.body = std::move(msg.body());
+            out.request_sent = true;
+            low.expires_never();
+            l.give_back(msg.keep_alive());
+            co_return out;
+        }
+    }
+
+    class stream_impl final : public body_stream {
+    public:
+        stream_impl(std::shared_ptr<impl> o, std::unique_ptr<connection> c,
+                    std::unique_ptr<bhttp::response_parser<bhttp::buffer_body>> p, std::chrono::milliseconds idle)
+            : owner_(std::move(o)), conn_(std::move(c)), parser_(std::move(p)), idle_(idle) {}
+        ~stream_impl() override {
+            if (conn_) conn_->close();
+        }
+
+        asio::awaitable<std::pair<error_code, std::size_t>> read_some(std::span<char> out) override {
+            if (!conn_ || out.empty()) co_return std::pair{error_code{}, std::size_t{0}};
+            for (;;) {
+                if (parser_->is_done()) co_return std::pair{error_code{}, std::size_t{0}};
+                parser_->get().body().data = out.data();
+                parser_->get().body().size = out.size();
+                beast::get_lowest_layer(conn_->stream).expires_after(idle_);
+                auto [ec, n] = co_await bhttp::async_read_some(conn_->stream, conn_->buffer, *parser_,
+                                                               as_tuple_awaitable);
+                const std::size_t got = out.size() - parser_->get().body().size;
+                if (ec == bhttp::error::need_buffer) ec = {};
+                if (ec) co_return std::pair{ec, got};
+                if (got > 0) co_return std::pair{error_code{}, got};
+            }
+        }
+
+        void close() noexcept override {
+            if (conn_) conn_->close();
+        }
+
+    private:
+        std::shared_ptr<impl> owner_;
+        std::unique_ptr<connection> conn_;
+        std::unique_ptr<bhttp::response_parser<bhttp::buffer_body>> parser_;
+        std::chrono::milliseconds idle_;
+    };
+
+    asio::awaitable<stream_result> open_stream(request req, std::chrono::milliseconds idle_timeout) {
+        if (idle_timeout.count() <= 0) idle_timeout = opts.limits.read;
+        auto self = shared_from_this();
+        stream_result out;
+        // Streams hold their connection for minutes, so they get a dedicated
+        // one outside the pool's bound: N watches must not starve requests.
+        if (closing) {
+            out.kind = failure::cancelled;
+            co_return out;
+        }
+        auto conn = std::make_unique<connection>(ex, ctx);
+        if (auto [kind, ec] = co_await connect(*conn); kind != failure::none) {
+            out.kind = kind;
+            out.ec = ec;
+            co_return out;
+        }
+        auto& low = beast::get_lowest_layer(conn->stream);
+        auto beast_req = build(req);
+        low.expires_after(opts.limits.write);
+        auto [wec, written] = co_await bhttp::async_write(conn->stream, beast_req, as_tuple_awaitable);
+        out.request_sent = true;
+        if (wec) {
+            out.ec = wec;
+            out.kind = classify(wec);
+            co_return out;
+        }
+        auto parser = std::make_unique<bhttp::response_parser<bhttp::buffer_body>>();
+        parser->header_limit(header_limit);
+        parser->body_limit(boost::none);  // watch streams are unbounded by design
+        low.expires_after(opts.limits.read);
+        auto [hec, hn] = co_await bhttp::async_read_header(conn->stream, conn->buffer, *parser, as_tuple_awaitable);
+        if (hec) {
+            out.ec = hec;
+            out.kind = classify(hec);
+            co_return out;
+        }
+        out.status = parser->get().result_int();
+        for (const auto& f : parser->get()) out.headers.push_back({std::string(f.name_string()), std::string(f.value())});
+        auto s = std::make_unique<stream_impl>(self, std::move(conn), std::move(parser), idle_timeout);
+        if (out.status == 200) {
+            out.stream = std::move(s);
+            co_return out;
+        }
+        // An error status carries a Status object: read it, bounded.
+        std::array<char, 8192> buf{};
+        while (out.error_body.size() < error_body_limit) {
+            auto [ec, n] = co_await s->read_some(buf);
+            out.error_body.append(buf.data(), n);
+            if (ec || n == 0) break;
+        }
+        co_return out;
+    }
+
+    void close_idle() noexcept {
+        closing = true;
+        for (auto& c : idle) {
+            c->close();
+            if (open > 0) --open;
+        }
+        idle.clear();
+        for (auto& w : waiters) w->cancel();
+        waiters.clear();
+    }
+};
+
+https_client::https_client(asio::any_io_executor ex, std::string host, std::string port, tls_options tls,
+                           client_options opts)
+    : impl_(std::make_shared<impl>(std::move(ex), std::move(host), std::move(port), std::move(tls), opts)) {}
+
+https_client::~https_client() {
+    if (impl_) impl_->close_idle();
+}
+
+asio::awaitable<exchange_result> https_client::send(request req) {
+    auto keep = impl_;
+    co_return co_await keep->send(std::move(req));
+}
+
+asio::awaitable<stream_result> https_client::open_stream(request req, std::chrono::milliseconds idle_timeout) {
+    auto keep = impl_;
+    co_return co_await keep->open_stream(std::move(req), idle_timeout);
+}
+
+void https_client::close_idle() noexcept { impl_->close_idle(); }
+
+pool_stats https_client::stats() const noexcept {
+    return pool_stats{impl_->open, impl_->idle.size(), impl_->waiters.size()};
+}
+
+const std::string& https_client::host() const noexcept { return impl_->host; }
+
+}  // namespace attune::http

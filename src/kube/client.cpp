@@ -1,0 +1,336 @@
+#include <attune/kube/client.hpp>
+#include <attune/kube/request_queue.hpp>
+#include <attune/kube/token_bucket.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <random>
+
+namespace attune::kube {
+namespace asio = boost::asio;
+namespace json = boost::json;
+using steady = std::chrono::steady_clock;
+
+std::string_view content_type(patch_type p) noexcept {
+    switch (p) {
+        case patch_type::json_merge: return "application/merge-patch+json";
+        case patch_type::strategic_merge: return "application/strategic-merge-patch+json";
+        case patch_type::json_patch: return "application/json-patch+json";
+        case patch_type::apply: return "application/apply-patch+yaml";
+    }
+    return "application/merge-patch+json";
+}
+
+namespace {
+
+asio::awaitable<void> sleep_for(const asio::any_io_executor& ex, std::chrono::nanoseconds d) {
+    if (d <= std::chrono::nanoseconds::zero()) co_return;
+    asio::steady_timer t(ex);
+    t.expires_after(d);
+    co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
+api_result<json::value> parse_json(http::response&& resp) {
+    boost::system::error_code ec;
+    json::value v = json::parse(resp.body, ec);
+    if (ec) {
+        api_error e;
+        e.kind = error_kind::decode;
+        e.code = static_cast<int>(resp.status);
+        e.message = ec.message();
+        return e;
+    }
+    return v;
+}
+
+std::string string_at(const json::object& o, std::string_view a, std::string_view b) {
+    if (auto* m = o.if_contains(a); m && m->is_object()) {
+        if (auto* s = m->get_object().if_contains(b); s && s->is_string()) return std::string(s->get_string());
+    }
+    return {};
+}
+
+unsigned long long pick_seed(unsigned long long s) {
+    if (s != 0) return s;
+    std::random_device rd;
+    return (static_cast<unsigned long long>(rd()) << 32) ^ rd();
+}
+
+}  // namespace
+
+struct client::impl : std::enable_shared_from_this<impl> {
+    impl(asio::any_io_executor e, rest_config c, client_settings st, std::shared_ptr<kube_metrics> m)
+        : ex(std::move(e)), cfg(std::move(c)), s(st), metrics(m ? std::move(m) : kube_metrics::standalone()),
+          http(ex, cfg.host, cfg.port, cfg.tls, s.transport), bucket(s.qps, s.burst, steady::now()),
+          rnd(make_random_source(pick_seed(s.seed))), queue(ex, s.max_inflight, s.max_queued, metrics.get()) {}
+
+    asio::any_io_executor ex;
+    rest_config cfg;
+    client_settings s;
+    std::shared_ptr<kube_metrics> metrics;
+    http::https_client http;
+    token_bucket bucket;
+    random_source rnd;
+    request_queue queue;
+    bool stopped = false;
+
+    void authorize(http::request& req) {
+        std::erase_if(req.headers, [](const http::header& h) { return h.name == "Authorization"; });
+        if (cfg.token) {
+            const auto& t = cfg.token->current(steady::now());
+            if (!t.empty()) req.headers.push_back({"Authorization", "Bearer " + t});
+        }
+    }
+
+    asio::awaitable<void> rate_limit() {
+        auto wait = bucket.reserve(steady::now());
+        metrics->rate_limiter_wait.Observe(std::chrono::duration<double>(wait).count());
+        co_await sleep_for(ex, wait);
+    }
+
+    asio::awaitable<api_result<http::response>> execute(http::request req, std::string_view verb_label) {
+        auto self = shared_from_this();
+        const auto start = steady::now();
+        auto finish = [&] {
+            metrics->observe_duration(verb_label, std::chrono::duration<double>(steady::now() - start).count());
+        };
+        if (stopped) co_return api_error::from_transport(http::failure::cancelled, "client shut down");
+        auto slot = co_await queue.acquire();
+        if (!slot) {
+            api_error e;
+            e.kind = stopped ? error_kind::cancelled : error_kind::queue_full;
+            e.message = "max_queued=" + std::to_string(s.max_queued);
+            co_return e;
+        }
+        req.target = cfg.path_prefix + req.target;
+        if (!http::find_header(req.headers, "Accept")) req.headers.push_back({"Accept", "application/json"});
+
+        for (unsigned retries = 0;; ++retries) {
+            co_await rate_limit();  // every attempt, retries included
+            authorize(req);
+            auto r = co_await http.send(req);
+            metrics->count_request(verb_label, r.ok() ? r.resp.status : 0);
+            if (r.ok() && r.resp.status >= 200 && r.resp.status < 300) {
+                finish();
+                co_return std::move(r.resp);
+            }
+            attempt_outcome o;
+            o.method = req.method;
+            o.transport = r.kind;
+            o.request_sent = r.request_sent;
+            o.status = r.resp.status;
+            if (r.ok()) o.retry_after = r.resp.header_value("Retry-After");
+            const auto d = stopped ? retry_decision{} : decide_retry(s.retry, o, retries, rnd);
+            if (!d.retry) {
+                finish();
+                api_error e = r.ok() ? api_error::from_response(r.resp.status, r.resp.body)
+                                     : api_error::from_transport(r.kind, r.ec.message());
+                e.attempts = retries + 1;
+                co_return e;
+            }
+            metrics->retries.Add({{"reason", std::string(d.reason)}}).Increment();
+            spdlog::debug("kube request retry verb={} path={} status={} failure={} retry={} delay_ms={}", verb_label,
+                          req.target, o.status, http::to_string(o.transport), retries + 1, d.delay.count());
+            co_await sleep_for(ex, d.delay);
+        }
+    }
+};
+
+client::client(asio::any_io_executor ex, rest_config cfg, client_settings settings,
+               std::shared_ptr<kube_metrics> metrics)
+    : impl_(std::make_shared<impl>(std::move(ex), std::move(cfg), settings, std::move(metrics))) {}
+
+client::~client() {
+    if (impl_) impl_->http.close_idle();
+}
+
+kube_metrics& client::metrics() noexcept { return *impl_->metrics; }
+const rest_config& client::config() const noexcept { return impl_->cfg; }
+http::pool_stats client::pool() const noexcept { return impl_->http.stats(); }
+std::uint64_t client::rate_limiter_reservations() const noexcept { return impl_->bucket.reservations(); }
+
+void client::shutdown() noexcept {
+    impl_->stopped = true;
+    impl_->queue.shutdown();
+    impl_->http.close_idle();
+}
+
+client::task<api_result<http::response>> client::execute(http::request req, std::string_view verb_label) {
+    auto keep = impl_;
+    co_return co_await keep->execute(std::move(req), verb_label);
+}
+
+client::task<client::json_result> client::get_path(std::string path_and_query) {
+    http::request req;
+    req.method = http::verb::get;
+    req.target = std::move(path_and_query);
+    auto r = co_await execute(std::move(req), "get");
+    if (!r) co_return r.error();
+    co_return parse_json(std::move(r).value());
+}
+
+client::task<client::json_result> client::get(const resource_type& rt, std::string_view ns, std::string_view name,
+                                              std::string_view subresource) {
+    co_return co_await get_path(object_path(rt, ns, name, subresource));
+}
+
+client::task<api_result<list_page>> client::list(const resource_type& rt, std::string_view ns,
+                                                 const list_options& opts) {
+    query q;
+    q.add("labelSelector", opts.label_selector)
+        .add("fieldSelector", opts.field_selector)
+        .add("continue", opts.continue_token)
+        .add("resourceVersion", opts.resource_version)
+        .add("resourceVersionMatch", opts.resource_version_match);
+    if (opts.limit > 0) q.add("limit", opts.limit);
+    http::request req;
+    req.target = collection_path(rt, ns) + q.encode();
+    auto r = co_await execute(std::move(req), "list");
+    if (!r) co_return r.error();
+    auto v = parse_json(std::move(r).value());
+    if (!v) co_return v.error();
+    if (!v->is_object()) co_return api_error{error_kind::decode, 200, "", "list body is not an object"};
+    auto& o = v->get_object();
+    list_page page;
+    page.resource_version = string_at(o, "metadata", "resourceVersion");
+    page.continue_token = string_at(o, "metadata", "continue");
+    if (auto* items = o.if_contains("items"); items && items->is_array()) page.items = std::move(items->get_array());
+    co_return page;
+}
+
+client::task<api_result<list_page>> client::list_all(const resource_type& rt, std::string_view ns, list_options opts) {
+    list_page all;
+    bool restarted = false;
+    const list_options first = opts;
+    for (;;) {
+        auto page = co_await list(rt, ns, opts);
+        if (!page) {
+            // The continue token's snapshot expired mid-way: start over once.
+            if (page.error().is_gone() && !opts.continue_token.empty() && !restarted) {
+                restarted = true;
+                all = {};
+                opts = first;
+                opts.continue_token.clear();
+                opts.resource_version.clear();
+                continue;
+            }
+            co_return page.error();
+        }
+        for (auto& it : page->items) all.items.push_back(std::move(it));
+        all.resource_version = page->resource_version;
+        if (page->continue_token.empty()) co_return all;
+        opts.continue_token = page->continue_token;
+        // resourceVersion must not be combined with continue.
+        opts.resource_version.clear();
+        opts.resource_version_match.clear();
+    }
+}
+
+namespace {
+query write_query(const write_options& wo, bool apply) {
+    query q;
+    q.add("fieldManager", wo.field_manager);
+    if (apply && wo.force) q.add("force", "true");
+    if (wo.dry_run) q.add("dryRun", "All");
+    return q;
+}
+}  // namespace
+
+client::task<client::json_result> client::create(const resource_type& rt, std::string_view ns,
+                                                 const json::value& obj, const write_options& wo) {
+    http::request req;
+    req.method = http::verb::post;
+    req.target = collection_path(rt, ns) + write_query(wo, false).encode();
+    req.headers.push_back({"Content-Type", "application/json"});
+    req.body = json::serialize(obj);
+    auto r = co_await execute(std::move(req), "create");
+    if (!r) co_return r.error();
+    co_return parse_json(std::move(r).value());
+}
+
+client::task<client::json_result> client::update(const resource_type& rt, std::string_view ns, std::string_view name,
+                                                 const json::value& obj, std::string_view subresource,
+                                                 const write_options& wo) {
+    http::request req;
+    req.method = http::verb::put;
+    req.target = object_path(rt, ns, name, subresource) + write_query(wo, false).encode();
+    req.headers.push_back({"Content-Type", "application/json"});
+    req.body = json::serialize(obj);
+    auto r = co_await execute(std::move(req), "update");
+    if (!r) co_return r.error();
+    co_return parse_json(std::move(r).value());
+}
+
+client::task<client::json_result> client::patch(const resource_type& rt, std::string_view ns, std::string_view name,
+                                                patch_type type, std::string body, std::string_view subresource,
+                                                const write_options& wo) {
+    if (type == patch_type::apply && wo.field_manager.empty()) {
+        co_return api_error{error_kind::decode, 0, "", "server-side apply needs a field manager"};
+    }
+    http::request req;
+    req.method = http::verb::patch;
+    req.target = object_path(rt, ns, name, subresource) + write_query(wo, type == patch_type::apply).encode();
+    req.headers.push_back({"Content-Type", std::string(content_type(type))});
+    req.body = std::move(body);
+    auto r = co_await execute(std::move(req), "patch");
+    if (!r) co_return r.error();
+    co_return parse_json(std::move(r).value());
+}
+
+client::task<client::json_result> client::remove(const resource_type& rt, std::string_view ns, std::string_view name,
+                                                 const delete_options& d) {
+    json::object body{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+    if (!d.propagation_policy.empty()) body["propagationPolicy"] = d.propagation_policy;
+    if (d.grace_period_seconds) body["gracePeriodSeconds"] = *d.grace_period_seconds;
+    if (!d.precondition_uid.empty() || !d.precondition_resource_version.empty()) {
+        json::object pre;
+        if (!d.precondition_uid.empty()) pre["uid"] = d.precondition_uid;
+        if (!d.precondition_resource_version.empty()) pre["resourceVersion"] = d.precondition_resource_version;
+        body["preconditions"] = std::move(pre);
+    }
+    http::request req;
+    req.method = http::verb::del;
+    req.target = object_path(rt, ns, name);
+    req.headers.push_back({"Content-Type", "application/json"});
+    req.body = json::serialize(body);
+    auto r = co_await execute(std::move(req), "delete");
+    if (!r) co_return r.error();
+    co_return parse_json(std::move(r).value());
+}
+
+client::task<api_result<std::unique_ptr<http::body_stream>>> client::watch(const resource_type& rt,
+                                                                           std::string_view ns,
+                                                                           const watch_options& wo) {
+    auto& self = *impl_;
+    auto keep = impl_;
+    if (self.stopped) co_return api_error::from_transport(http::failure::cancelled, "client shut down");
+    query q;
+    q.add("watch", "1")
+        .add("resourceVersion", wo.resource_version)
+        .add("labelSelector", wo.label_selector)
+        .add("fieldSelector", wo.field_selector);
+    if (wo.allow_bookmarks) q.add("allowWatchBookmarks", "true");
+    if (wo.timeout_seconds > 0) q.add("timeoutSeconds", wo.timeout_seconds);
+    http::request req;
+    req.target = self.cfg.path_prefix + collection_path(rt, ns) + q.encode();
+    req.headers.push_back({"Accept", "application/json"});
+    // Watches skip the request queue (they live for minutes) but not the rate limiter.
+    co_await self.rate_limit();
+    self.authorize(req);
+    // The server ends the stream after timeoutSeconds and sends bookmarks
+    // meanwhile; silence well beyond that means the connection is dead.
+    auto idle = self.s.watch_idle_timeout;
+    if (idle.count() <= 0) idle = std::chrono::seconds(wo.timeout_seconds > 0 ? wo.timeout_seconds + 30 : 330);
+    auto r = co_await self.http.open_stream(std::move(req), idle);
+    self.metrics->count_request("watch", r.kind == http::failure::none ? r.status : 0);
+    if (r.kind != http::failure::none) co_return api_error::from_transport(r.kind, r.ec.message());
+    if (r.status != 200) co_return api_error::from_response(r.status, r.error_body);
+    co_return std::move(r.stream);
+}
+
+}  // namespace attune::kube

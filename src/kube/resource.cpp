@@ -1,0 +1,81 @@
+#include <attune/kube/resource.hpp>
+
+namespace attune::kube {
+
+namespace resources {
+resource_type pods() { return {"", "v1", "pods", "Pod", true}; }
+resource_type nodes() { return {"", "v1", "nodes", "Node", false}; }
+resource_type namespaces() { return {"", "v1", "namespaces", "Namespace", false}; }
+resource_type deployments() { return {"apps", "v1", "deployments", "Deployment", true}; }
+resource_type statefulsets() { return {"apps", "v1", "statefulsets", "StatefulSet", true}; }
+resource_type replicasets() { return {"apps", "v1", "replicasets", "ReplicaSet", true}; }
+resource_type daemonsets() { return {"apps", "v1", "daemonsets", "DaemonSet", true}; }
+resource_type horizontal_pod_autoscalers() {
+    return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};
+}
+resource_type leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
+resource_type events() { return {"events.k8s.io", "v1", "events", "Event", true}; }
+resource_type attune_policies() { return {"attune.io", "v1alpha1", "attunepolicies", "AttunePolicy", true}; }
+}  // namespace resources
+
+std::string collection_path(const resource_type& rt, std::string_view ns) {
+    std::string p = rt.group.empty() ? "/api/" + rt.version : "/apis/" + rt.group + "/" + rt.version;
+    if (rt.namespaced && !ns.empty()) {
+        p += "/namespaces/";
+        p += percent_encode(ns);
+    }
+    p += "/";
+    p += rt.plural;
+    return p;
+}
+
+std::string object_path(const resource_type& rt, std::string_view ns, std::string_view name,
+                        std::string_view subresource) {
+    std::string p = collection_path(rt, ns);
+    p += "/";
+    p += percent_encode(name);
+    if (!subresource.empty()) {
+        p += "/";
+        p += subresource;
+    }
+    return p;
+}
+
+std::string percent_encode(std::string_view s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(s.size());
+    for (unsigned char c : s) {
+        if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+            c == '_' || c == '~') {
+            out.push_back(static_cast<char>(c));
+        } else {
+            out.push_back('%');
+            out.push_back(hex[c >> 4]);
+            out.push_back(hex[c & 15]);
+        }
+    }
+    return out;
+}
+
+query& query::add(std::string_view key, std::string_view value) {
+    if (!value.empty()) params_.emplace_back(std::string(key), std::string(value));
+    return *this;
+}
+
+query& query::add(std::string_view key, long long value) {
+    return add(key, std::string_view(std::to_string(value)));
+}
+
+std::string query::encode() const {
+    std::string out;
+    for (const auto& [k, v] : params_) {
+        out += out.empty() ? '?' : '&';
+        out += percent_encode(k);
+        out += '=';
+        out += percent_encode(v);
+    }
+    return out;
+}
+
+}  // namespace attune::kube
