@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseLoadAnnotation(t *testing.T) {
+	req := res("1", "512Mi", "", "")
+	tests := []struct {
+		name    string
+		in      string
+		want    Load
+		wantErr string
+	}{
+		{"quantities", `{"app":{"cpu":"250m","memory":"128Mi","throttled":0.1}}`, Load{0.25, 128 << 20, 0.1}, ""},
+		{"numbers", `{"app":{"cpu":0.5,"memory":134217728}}`, Load{0.5, 128 << 20, 0}, ""},
+		{"star then own entry", `{"*":{"cpu":"2","throttled":0.5},"app":{"cpu":"1"}}`, Load{1, 256 << 20, 0.5}, ""},
+		{"other container only", `{"other":{"cpu":"2"}}`, Load{0.1, 256 << 20, 0}, ""},
+		{"not json", `cpu=1`, Load{}, "want a JSON object"},
+		{"bad quantity", `{"app":{"cpu":"lots"}}`, Load{}, "bad quantity"},
+		{"negative", `{"app":{"memory":-1}}`, Load{}, "negative"},
+		{"throttled out of range", `{"app":{"throttled":1.5}}`, Load{}, "not within 0..1"},
+		{"unknown field", `{"app":{"gpu":1}}`, Load{}, "unknown field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec, err := ParseLoadAnnotation(tt.in)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := spec.For("app", req); got != tt.want {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDefaultLoad(t *testing.T) {
+	if got := DefaultLoad(res("500m", "1Gi", "", "")); got != (Load{0.05, 512 << 20, 0}) {
+		t.Fatalf("with requests: %+v", got)
+	}
+	if got := DefaultLoad(Resources{}); got != (Load{0.01, 16 << 20, 0}) {
+		t.Fatalf("best effort: %+v", got)
+	}
+	var none LoadSpec // a bad annotation falls back to a nil spec
+	if got := none.For("app", Resources{}); got != DefaultLoad(Resources{}) {
+		t.Fatalf("nil spec: %+v", got)
+	}
+}
+
+func scrape(t *testing.T, m *Metrics, now time.Time) map[string]float64 {
+	t.Helper()
+	var b strings.Builder
+	if err := m.Write(&b, now); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(strings.NewReader(b.String()))
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		out[line[:i]] = v
+	}
+	return out
+}
+
+func TestCountersMonotonicAcrossLoadChanges(t *testing.T) {
+	m := NewMetrics()
+	t0 := time.Unix(10000, 0)
+	started := t0.Add(-10 * time.Second)
+	m.Set("ns", "p", "app", "sim-node-0", started, Load{CPU: 0.5, Memory: 100, Throttled: 0.2}, t0)
+	const sel = `{container="app",namespace="ns",node="sim-node-0",pod="p"}`
+	s0 := scrape(t, m, t0)
+	if s0["container_cpu_usage_seconds_total"+sel] != 5 || s0["container_cpu_cfs_periods_total"+sel] != 100 ||
+		s0["container_cpu_cfs_throttled_periods_total"+sel] != 20 || s0["container_memory_working_set_bytes"+sel] != 100 {
+		t.Fatalf("first sight should integrate since start: %v", s0)
+	}
+	// Load drops to zero at t0+10s: the counter keeps what it had.
+	m.Set("ns", "p", "app", "sim-node-0", started, Load{CPU: 0, Memory: 50}, t0.Add(10*time.Second))
+	s1 := scrape(t, m, t0.Add(20*time.Second))
+	if got := s1["container_cpu_usage_seconds_total"+sel]; got != 10 {
+		t.Fatalf("cpu after change = %v, want 10", got)
+	}
+	if got := s1["container_memory_working_set_bytes"+sel]; got != 50 {
+		t.Fatalf("memory gauge = %v", got)
+	}
+	// A scrape with an earlier clock never decreases anything.
+	s2 := scrape(t, m, t0.Add(5*time.Second))
+	for k, v := range s1 {
+		if strings.HasSuffix(strings.SplitN(k, "{", 2)[0], "_total") && s2[k] < v {
+			t.Fatalf("%s went down: %v -> %v", k, v, s2[k])
+		}
+	}
+	m.RetainPod("ns", "p", nil)
+	if len(scrape(t, m, t0)) != 0 {
+		t.Fatal("RetainPod(nil) should drop the pod's series")
+	}
+}
+
+func TestLabelEscaping(t *testing.T) {
+	if got := escapeLabel("a\"b\\c\nd"); got != `a\"b\\c\nd` {
+		t.Fatalf("got %s", got)
+	}
+}
