@@ -1,0 +1,324 @@
+// Behaviour of kube::client against a scripted loopback HTTPS server.
+#include "run_coro.hpp"
+#include "scripted_tls_server.hpp"
+#include "test_certs.hpp"
+
+#include <attune/kube/client.hpp>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json.hpp>
+
+#include <gtest/gtest.h>
+
+namespace attune::kube {
+namespace {
+using namespace std::chrono_literals;
+using test::pki;
+using test::run_coro;
+using test::scripted_reply;
+using test::scripted_tls_server;
+namespace asio = boost::asio;
+namespace json = boost::json;
+using steady = std::chrono::steady_clock;
+
+rest_config config_for(const scripted_tls_server& s) {
+    rest_config c;
+    c.host = "127.0.0.1";
+    c.port = std::to_string(s.port());
+    c.tls.ca_pem = pki().ca_pem;
+    c.token = token_source::fixed("s3cret");
+    return c;
+}
+
+client_settings fast_settings() {
+    client_settings s;
+    s.qps = 1000;
+    s.burst = 100;
+    s.seed = 42;
+    s.retry.max_retries = 3;
+    s.retry.backoff = {10ms, 2.0, 100ms, 0.5};
+    s.transport.limits.connect = 2s;
+    s.transport.limits.handshake = 2s;
+    s.transport.limits.write = 2s;
+    s.transport.limits.read = 2s;
+    return s;
+}
+
+const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns","resourceVersion":"7"}})";
+
+struct ClientTest : ::testing::Test {
+    asio::io_context io;
+    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
+};
+
+TEST_F(ClientTest, GetSendsBearerTokenAndParsesObject) {
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->at("metadata").at("name").as_string(), "p");
+    ASSERT_EQ(server.requests().size(), 1u);
+    EXPECT_EQ(server.requests()[0].target, "/api/v1/namespaces/ns/pods/p");
+    EXPECT_NE(server.requests()[0].head.find("Authorization: Bearer s3cret"), std::string::npos);
+}
+
+TEST_F(ClientTest, KeepAliveReusesOneConnection) {
+    server.script(scripted_reply::http(200, pod_json));
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        auto a = co_await c.get(resources::pods(), "ns", "p");
+        auto b = co_await c.get(resources::pods(), "ns", "p");
+        EXPECT_TRUE(a.ok());
+        EXPECT_TRUE(b.ok());
+    }());
+    EXPECT_EQ(server.connections(), 1);
+    EXPECT_EQ(c.pool().open, 1u);
+}
+
+TEST_F(ClientTest, TooManyRequestsHonoursRetryAfterThroughRateLimiter) {
+    server.script(scripted_reply::status(429, "TooManyRequests", "slow down", {"Retry-After: 2"}));
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(server.requests().size(), 2u);
+    EXPECT_GE(server.requests()[1].at - server.requests()[0].at, 2s);
+    // Both attempts took a token from the client rate limiter.
+    EXPECT_EQ(c.rate_limiter_reservations(), 2u);
+}
+
+TEST_F(ClientTest, TooManyRequestsWithoutRetryAfterBacksOff) {
+    server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));
+    server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));
+    server.script(scripted_reply::http(201, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    // 429 means "not processed": even a create is retried.
+    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(server.requests().size(), 3u);
+    EXPECT_GE(server.requests()[1].at - server.requests()[0].at, 10ms);
+    EXPECT_GE(server.requests()[2].at - server.requests()[1].at, 20ms);
+    EXPECT_EQ(c.rate_limiter_reservations(), 3u);
+}
+
+TEST_F(ClientTest, TooManyRequestsGivesUpAfterMaxRetries) {
+    for (int i = 0; i < 4; ++i) server.script(scripted_reply::status(429, "TooManyRequests", "no"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_too_many_requests());
+    EXPECT_EQ(r.error().attempts, 4u);
+    EXPECT_EQ(server.requests().size(), 4u);
+}
+
+TEST_F(ClientTest, ServiceUnavailableRetriedForGet) {
+    server.script(scripted_reply::status(503, "ServiceUnavailable", "later"));
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(server.requests().size(), 2u);
+}
+
+TEST_F(ClientTest, ServiceUnavailableNotRetriedForCreateWithoutRetryAfter) {
+    server.script(scripted_reply::status(503, "ServiceUnavailable", "later"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, 503);
+    EXPECT_EQ(r.error().reason, "ServiceUnavailable");
+    EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST_F(ClientTest, ConflictIsSurfacedWithStatus) {
+    server.script(scripted_reply::status(409, "Conflict", "the object has been modified"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::strategic_merge, "{}", "resize"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_conflict());
+    EXPECT_EQ(r.error().message, "the object has been modified");
+    ASSERT_EQ(server.requests().size(), 1u);
+    EXPECT_EQ(server.requests()[0].method, "PATCH");
+    EXPECT_EQ(server.requests()[0].target, "/api/v1/namespaces/ns/pods/p/resize?fieldManager=attune");
+    EXPECT_NE(server.requests()[0].head.find("application/strategic-merge-patch+json"), std::string::npos);
+}
+
+TEST_F(ClientTest, ServerSideApplySendsFieldManagerAndForce) {
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    write_options wo;
+    wo.field_manager = "attune-status";
+    wo.force = true;
+    auto r = run_coro(io, c.patch(resources::attune_policies(), "ns", "pol", patch_type::apply, "{}", "status", wo));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(server.requests()[0].target,
+              "/apis/attune.io/v1alpha1/namespaces/ns/attunepolicies/pol/status?fieldManager=attune-status&force=true");
+    EXPECT_NE(server.requests()[0].head.find("application/apply-patch+yaml"), std::string::npos);
+}
+
+TEST_F(ClientTest, ResetMidBodyRetriesGet) {
+    auto partial = scripted_reply::http(200, pod_json);
+    partial.pieces[0].second.resize(partial.pieces[0].second.size() - 20);  // Content-Length promises more
+    partial.after = scripted_reply::then::reset;
+    server.script(partial);
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(server.requests().size(), 2u);
+    EXPECT_EQ(server.connections(), 2);
+}
+
+TEST_F(ClientTest, ResetMidBodyNotRetriedForCreate) {
+    auto partial = scripted_reply::http(201, pod_json);
+    partial.pieces[0].second.resize(partial.pieces[0].second.size() - 20);
+    partial.after = scripted_reply::then::reset;
+    server.script(partial);
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, error_kind::transport);
+    EXPECT_EQ(r.error().transport, http::failure::connection_reset);
+    EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST_F(ClientTest, SlowBodyHitsReadTimeout) {
+    scripted_reply slow;
+    slow.pieces.push_back({0ms, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"});
+    for (int i = 0; i < 10; ++i) slow.pieces.push_back({300ms, " "});  // drips past the read budget
+    server.script(slow);
+    auto s = fast_settings();
+    s.retry.max_retries = 0;
+    s.transport.limits.read = 1s;
+    client c(io.get_executor(), config_for(server), s);
+    const auto t0 = steady::now();
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
+    EXPECT_GE(steady::now() - t0, 1s);
+}
+
+TEST_F(ClientTest, SilentServerHitsReadTimeout) {
+    scripted_reply silent;
+    silent.after = scripted_reply::then::hang;
+    server.script(silent);
+    auto s = fast_settings();
+    s.retry.max_retries = 0;
+    s.transport.limits.read = 500ms;
+    client c(io.get_executor(), config_for(server), s);
+    const auto t0 = steady::now();
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
+    EXPECT_GE(steady::now() - t0, 500ms);
+}
+
+TEST(ClientTimeouts, MissingTlsHandshakeHitsHandshakeTimeout) {
+    asio::io_context io;
+    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem,
+                               scripted_tls_server::mode::no_handshake};
+    auto s = fast_settings();
+    s.retry.max_retries = 0;
+    s.transport.limits.handshake = 500ms;
+    client c(io.get_executor(), config_for(server), s);
+    const auto t0 = steady::now();
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
+    EXPECT_GE(steady::now() - t0, 500ms);
+}
+
+TEST(ClientTls, CertificateForAnotherIpIsRejected) {
+    asio::io_context io;
+    scripted_tls_server server{io, pki().wrong_ip_cert_pem, pki().wrong_ip_key_pem};
+    server.script(scripted_reply::http(200, pod_json));
+    auto s = fast_settings();
+    client c(io.get_executor(), config_for(server), s);
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().transport, http::failure::tls_handshake);
+    EXPECT_TRUE(server.requests().empty());
+}
+
+TEST(ClientTls, HostnameVerifiedAgainstDnsSan) {
+    asio::io_context io;
+    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
+    server.script(scripted_reply::http(200, pod_json));
+    auto cfg = config_for(server);
+    cfg.tls.server_name = "localhost";
+    client ok(io.get_executor(), cfg, fast_settings());
+    EXPECT_TRUE(run_coro(io, ok.get(resources::pods(), "ns", "p")).ok());
+
+    cfg.tls.server_name = "not-localhost";
+    auto s = fast_settings();
+    client bad(io.get_executor(), cfg, s);
+    auto r = run_coro(io, bad.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().transport, http::failure::tls_handshake);
+}
+
+TEST(ClientTls, UntrustedCaIsRejected) {
+    asio::io_context io;
+    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
+    auto cfg = config_for(server);
+    cfg.tls.ca_pem = pki().client_cert_pem;  // a valid certificate, but not the issuer
+    client c(io.get_executor(), cfg, fast_settings());
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().transport, http::failure::tls_handshake);
+}
+
+TEST_F(ClientTest, WatchHttpGoneIsTypedError) {
+    server.script(scripted_reply::status(410, "Expired", "too old resource version: 5 (10)"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    watch_options wo;
+    wo.resource_version = "5";
+    wo.timeout_seconds = 60;
+    auto r = run_coro(io, c.watch(resources::pods(), "", wo));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_gone());
+    EXPECT_EQ(r.error().reason, "Expired");
+    EXPECT_EQ(server.requests()[0].target,
+              "/api/v1/pods?watch=1&resourceVersion=5&allowWatchBookmarks=true&timeoutSeconds=60");
+}
+
+TEST_F(ClientTest, ListAllFollowsContinueTokens) {
+    server.script(scripted_reply::http(
+        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c1"},"items":[{"metadata":{"name":"a"}}]})"));
+    server.script(scripted_reply::http(
+        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"b"}}]})"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    list_options lo;
+    lo.limit = 1;
+    auto r = run_coro(io, c.list_all(resources::pods(), "ns", lo));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->items.size(), 2u);
+    EXPECT_EQ(r->resource_version, "10");
+    EXPECT_EQ(server.requests()[0].target, "/api/v1/namespaces/ns/pods?limit=1");
+    EXPECT_EQ(server.requests()[1].target, "/api/v1/namespaces/ns/pods?continue=c1&limit=1");
+}
+
+TEST_F(ClientTest, FullQueueRejectsImmediately) {
+    scripted_reply slow = scripted_reply::http(200, pod_json);
+    slow.pieces[0].first = 300ms;
+    server.script(slow);
+    auto s = fast_settings();
+    s.max_inflight = 1;
+    s.max_queued = 0;
+    client c(io.get_executor(), config_for(server), s);
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        asio::co_spawn(co_await asio::this_coro::executor, c.get(resources::pods(), "ns", "p"), asio::detached);
+        asio::steady_timer t(co_await asio::this_coro::executor, 50ms);
+        co_await t.async_wait(asio::use_awaitable);
+        auto r = co_await c.get(resources::pods(), "ns", "p");
+        EXPECT_FALSE(r.ok());
+        EXPECT_EQ(r.error().kind, error_kind::queue_full);
+        EXPECT_EQ(c.metrics().request_queue_rejected.Value(), 1.0);
+    }());
+}
+
+}  // namespace
+}  // namespace attune::kube

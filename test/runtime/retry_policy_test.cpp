@@ -1,0 +1,109 @@
+#include <attune/kube/retry_policy.hpp>
+
+#include <gtest/gtest.h>
+
+namespace attune::kube {
+namespace {
+using namespace std::chrono_literals;
+using http::failure;
+using http::verb;
+
+retry_options opts() {
+    retry_options o;
+    o.max_retries = 3;
+    o.retry_after_cap = 10s;
+    o.backoff = {100ms, 2.0, 1s, 0.0};
+    return o;
+}
+const random_source zero = [] { return 0.0; };
+
+attempt_outcome status(verb v, unsigned code, std::optional<std::string_view> ra = std::nullopt) {
+    attempt_outcome o;
+    o.method = v;
+    o.status = code;
+    o.retry_after = ra;
+    return o;
+}
+attempt_outcome transport(verb v, failure f, bool sent) {
+    attempt_outcome o;
+    o.method = v;
+    o.transport = f;
+    o.request_sent = sent;
+    return o;
+}
+
+TEST(RetryAfter, OnlyIntegersAreHonoured) {
+    EXPECT_EQ(parse_retry_after("2"), 2s);
+    EXPECT_EQ(parse_retry_after(" 32 "), 32s);
+    EXPECT_EQ(parse_retry_after("0"), 0s);
+    EXPECT_FALSE(parse_retry_after(""));
+    EXPECT_FALSE(parse_retry_after("-1"));
+    EXPECT_FALSE(parse_retry_after("1.5"));
+    EXPECT_FALSE(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+    EXPECT_FALSE(parse_retry_after("99999999999999"));
+}
+
+TEST(RetryPolicy, TooManyRequestsWaitsRetryAfterWhenLongerThanBackoff) {
+    auto d = decide_retry(opts(), status(verb::get, 429, "2"), 0, zero);
+    EXPECT_TRUE(d.retry);
+    EXPECT_EQ(d.delay, 2s);
+    EXPECT_EQ(d.reason, "429");
+}
+
+TEST(RetryPolicy, RetryAfterIsCapped) {
+    auto d = decide_retry(opts(), status(verb::get, 429, "3600"), 0, zero);
+    EXPECT_EQ(d.delay, 10s);
+}
+
+TEST(RetryPolicy, BackoffWinsOverShorterRetryAfter) {
+    auto d = decide_retry(opts(), status(verb::get, 429, "0"), 2, zero);
+    EXPECT_EQ(d.delay, 400ms);
+}
+
+TEST(RetryPolicy, TooManyRequestsWithoutHeaderUsesBackoffForAnyVerb) {
+    auto d = decide_retry(opts(), status(verb::post, 429), 1, zero);
+    EXPECT_TRUE(d.retry);
+    EXPECT_EQ(d.delay, 200ms);
+}
+
+TEST(RetryPolicy, ServerErrorsRetryIdempotentOrWhenAsked) {
+    EXPECT_TRUE(decide_retry(opts(), status(verb::get, 503), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(verb::put, 500), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(verb::post, 503), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(verb::patch, 500), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(verb::patch, 503, "1"), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(verb::get, 501), 0, zero).retry);
+}
+
+TEST(RetryPolicy, ClientErrorsAreNotRetried) {
+    for (unsigned code : {400u, 401u, 403u, 404u, 409u, 410u, 422u}) {
+        EXPECT_FALSE(decide_retry(opts(), status(verb::get, code), 0, zero).retry) << code;
+    }
+}
+
+TEST(RetryPolicy, TransportFailuresBeforeSendingRetryAnyVerb) {
+    EXPECT_TRUE(decide_retry(opts(), transport(verb::post, failure::connect, false), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(verb::patch, failure::pool_exhausted, false), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(verb::post, failure::timeout, false), 0, zero).retry);
+}
+
+TEST(RetryPolicy, TransportFailuresAfterSendingRetryIdempotentOnly) {
+    EXPECT_TRUE(decide_retry(opts(), transport(verb::get, failure::connection_reset, true), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(verb::del, failure::timeout, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(verb::post, failure::connection_reset, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(verb::patch, failure::timeout, true), 0, zero).retry);
+}
+
+TEST(RetryPolicy, PermanentTransportFailuresAreNotRetried) {
+    EXPECT_FALSE(decide_retry(opts(), transport(verb::get, failure::tls_handshake, false), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(verb::get, failure::body_too_large, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(verb::get, failure::cancelled, true), 0, zero).retry);
+}
+
+TEST(RetryPolicy, StopsAtMaxRetries) {
+    EXPECT_TRUE(decide_retry(opts(), status(verb::get, 429, "1"), 2, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(verb::get, 429, "1"), 3, zero).retry);
+}
+
+}  // namespace
+}  // namespace attune::kube

@@ -1,0 +1,67 @@
+#pragma once
+// A tiny HTTPS server on 127.0.0.1 for behaviour tests: each incoming request
+// takes the next scripted reply, which can delay, drip, stop mid-body, reset
+// the connection or hang. Every request is recorded with its arrival time.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attune::test {
+
+struct scripted_reply {
+    enum class then { keep_open, close, reset, hang };
+    // Pieces written in order, each after its delay.
+    std::vector<std::pair<std::chrono::milliseconds, std::string>> pieces;
+    then after = then::keep_open;
+
+    static scripted_reply http(unsigned status, std::string body, std::vector<std::string> extra_headers = {},
+                               then after = then::keep_open);
+    // Status JSON body, like the apiserver's errors.
+    static scripted_reply status(unsigned code, std::string reason, std::string message,
+                                 std::vector<std::string> extra_headers = {});
+    // A 200 watch response whose body is `lines` and then EOF (connection close).
+    static scripted_reply watch_stream(std::vector<std::string> lines, std::chrono::milliseconds gap = {});
+};
+
+struct recorded_request {
+    std::string method;
+    std::string target;
+    std::string head;  // request line + headers
+    std::string body;
+    std::chrono::steady_clock::time_point at;
+    int connection = 0;  // index of the TCP connection it came on
+};
+
+class scripted_tls_server {
+public:
+    enum class mode { normal, no_handshake };
+
+    scripted_tls_server(boost::asio::io_context& io, const std::string& cert_pem, const std::string& key_pem,
+                        mode m = mode::normal);
+    ~scripted_tls_server();
+
+    void script(scripted_reply r) { replies_->push_back(std::move(r)); }
+    unsigned short port() const { return port_; }
+    const std::vector<recorded_request>& requests() const { return *requests_; }
+    int connections() const { return *connections_; }
+    void stop();
+
+private:
+    struct state;
+    boost::asio::io_context& io_;
+    std::shared_ptr<boost::asio::ssl::context> ctx_;
+    std::shared_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
+    std::shared_ptr<std::deque<scripted_reply>> replies_;
+    std::shared_ptr<std::vector<recorded_request>> requests_;
+    std::shared_ptr<int> connections_;
+    unsigned short port_ = 0;
+    mode mode_;
+};
+
+}  // namespace attune::test
