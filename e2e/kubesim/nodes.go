@@ -90,12 +90,10 @@ func (s *Sim) createOwnNodes(ctx context.Context) error {
 		if s.cfg.DeclaredFeatures != nil {
 			status["declaredFeatures"] = s.cfg.DeclaredFeatures
 		}
+		// The node worker renews its Lease as soon as the informer sees it.
 		if err := s.patchNodeStatus(ctx, name, status); err != nil {
 			return err
 		}
-		s.mu.Lock()
-		s.lastBeat[name] = now
-		s.mu.Unlock()
 		logf("node %s: created (cpu=%s memory=%s pods=%d declaredFeatures=%v)", name,
 			s.cfg.NodeCPU.String(), s.cfg.NodeMemory.String(), s.cfg.NodePods, s.cfg.DeclaredFeatures)
 	}
@@ -223,7 +221,7 @@ func (s *Sim) syncNode(ctx context.Context, name string) error {
 			return err
 		}
 		if !seen {
-			logf("node %s: adopted (heartbeating it, running its pods)", name)
+			logf("node %s: heartbeating it and running its pods", name)
 			for _, p := range s.podsOn(name) {
 				s.podQ.Add(p)
 			}

@@ -487,7 +487,7 @@ func (s *Sim) resizePod(ctx context.Context, key string, u *unstructured.Unstruc
 			return err
 		}
 		commit(written)
-		s.logResize(key, o)
+		s.logResize(key, p, o)
 	}
 	if o.RequeueAfter > 0 {
 		s.podQ.AddAfter(key, o.RequeueAfter)
@@ -498,7 +498,7 @@ func (s *Sim) resizePod(ctx context.Context, key string, u *unstructured.Unstruc
 	return nil
 }
 
-func (s *Sim) logResize(key string, o Outcome) {
+func (s *Sim) logResize(key string, p PodState, o Outcome) {
 	var parts []string
 	if o.AllocationChanged {
 		parts = append(parts, "resize admitted")
@@ -513,17 +513,21 @@ func (s *Sim) logResize(key string, o Outcome) {
 	}
 	if o.Applied {
 		var sizes []string
-		for i, r := range o.Actuated {
-			_ = i
-			sizes = append(sizes, fmtResources(r))
+		for i, c := range p.Containers {
+			if !o.Actuated[i].Equal(c.Actuated) {
+				sizes = append(sizes, c.Name+" "+fmtResources(o.Actuated[i]))
+			}
 		}
-		parts = append(parts, "resize applied "+strings.Join(sizes, " | "))
+		if !o.PodActuated.Equal(p.PodActuated) {
+			sizes = append(sizes, "pod "+fmtResources(o.PodActuated))
+		}
+		parts = append(parts, "resize applied: "+strings.Join(sizes, "; "))
 	}
 	if len(o.Restarted) > 0 {
 		parts = append(parts, "restarted "+strings.Join(o.Restarted, ","))
 	}
 	if len(parts) == 0 {
-		parts = append(parts, "resize done")
+		parts = append(parts, "resize state cleared")
 	}
 	logf("pod %s: %s", key, strings.Join(parts, "; "))
 }
