@@ -1,0 +1,9 @@
+#pragma once
+// Loads a committed golden vector file (test/data/*.json, written by the Go
+// generators in test/golden/ from upstream Kubernetes code).
+#include <boost/json/value.hpp>
+#include <string>
+
+namespace attune::core::testing {
+boost::json::value load_golden(const std::string& file_name);
+}
