@@ -49,6 +49,8 @@ struct api_error {
 template <class T>
 class api_result {
 public:
+    // Asio's co_spawn needs a default; it reads as "no result (cancelled)".
+    api_result() : v_(std::in_place_index<1>, api_error{error_kind::cancelled, 0, "", "no result"}) {}
     api_result(T v) : v_(std::in_place_index<0>, std::move(v)) {}          // NOLINT(implicit)
     api_result(api_error e) : v_(std::in_place_index<1>, std::move(e)) {}  // NOLINT(implicit)
 

@@ -1,0 +1,58 @@
+#pragma once
+// List+watch driver for one resource: runs watch_fsm against the client,
+// keeps an object_cache current and calls handlers with every change.
+// One coroutine per informer, on the shared io_context.
+#include <attune/kube/client.hpp>
+#include <attune/kube/object_cache.hpp>
+#include <attune/kube/watch_fsm.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attune::kube {
+
+struct informer_options {
+    resource_type type;
+    std::string namespace_;  // "" for all namespaces
+    std::string label_selector;
+    std::string field_selector;
+    transform_fn transform = strip_generic;
+    watch_fsm::options fsm;
+    std::size_t max_line_bytes = 16u << 20;
+};
+
+class informer {
+public:
+    using handler = std::function<void(const object_cache::delta&)>;
+
+    informer(client& c, informer_options opts, random_source rnd = nullptr);
+    ~informer();
+
+    // Handlers run synchronously on the informer's coroutine, after the
+    // cache was updated; they must not block (enqueue a key and return).
+    void add_handler(handler h);
+
+    // Runs list/watch until stop(); returns normally after stop. Throws only
+    // on infrastructure failures (bugs), for the spawner to log and restart.
+    boost::asio::awaitable<void> run();
+    void stop() noexcept;
+
+    const object_cache& cache() const noexcept;
+    // True once the first full list landed in the cache.
+    bool has_synced() const noexcept;
+    const watch_fsm& state() const noexcept;
+    const resource_type& type() const noexcept;
+
+private:
+    struct impl;
+    std::shared_ptr<impl> impl_;
+};
+
+// Handler adapter: every change enqueues the object's key.
+informer::handler enqueue_keys(std::function<void(const std::string&)> enqueue);
+
+}  // namespace attune::kube

@@ -1,0 +1,152 @@
+#include <attune/kube/object_cache.hpp>
+
+#include <boost/json.hpp>
+
+namespace attune::kube {
+namespace json = boost::json;
+
+std::string_view meta_string(const json::value& obj, std::string_view field) noexcept {
+    if (!obj.is_object()) return {};
+    auto* md = obj.get_object().if_contains("metadata");
+    if (!md || !md->is_object()) return {};
+    auto* v = md->get_object().if_contains(field);
+    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
+}
+
+namespace {
+std::vector<std::string> owner_uids(const json::value& obj) {
+    std::vector<std::string> out;
+    if (!obj.is_object()) return out;
+    auto* md = obj.get_object().if_contains("metadata");
+    if (!md || !md->is_object()) return out;
+    auto* refs = md->get_object().if_contains("ownerReferences");
+    if (!refs || !refs->is_array()) return out;
+    for (const auto& r : refs->get_array()) {
+        if (!r.is_object()) continue;
+        if (auto* uid = r.get_object().if_contains("uid"); uid && uid->is_string()) out.emplace_back(uid->get_string());
+    }
+    return out;
+}
+}  // namespace
+
+object_cache::object_cache(transform_fn transform) : transform_(std::move(transform)) {}
+
+std::string object_cache::key_of(const json::value& obj) {
+    const auto name = meta_string(obj, "name");
+    if (name.empty()) return {};
+    const auto ns = meta_string(obj, "namespace");
+    if (ns.empty()) return std::string(name);
+    std::string k;
+    k.reserve(ns.size() + 1 + name.size());
+    k.append(ns).append("/").append(name);
+    return k;
+}
+
+object_cache::object_ptr object_cache::admit(json::value&& object) const {
+    if (transform_ && object.is_object()) transform_(object.get_object());
+    // Copy into default storage, sized exactly: the event's parse buffer
+    // (sized for the untransformed object) is released with the event.
+    return std::make_shared<const json::value>(object, json::storage_ptr());
+}
+
+void object_cache::index(const std::string& key, entry& e) {
+    e.ns = std::string(meta_string(*e.object, "namespace"));
+    e.owners = owner_uids(*e.object);
+    by_namespace_[e.ns].insert(key);
+    for (const auto& o : e.owners) by_owner_[o].insert(key);
+}
+
+void object_cache::unindex(const std::string& key, const entry& e) {
+    if (auto it = by_namespace_.find(e.ns); it != by_namespace_.end()) {
+        it->second.erase(key);
+        if (it->second.empty()) by_namespace_.erase(it);
+    }
+    for (const auto& o : e.owners) {
+        if (auto it = by_owner_.find(o); it != by_owner_.end()) {
+            it->second.erase(key);
+            if (it->second.empty()) by_owner_.erase(it);
+        }
+    }
+}
+
+std::optional<object_cache::delta> object_cache::apply(watch_event_type type, json::value object) {
+    if (type != watch_event_type::added && type != watch_event_type::modified && type != watch_event_type::deleted)
+        return std::nullopt;
+    std::string key = key_of(object);
+    if (key.empty()) return std::nullopt;
+    auto it = objects_.find(key);
+    if (type == watch_event_type::deleted) {
+        if (it == objects_.end()) return std::nullopt;
+        delta d{delta::kind::deleted, key, it->second.object, nullptr};
+        unindex(key, it->second);
+        objects_.erase(it);
+        return d;
+    }
+    if (it != objects_.end() && meta_string(*it->second.object, "resourceVersion") == meta_string(object, "resourceVersion")) {
+        // Same version replayed (e.g. ADDED after a reconnect): not a change.
+        return std::nullopt;
+    }
+    auto snap = admit(std::move(object));
+    if (it == objects_.end()) {
+        auto [pos, ok] = objects_.emplace(key, entry{snap, {}, {}});
+        index(pos->first, pos->second);
+        return delta{delta::kind::added, std::move(key), nullptr, std::move(snap)};
+    }
+    auto old = it->second.object;
+    unindex(key, it->second);
+    it->second.object = snap;
+    index(it->first, it->second);
+    return delta{delta::kind::updated, std::move(key), std::move(old), std::move(snap)};
+}
+
+std::vector<object_cache::delta> object_cache::replace(json::array items) {
+    std::vector<delta> out;
+    std::unordered_set<std::string> seen;
+    seen.reserve(items.size());
+    for (auto& item : items) {
+        std::string key = key_of(item);
+        if (key.empty()) continue;
+        seen.insert(key);
+        if (auto d = apply(watch_event_type::modified, std::move(item))) out.push_back(std::move(*d));
+    }
+    std::vector<std::string> gone;
+    for (const auto& [k, e] : objects_)
+        if (!seen.contains(k)) gone.push_back(k);
+    for (auto& k : gone) {
+        auto it = objects_.find(k);
+        out.push_back(delta{delta::kind::deleted, k, it->second.object, nullptr});
+        unindex(k, it->second);
+        objects_.erase(it);
+    }
+    return out;
+}
+
+object_cache::object_ptr object_cache::get(std::string_view key) const {
+    auto it = objects_.find(std::string(key));
+    return it == objects_.end() ? nullptr : it->second.object;
+}
+
+std::vector<object_cache::object_ptr> object_cache::in_namespace(std::string_view ns) const {
+    std::vector<object_ptr> out;
+    auto it = by_namespace_.find(std::string(ns));
+    if (it == by_namespace_.end()) return out;
+    for (const auto& k : it->second) out.push_back(objects_.at(k).object);
+    return out;
+}
+
+std::vector<object_cache::object_ptr> object_cache::owned_by(std::string_view owner_uid) const {
+    std::vector<object_ptr> out;
+    auto it = by_owner_.find(std::string(owner_uid));
+    if (it == by_owner_.end()) return out;
+    for (const auto& k : it->second) out.push_back(objects_.at(k).object);
+    return out;
+}
+
+std::vector<object_cache::object_ptr> object_cache::all() const {
+    std::vector<object_ptr> out;
+    out.reserve(objects_.size());
+    for (const auto& [k, e] : objects_) out.push_back(e.object);
+    return out;
+}
+
+}  // namespace attune::kube

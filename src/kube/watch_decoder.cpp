@@ -1,0 +1,93 @@
+#include <attune/kube/watch_decoder.hpp>
+
+#include <boost/json/monotonic_resource.hpp>
+#include <boost/json/parser.hpp>
+
+namespace attune::kube {
+namespace json = boost::json;
+
+std::string_view to_string(watch_event_type t) noexcept {
+    switch (t) {
+        case watch_event_type::added: return "ADDED";
+        case watch_event_type::modified: return "MODIFIED";
+        case watch_event_type::deleted: return "DELETED";
+        case watch_event_type::bookmark: return "BOOKMARK";
+        case watch_event_type::error: return "ERROR";
+    }
+    return "ERROR";
+}
+
+namespace {
+
+std::optional<watch_event_type> parse_type(std::string_view s) {
+    if (s == "ADDED") return watch_event_type::added;
+    if (s == "MODIFIED") return watch_event_type::modified;
+    if (s == "DELETED") return watch_event_type::deleted;
+    if (s == "BOOKMARK") return watch_event_type::bookmark;
+    if (s == "ERROR") return watch_event_type::error;
+    return std::nullopt;
+}
+
+const json::value* field(const json::value& v, std::string_view k) {
+    if (!v.is_object()) return nullptr;
+    return v.get_object().if_contains(k);
+}
+
+}  // namespace
+
+std::string_view watch_event::resource_version() const noexcept {
+    if (auto* md = field(object, "metadata")) {
+        if (auto* rv = field(*md, "resourceVersion"); rv && rv->is_string()) return rv->get_string();
+    }
+    return {};
+}
+
+int watch_event::status_code() const noexcept {
+    if (auto* c = field(object, "code"); c && c->is_int64()) return static_cast<int>(c->get_int64());
+    return 0;
+}
+
+std::string_view watch_event::status_reason() const noexcept {
+    if (auto* r = field(object, "reason"); r && r->is_string()) return r->get_string();
+    return {};
+}
+
+std::string_view watch_event::status_message() const noexcept {
+    if (auto* m = field(object, "message"); m && m->is_string()) return m->get_string();
+    return {};
+}
+
+bool watch_event::is_gone() const noexcept {
+    if (type != watch_event_type::error) return false;
+    const auto reason = status_reason();
+    return status_code() == 410 || reason == "Expired" || reason == "Gone";
+}
+
+std::variant<watch_event, decode_error> decode_watch_line(std::string_view line) {
+    // One block sized to the line: a whole event is freed with one deallocation.
+    auto storage = json::make_shared_resource<json::monotonic_resource>(line.size() * 2 + 256);
+    json::parse_options po;
+    po.max_depth = 64;
+    json::parser p(storage, po);
+    boost::system::error_code ec;
+    p.write(line.data(), line.size(), ec);  // a complete document, trailing bytes are an error
+    if (ec) return decode_error{"invalid watch event JSON: " + ec.message()};
+    json::value root = p.release();
+    if (!root.is_object()) return decode_error{"watch event is not an object"};
+    auto& o = root.get_object();
+    auto* t = o.if_contains("type");
+    if (!t || !t->is_string()) return decode_error{"watch event without a string type"};
+    auto type = parse_type(t->get_string());
+    if (!type) return decode_error{"unknown watch event type '" + std::string(t->get_string()) + "'"};
+    auto* obj = o.if_contains("object");
+    if (!obj || !obj->is_object()) return decode_error{"watch event without an object"};
+    // Move-construct (never move-assign) so the object keeps the event's
+    // storage: a pointer move, no copy.
+    watch_event ev{*type, json::value(std::move(*obj))};
+    if (ev.type != watch_event_type::error && ev.resource_version().empty()) {
+        return decode_error{"watch event without metadata.resourceVersion"};
+    }
+    return ev;
+}
+
+}  // namespace attune::kube

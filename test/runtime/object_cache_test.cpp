@@ -1,0 +1,96 @@
+#include <attune/kube/object_cache.hpp>
+
+#include <boost/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace attune::kube {
+namespace {
+namespace json = boost::json;
+
+json::value pod(std::string_view ns, std::string_view name, std::string_view rv, std::string_view owner = {}) {
+    json::object md{{"name", name}, {"namespace", ns}, {"resourceVersion", rv}, {"uid", std::string(name) + "-uid"},
+                    {"managedFields", json::array{json::object{{"manager", "kubectl"}}}}};
+    if (!owner.empty()) md["ownerReferences"] = json::array{json::object{{"kind", "ReplicaSet"}, {"uid", owner}}};
+    return json::object{{"kind", "Pod"}, {"metadata", std::move(md)}};
+}
+
+std::vector<std::string> names(const std::vector<object_cache::object_ptr>& v) {
+    std::vector<std::string> out;
+    for (auto& o : v) out.emplace_back(meta_string(*o, "name"));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+TEST(ObjectCache, AddUpdateDeleteProduceDeltas) {
+    object_cache c(strip_pod);
+    auto a = c.apply(watch_event_type::added, pod("ns", "a", "1"));
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a->what, object_cache::delta::kind::added);
+    EXPECT_EQ(a->key, "ns/a");
+    EXPECT_FALSE(a->new_object->at("metadata").as_object().contains("managedFields"));
+    auto u = c.apply(watch_event_type::modified, pod("ns", "a", "2"));
+    ASSERT_TRUE(u);
+    EXPECT_EQ(u->what, object_cache::delta::kind::updated);
+    EXPECT_EQ(meta_string(*u->old_object, "resourceVersion"), "1");
+    EXPECT_FALSE(c.apply(watch_event_type::modified, pod("ns", "a", "2")));  // replay: no change
+    auto d = c.apply(watch_event_type::deleted, pod("ns", "a", "3"));
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->what, object_cache::delta::kind::deleted);
+    EXPECT_EQ(c.size(), 0u);
+    EXPECT_FALSE(c.apply(watch_event_type::deleted, pod("ns", "a", "4")));
+}
+
+TEST(ObjectCache, IndexesByNamespaceAndOwner) {
+    object_cache c;
+    c.apply(watch_event_type::added, pod("a", "p1", "1", "rs-1"));
+    c.apply(watch_event_type::added, pod("a", "p2", "1", "rs-2"));
+    c.apply(watch_event_type::added, pod("b", "p3", "1", "rs-1"));
+    EXPECT_EQ(names(c.in_namespace("a")), (std::vector<std::string>{"p1", "p2"}));
+    EXPECT_EQ(names(c.owned_by("rs-1")), (std::vector<std::string>{"p1", "p3"}));
+    // Ownership change moves the index entry.
+    c.apply(watch_event_type::modified, pod("a", "p1", "2", "rs-2"));
+    EXPECT_EQ(names(c.owned_by("rs-1")), (std::vector<std::string>{"p3"}));
+    EXPECT_EQ(names(c.owned_by("rs-2")), (std::vector<std::string>{"p1", "p2"}));
+    c.apply(watch_event_type::deleted, pod("b", "p3", "2"));
+    EXPECT_TRUE(c.in_namespace("b").empty());
+    EXPECT_TRUE(c.owned_by("rs-1").empty());
+}
+
+TEST(ObjectCache, ReplaceReportsVanishedObjects) {
+    object_cache c;
+    c.apply(watch_event_type::added, pod("a", "keep", "1"));
+    c.apply(watch_event_type::added, pod("a", "gone", "1"));
+    c.apply(watch_event_type::added, pod("a", "same", "1"));
+    json::array fresh{pod("a", "keep", "5"), pod("a", "new", "5"), pod("a", "same", "1")};
+    auto deltas = c.replace(std::move(fresh));
+    std::map<std::string, object_cache::delta::kind> seen;
+    for (auto& d : deltas) seen[d.key] = d.what;
+    EXPECT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen["a/keep"], object_cache::delta::kind::updated);
+    EXPECT_EQ(seen["a/new"], object_cache::delta::kind::added);
+    EXPECT_EQ(seen["a/gone"], object_cache::delta::kind::deleted);
+    EXPECT_EQ(c.size(), 3u);
+}
+
+TEST(ObjectCache, ClusterScopedKeysAndNamelessObjects) {
+    object_cache c;
+    json::value node = {{"metadata", {{"name", "n1"}, {"resourceVersion", "1"}}}};
+    ASSERT_TRUE(c.apply(watch_event_type::added, node));
+    EXPECT_TRUE(c.get("n1"));
+    EXPECT_FALSE(c.apply(watch_event_type::added, json::value{{"metadata", json::object{}}}));
+    EXPECT_FALSE(c.apply(watch_event_type::added, json::value(42)));
+}
+
+TEST(ObjectCache, SnapshotsSurviveLaterUpdates) {
+    object_cache c;
+    c.apply(watch_event_type::added, pod("a", "p", "1"));
+    auto snap = c.get("a/p");
+    c.apply(watch_event_type::modified, pod("a", "p", "2"));
+    EXPECT_EQ(meta_string(*snap, "resourceVersion"), "1");
+}
+
+}  // namespace
+}  // namespace attune::kube

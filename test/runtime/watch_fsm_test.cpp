@@ -1,0 +1,233 @@
+#include <attune/kube/object_cache.hpp>
+#include <attune/kube/watch_fsm.hpp>
+
+#include <boost/json.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace attune::kube {
+namespace {
+using namespace std::chrono_literals;
+using fsm = watch_fsm;
+
+watch_fsm::options opts() {
+    watch_fsm::options o;
+    o.page_size = 2;
+    o.watch_timeout_base = 300s;
+    o.backoff = {800ms, 2.0, 30s, 0.0};
+    return o;
+}
+
+template <class T>
+T expect_step(watch_fsm& m) {
+    auto s = m.next();
+    EXPECT_TRUE(std::holds_alternative<T>(s)) << "step index " << s.index();
+    return std::holds_alternative<T>(s) ? std::get<T>(s) : T{};
+}
+
+TEST(WatchFsm, ListsPagesThenWatchesFromListVersion) {
+    watch_fsm m(opts(), [] { return 0.5; });
+    EXPECT_EQ(m.current_phase(), fsm::phase::empty);
+    auto l1 = expect_step<fsm::list_step>(m);
+    EXPECT_EQ(l1.continue_token, "");
+    EXPECT_EQ(l1.limit, 2);
+    EXPECT_FALSE(m.on_list_page("", "c1"));
+    auto l2 = expect_step<fsm::list_step>(m);
+    EXPECT_EQ(l2.continue_token, "c1");
+    EXPECT_TRUE(m.on_list_page("42", ""));
+    auto w = expect_step<fsm::watch_step>(m);
+    EXPECT_EQ(w.resource_version, "42");
+    EXPECT_EQ(w.timeout_seconds, 450);  // jittered within [300, 600)
+}
+
+TEST(WatchFsm, TimeoutIsJitteredWithinRange) {
+    for (double r : {0.0, 0.25, 0.999, 1.0}) {
+        watch_fsm m(opts(), [r] { return r; });
+        m.next();
+        m.on_list_page("1", "");
+        auto w = expect_step<fsm::watch_step>(m);
+        EXPECT_GE(w.timeout_seconds, 300);
+        EXPECT_LT(w.timeout_seconds, 600);
+    }
+}
+
+TEST(WatchFsm, BookmarkMovesResourceVersionWithoutApplying) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    m.next();
+    m.on_watch_started();
+    EXPECT_EQ(m.on_event("BOOKMARK", "17", false), fsm::event_action::skip);
+    EXPECT_EQ(m.resource_version(), "17");
+    m.on_watch_ended(fsm::end_reason::closed);
+    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "17");
+}
+
+TEST(WatchFsm, ExpiredErrorEventRelistsFromScratch) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    m.next();
+    m.on_watch_started();
+    EXPECT_EQ(m.on_event("MODIFIED", "11", false), fsm::event_action::apply);
+    EXPECT_EQ(m.on_event("ERROR", "", true), fsm::event_action::relist);
+    EXPECT_EQ(m.current_phase(), fsm::phase::empty);
+    EXPECT_EQ(m.relists(), 1u);
+    // First relist after progress is immediate and starts a fresh list.
+    auto l = expect_step<fsm::list_step>(m);
+    EXPECT_EQ(l.continue_token, "");
+    EXPECT_TRUE(m.on_list_page("99", ""));
+    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "99");
+}
+
+TEST(WatchFsm, HttpGoneOnWatchRelists) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    m.next();
+    m.on_watch_started();
+    m.on_watch_ended(fsm::end_reason::gone);
+    EXPECT_EQ(m.current_phase(), fsm::phase::empty);
+    EXPECT_TRUE(std::holds_alternative<fsm::list_step>(m.next()));
+}
+
+TEST(WatchFsm, RepeatedGoneWithoutProgressBacksOff) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    m.next();
+    m.on_watch_started();
+    m.on_watch_ended(fsm::end_reason::gone);
+    m.next();                  // immediate list
+    m.on_list_page("11", "");  // success resets the backoff
+    m.next();
+    m.on_watch_started();
+    m.on_watch_ended(fsm::end_reason::gone);
+    m.next();  // immediate again: the list in between counted as progress
+    m.on_list_failed(true);
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 1600ms);
+}
+
+TEST(WatchFsm, ExpiredContinueTokenRestartsListAfterBackoff) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("", "c1");
+    m.next();
+    m.on_list_failed(true);
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    EXPECT_EQ(expect_step<fsm::list_step>(m).continue_token, "");
+}
+
+TEST(WatchFsm, FailuresBackOffExponentiallyAndResumeFromLastVersion) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    m.next();
+    m.on_watch_started();
+    m.on_event("ADDED", "12", false);
+    m.on_watch_ended(fsm::end_reason::failed);
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "12");
+    m.on_watch_started();
+    m.on_watch_ended(fsm::end_reason::failed);
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 1600ms);
+    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "12");
+    m.on_watch_started();
+    m.on_event("MODIFIED", "13", false);  // progress resets the backoff
+    m.on_watch_ended(fsm::end_reason::failed);
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+}
+
+TEST(WatchFsm, CleanCloseWithoutEventsBacksOff) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    m.next();
+    m.on_watch_started();
+    m.on_watch_ended(fsm::end_reason::closed);
+    EXPECT_TRUE(std::holds_alternative<fsm::wait_step>(m.next()));
+}
+
+TEST(WatchFsm, ResourceVersionIsOpaque) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("abc-9", "");
+    m.next();
+    m.on_watch_started();
+    m.on_event("MODIFIED", "abc-10", false);
+    m.on_event("MODIFIED", "abc-2", false);  // "smaller" as a number: still the latest seen
+    EXPECT_EQ(m.resource_version(), "abc-2");
+}
+
+// A fake apiserver: an append-only event log; a watch from rv X replays
+// every event after X. The watch is cut at arbitrary points; the cache must
+// end up applying each event exactly once.
+TEST(WatchFsm, DisconnectResumesWithoutLosingOrDuplicatingEvents) {
+    namespace json = boost::json;
+    struct logged {
+        std::string type, name, rv;
+    };
+    std::vector<logged> log;
+    for (int i = 1; i <= 40; ++i) {
+        const std::string name = "p" + std::to_string(i % 7);
+        log.push_back({i % 11 == 0 ? "DELETED" : (i <= 7 ? "ADDED" : "MODIFIED"), name, "rv" + std::to_string(i)});
+    }
+    auto index_of = [&](const std::string& rv) -> std::size_t {
+        for (std::size_t i = 0; i < log.size(); ++i)
+            if (log[i].rv == rv) return i + 1;
+        return 0;  // list version "rv0": before everything
+    };
+
+    watch_fsm m(opts(), [] { return 0.0; });
+    object_cache cache;
+    std::map<std::string, int> applied_per_rv;
+    std::size_t cut_every = 3;  // the "network" drops the stream every few events
+    int steps = 0;
+    while (steps++ < 500) {
+        auto s = m.next();
+        if (auto* l = std::get_if<fsm::list_step>(&s)) {
+            (void)l;
+            ASSERT_TRUE(m.on_list_page("rv0", ""));
+            cache.replace({});
+            continue;
+        }
+        if (std::holds_alternative<fsm::wait_step>(s)) continue;
+        auto w = std::get<fsm::watch_step>(s);
+        m.on_watch_started();
+        std::size_t from = index_of(w.resource_version);
+        if (from >= log.size()) break;
+        std::size_t delivered = 0;
+        for (std::size_t i = from; i < log.size() && delivered < cut_every; ++i, ++delivered) {
+            const auto& e = log[i];
+            json::value obj = {{"metadata", {{"name", e.name}, {"namespace", "ns"}, {"resourceVersion", e.rv}}}};
+            ASSERT_EQ(m.on_event(e.type, e.rv, false), fsm::event_action::apply);
+            const auto t = e.type == "ADDED" ? watch_event_type::added
+                           : e.type == "DELETED" ? watch_event_type::deleted
+                                                 : watch_event_type::modified;
+            cache.apply(t, std::move(obj));
+            ++applied_per_rv[e.rv];
+        }
+        m.on_watch_ended(fsm::end_reason::failed);
+        cut_every = cut_every % 5 + 1;
+    }
+    ASSERT_EQ(applied_per_rv.size(), log.size());
+    for (const auto& [rv, n] : applied_per_rv) EXPECT_EQ(n, 1) << rv;
+    EXPECT_EQ(m.resource_version(), "rv40");
+    // Final cache equals replaying the log once.
+    std::map<std::string, std::string> expect;
+    for (const auto& e : log) {
+        if (e.type == "DELETED") expect.erase(e.name); else expect[e.name] = e.rv;
+    }
+    EXPECT_EQ(cache.size(), expect.size());
+    for (const auto& [name, rv] : expect) {
+        auto o = cache.get("ns/" + name);
+        ASSERT_TRUE(o) << name;
+        EXPECT_EQ(meta_string(*o, "resourceVersion"), rv);
+    }
+    EXPECT_EQ(m.relists(), 0u);
+}
+
+}  // namespace
+}  // namespace attune::kube
