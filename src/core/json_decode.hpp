@@ -1,0 +1,86 @@
+#pragma once
+// Private helpers for the core's JSON decoders. A decoder throws
+// decode_failure internally; the public entry point catches it and returns
+// a result, so no malformed object ever escapes as an exception.
+#include <boost/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "attune/core/pod_model.hpp"
+
+namespace attune::core::detail {
+
+struct decode_failure : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] inline void fail(const std::string& path, const std::string& what) {
+    throw decode_failure(path + ": " + what);
+}
+
+inline const boost::json::object& as_object(const boost::json::value& v, const std::string& path) {
+    if (!v.is_object()) fail(path, "expected an object");
+    return v.get_object();
+}
+
+// Field lookup where JSON null and absence mean the same (Kubernetes omits
+// empty fields but some clients send null).
+inline const boost::json::value* field(const boost::json::object& o, std::string_view key) {
+    const auto* v = o.if_contains(key);
+    return (v == nullptr || v->is_null()) ? nullptr : v;
+}
+
+inline const boost::json::object* opt_object(const boost::json::object& o, std::string_view key,
+                                             const std::string& path) {
+    const auto* v = field(o, key);
+    return v ? &as_object(*v, path + "." + std::string(key)) : nullptr;
+}
+
+inline const boost::json::array* opt_array(const boost::json::object& o, std::string_view key,
+                                           const std::string& path) {
+    const auto* v = field(o, key);
+    if (!v) return nullptr;
+    if (!v->is_array()) fail(path + "." + std::string(key), "expected an array");
+    return &v->get_array();
+}
+
+inline std::string opt_string(const boost::json::object& o, std::string_view key, const std::string& path) {
+    const auto* v = field(o, key);
+    if (!v) return {};
+    if (!v->is_string()) fail(path + "." + std::string(key), "expected a string");
+    return std::string(v->get_string());
+}
+
+inline std::optional<std::int64_t> opt_int(const boost::json::object& o, std::string_view key,
+                                           const std::string& path) {
+    const auto* v = field(o, key);
+    if (!v) return std::nullopt;
+    if (v->is_int64()) return v->get_int64();
+    if (v->is_uint64() && v->get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+        return static_cast<std::int64_t>(v->get_uint64());
+    if (v->is_double()) {
+        const double d = v->get_double();
+        if (d == static_cast<double>(static_cast<std::int64_t>(d))) return static_cast<std::int64_t>(d);
+    }
+    fail(path + "." + std::string(key), "expected an integer");
+}
+
+inline bool opt_bool(const boost::json::object& o, std::string_view key, const std::string& path) {
+    const auto* v = field(o, key);
+    if (!v) return false;
+    if (!v->is_bool()) fail(path + "." + std::string(key), "expected a boolean");
+    return v->get_bool();
+}
+
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+    try {
+        return f();
+    } catch (const decode_failure& e) {
+        return make_error("invalid_object", e.what());
+    }
+}
+
+}  // namespace attune::core::detail
