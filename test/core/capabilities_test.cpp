@@ -1,0 +1,122 @@
+#include "attune/core/capabilities.hpp"
+
+#include <gtest/gtest.h>
+
+namespace attune::core {
+namespace {
+
+const ApiResourcesProbe kResize{{"pods", "pods/status", "pods/resize"}, ""};
+const OpenApiProbe kOpenApiOk{true, false, ""};
+
+NodeListProbe nodes(std::vector<NodeProbe> n) { return NodeListProbe{std::move(n), ""}; }
+NodeProbe ready(std::optional<std::vector<std::string>> features) { return NodeProbe{true, std::move(features)}; }
+
+Capabilities decide(const std::string& version, const NodeListProbe& n, const OpenApiProbe& o = kOpenApiOk) {
+    auto r = decide_capabilities({version, ""}, kResize, o, n);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? r.value() : Capabilities{};
+}
+
+TEST(ParseGitVersion, DistributionForms) {
+    struct Case {
+        const char* in;
+        std::optional<std::pair<unsigned, unsigned>> want;
+    } cases[] = {
+        {"v1.36.4+k3s1", std::pair{1u, 36u}},      {"v1.33.5-gke.1234", std::pair{1u, 33u}},
+        {"v1.32.9-eks-113cf36", std::pair{1u, 32u}}, {"v1.35.8", std::pair{1u, 35u}},
+        {"1.37.0", std::pair{1u, 37u}},            {"v1.38", std::pair{1u, 38u}},
+        {"", std::nullopt},                        {"v", std::nullopt},
+        {"vX.Y", std::nullopt},                    {"v1", std::nullopt},
+        {"v1.x", std::nullopt},                    {"v0.1.0", std::nullopt},
+        {"v1.36x", std::nullopt},
+    };
+    for (const auto& c : cases) EXPECT_EQ(parse_git_version(c.in), c.want) << c.in;
+}
+
+// Seed 000 required tests for the InPlacePodLevelResources three-way probe.
+TEST(Capabilities, DeclaredFeatures_NamePresent_IsTrue) {
+    EXPECT_TRUE(decide("v1.35.8", nodes({ready(std::vector<std::string>{"InPlacePodLevelResourcesVerticalScaling"})}))
+                    .in_place_pod_level_resources);
+}
+
+TEST(Capabilities, DeclaredFeatures_NonEmptyListWithoutName_IsFalse) {
+    EXPECT_FALSE(decide("v1.36.4", nodes({ready(std::vector<std::string>{"InPlacePodVerticalScalingInitContainers"})}))
+                     .in_place_pod_level_resources);
+}
+
+TEST(Capabilities, DeclaredFeatures_EmptyListPlusV1_36_4_IsTrue) {
+    EXPECT_TRUE(decide("v1.36.4+k3s1", nodes({ready(std::vector<std::string>{}), ready(std::nullopt)}))
+                    .in_place_pod_level_resources);
+}
+
+TEST(Capabilities, DeclaredFeatures_EmptyListPlusV1_35_8_IsFalse) {
+    EXPECT_FALSE(decide("v1.35.8+k3s1", nodes({ready(std::vector<std::string>{})})).in_place_pod_level_resources);
+}
+
+TEST(Capabilities, DeclaredFeatures_ListErrorPlusV1_36_4_IsTrue) {
+    EXPECT_TRUE(decide("v1.36.4", NodeListProbe{{}, "nodes is forbidden"}).in_place_pod_level_resources);
+}
+
+TEST(Capabilities, DeclaredFeatures_NotReadyNodesDoNotVote) {
+    NodeListProbe n = nodes({NodeProbe{false, std::vector<std::string>{"Other"}}, ready(std::nullopt)});
+    EXPECT_TRUE(decide("v1.36.4", n).in_place_pod_level_resources);
+}
+
+// Seed 000 required test: OpenAPI error + GitVersion v1.35.8 =>
+// AllowInPlaceMemoryLimitDecrease == true.
+TEST(Capabilities, OpenApiErrorPlusV1_35_8_AllowsMemoryLimitDecrease) {
+    const auto c = decide("v1.35.8", nodes({}), OpenApiProbe{false, false, "openapi/v3: 503"});
+    EXPECT_TRUE(c.allow_in_place_memory_limit_decrease);
+    EXPECT_TRUE(c.pod_level_resources_field);  // version fallback >= 1.34
+}
+
+TEST(Capabilities, MemoryClampKeptOn1_33) {
+    EXPECT_FALSE(decide("v1.33.5-gke.1234", nodes({})).allow_in_place_memory_limit_decrease);
+    EXPECT_TRUE(decide("v1.34.11+k3s1", nodes({})).allow_in_place_memory_limit_decrease);
+}
+
+TEST(Capabilities, OnlyAnUnusableServerVersionIsAnError) {
+    auto failed = decide_capabilities({"", "connection refused"}, kResize, kOpenApiOk, nodes({}));
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.error().code, "server_version_unusable");
+    auto garbage = decide_capabilities({"banana", ""}, kResize, kOpenApiOk, nodes({}));
+    ASSERT_FALSE(garbage.ok());
+    // Everything else failing still yields capabilities.
+    auto r = decide_capabilities({"v1.36.4", ""}, ApiResourcesProbe{{}, "503"}, OpenApiProbe{false, false, "timeout"},
+                                 NodeListProbe{{}, "forbidden"});
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r.value().pods_resize);
+    EXPECT_TRUE(r.value().pod_level_resources_field);
+    EXPECT_TRUE(r.value().in_place_pod_level_resources);
+}
+
+TEST(Capabilities, SafeDefaultsKeepTheClampAndEverythingOff) {
+    const auto c = safe_defaults();
+    EXPECT_FALSE(c.allow_in_place_memory_limit_decrease);
+    EXPECT_FALSE(c.pods_resize || c.pod_level_resources_field || c.in_place_pod_level_resources || c.hpa_scale_to_zero);
+}
+
+TEST(Capabilities, PodsResizeFromDiscovery) {
+    EXPECT_TRUE(decide("v1.33.0", nodes({})).pods_resize);
+    auto r = decide_capabilities({"v1.31.0", ""}, ApiResourcesProbe{{"pods"}, ""}, kOpenApiOk, nodes({}));
+    EXPECT_FALSE(r.value().pods_resize);
+}
+
+TEST(Capabilities, HpaScaleToZeroFromOpenApiOrVersion) {
+    EXPECT_TRUE(decide("v1.36.4", nodes({}), OpenApiProbe{true, true, ""}).hpa_scale_to_zero);
+    EXPECT_FALSE(decide("v1.36.4", nodes({})).hpa_scale_to_zero);
+    EXPECT_TRUE(decide("v1.37.0", nodes({}), OpenApiProbe{false, false, "err"}).hpa_scale_to_zero);
+}
+
+TEST(Capabilities, AlphaHooksAreAlwaysFalse) {
+    for (const char* v : {"v1.32.0", "v1.37.0", "v1.38.0", "v1.99.0"}) {
+        const auto c = decide(v, nodes({ready(std::vector<std::string>{"InPlacePodLevelResourcesVerticalScaling",
+                                                                         "InPlacePodVerticalScalingMemoryBackedVolumes"})}));
+        EXPECT_FALSE(c.scheduler_resize_preemption) << v;
+        EXPECT_FALSE(c.memory_backed_volume_resize) << v;
+        EXPECT_FALSE(c.exclusive_cpu_in_place) << v;
+    }
+}
+
+}  // namespace
+}  // namespace attune::core
