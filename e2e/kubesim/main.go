@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -220,8 +221,19 @@ func (s *Sim) run(ctx context.Context, ready chan struct{}) error {
 		}
 	}
 	s.nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    nodeEvent,
-		UpdateFunc: func(o, n any) { s.nodeQ.Add(n.(*unstructured.Unstructured).GetName()) },
+		AddFunc: nodeEvent,
+		UpdateFunc: func(o, n any) {
+			nu := n.(*unstructured.Unstructured)
+			s.nodeQ.Add(nu.GetName())
+			a, _, _ := unstructured.NestedMap(o.(*unstructured.Unstructured).Object, "status", "allocatable")
+			b, _, _ := unstructured.NestedMap(nu.Object, "status", "allocatable")
+			if !equality.Semantic.DeepEqual(a, b) {
+				// Room changed: Deferred resizes may now fit, or become Infeasible.
+				for _, p := range s.podsOn(nu.GetName()) {
+					s.podQ.Add(p)
+				}
+			}
+		},
 		DeleteFunc: nodeEvent,
 	})
 	go s.pods.RunWithContext(ctx)
