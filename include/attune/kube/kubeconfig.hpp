@@ -1,0 +1,52 @@
+#pragma once
+// Loading a rest_config from kubeconfig files (kubectl's rules) or from the
+// in-cluster service account. Every malformed input is a config_error whose
+// message names the file, the entry and the field.
+#include <attune/kube/rest_config.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attune::kube {
+
+struct kubeconfig_options {
+    std::string kubeconfig_flag;                // --kubeconfig: exactly this file, which must exist
+    std::string context;                        // --context: overrides current-context
+    std::optional<std::string> kubeconfig_env;  // $KUBECONFIG (':'-separated list)
+    std::filesystem::path home;                 // for ~/.kube/config
+    bool allow_insecure_tls = false;            // without it, insecure-skip-tls-verify is refused
+};
+
+struct kubeconfig_source {
+    std::filesystem::path path;  // relative paths inside resolve against its directory
+    std::string content;
+};
+
+// Merges the sources in order (for clusters, users and contexts the first
+// definition of a name wins; the first non-empty current-context wins) and
+// resolves the selected context.
+rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, std::string_view context,
+                               bool allow_insecure_tls);
+
+// Reads the files named by --kubeconfig, else $KUBECONFIG (missing entries
+// skipped, at least one must exist), else ~/.kube/config.
+rest_config load_kubeconfig(const kubeconfig_options& opts);
+
+struct in_cluster_options {
+    std::string service_host;  // $KUBERNETES_SERVICE_HOST
+    std::string service_port;  // $KUBERNETES_SERVICE_PORT
+    std::filesystem::path dir = "/var/run/secrets/kubernetes.io/serviceaccount";
+    std::chrono::seconds token_refresh{60};  // bound tokens rotate; re-read this often
+};
+
+rest_config load_in_cluster(const in_cluster_options& opts);
+
+// Environment-driven choice used by the binaries: --kubeconfig, $KUBECONFIG,
+// in-cluster when KUBERNETES_SERVICE_HOST is set, then ~/.kube/config.
+rest_config load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls);
+
+}  // namespace attune::kube
