@@ -41,15 +41,14 @@ wait_until() {
 # expect_eq WHAT GOT WANT
 expect_eq() { [ "$2" == "$3" ] || fail "$1: got '$2', want '$3'"; }
 
-# test_namespace: a fresh namespace for this test, deleted when it exits.
+# test_namespace: sets $ns to a fresh namespace for this test, deleted when the
+# test exits. Call it directly, not in $(...): the trap belongs to the test.
 test_namespace() {
-  local ns
   ns="e2e-$(basename "$0" .sh | tr '_' '-' | tr -cd 'a-z0-9-' | cut -c1-40)-$RANDOM"
   k create namespace "$ns" >/dev/null
+  trap "k delete namespace $ns --wait=false >/dev/null 2>&1 || true" EXIT
   # The default ServiceAccount is created asynchronously by the controller manager.
   wait_until 30 k -n "$ns" get serviceaccount default || fail "no default serviceaccount in $ns"
-  trap "k delete namespace $ns --wait=false >/dev/null 2>&1 || true" EXIT
-  echo "$ns"
 }
 
 # resize_view NS POD -> "<mechanism> <state>"

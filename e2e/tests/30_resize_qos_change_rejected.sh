@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real apiserver rejects a /resize that would change the pod's QoS class.
 . "$(dirname "$0")/../lib.sh"
-ns=$(test_namespace)
+test_namespace
 k -n "$ns" apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod

@@ -4,7 +4,7 @@
 # sum(container requests) > spec.resources.requests, and accepts the same resize
 # when the envelope is raised in the same /resize. Decided on probed facts.
 . "$(dirname "$0")/../lib.sh"
-ns=$(test_namespace)
+test_namespace
 manifest() {
   cat <<YAML
 apiVersion: v1

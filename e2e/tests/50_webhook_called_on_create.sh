@@ -3,7 +3,7 @@
 # caBundle) is called by the real apiserver on pod CREATE.
 . "$(dirname "$0")/../lib.sh"
 require_local
-ns=$(test_namespace)
+test_namespace
 tmp=$(mktemp -d)
 wh="attune-e2e-$ns"
 cleanup() {

@@ -3,7 +3,7 @@
 # rate(container_cpu_usage_seconds_total[1m]) follows the pod's load annotation.
 . "$(dirname "$0")/../lib.sh"
 require_local
-ns=$(test_namespace)
+test_namespace
 k -n "$ns" apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Pod
