@@ -257,6 +257,8 @@ func (s *Sim) run(ctx context.Context, ready chan struct{}) error {
 
 	resync := time.NewTicker(resyncPeriod)
 	defer resync.Stop()
+	full := time.NewTicker(fullResync)
+	defer full.Stop()
 	beat := time.NewTicker(heartbeat)
 	defer beat.Stop()
 	for {
@@ -264,7 +266,9 @@ func (s *Sim) run(ctx context.Context, ready chan struct{}) error {
 		case <-ctx.Done():
 			return nil
 		case <-resync.C:
-			s.resyncPods()
+			s.resyncPods(false)
+		case <-full.C:
+			s.resyncPods(true)
 		case <-beat.C:
 			for _, name := range s.nodes.GetIndexer().ListKeys() {
 				s.nodeQ.Add(name)

@@ -207,6 +207,20 @@ type Outcome struct {
 // Settled: nothing pending, nothing in progress.
 func (o Outcome) Settled() bool { return o.Pending == "" && !o.InProgress }
 
+// NeedsAdmission: the desired resources differ from the admitted ones, so
+// the node's room matters.
+func NeedsAdmission(b Behavior, p PodState) bool {
+	if b.PodLevelStatus && !p.PodSpec.Equal(p.PodAllocated) {
+		return true
+	}
+	for _, c := range p.Containers {
+		if c.Kind.Resizable() && !c.Spec.Equal(c.Allocated) {
+			return true
+		}
+	}
+	return false
+}
+
 // Decide runs one kubelet resize round for a running pod, as the kubelet does:
 // admit the desired resources if the node has room (allocation), then apply
 // the allocation after the in-progress delay (actuation).
@@ -226,13 +240,7 @@ func Decide(b Behavior, p PodState, n NodeRoom, now time.Time, delay time.Durati
 	}
 
 	// Allocation: desired differs from admitted.
-	specDiffers := b.PodLevelStatus && !p.PodSpec.Equal(o.PodAllocated)
-	for i, c := range p.Containers {
-		if c.Kind.Resizable() && !c.Spec.Equal(o.Allocated[i]) {
-			specDiffers = true
-		}
-	}
-	if specDiffers {
+	if NeedsAdmission(b, p) {
 		want := p.SpecEffective()
 		a, u := n.Allocatable, n.Used
 		switch {

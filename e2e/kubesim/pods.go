@@ -56,11 +56,20 @@ func (s *Sim) kickDeferred(node string) {
 	}
 }
 
-// resyncPods queues every pod on our nodes: deferred resizes are retried
-// and memory-decrease errors re-checked. Idle pods cost no API call.
-func (s *Sim) resyncPods() {
+// resyncPods re-queues the pods with an unfinished resize (Deferred retried,
+// memory-decrease errors re-checked), or every pod on our nodes when all is
+// set: a safety net for anything an event did not cover.
+func (s *Sim) resyncPods(all bool) {
 	for _, obj := range s.pods.GetIndexer().List() {
-		if key, node := podNode(obj); s.isOurNode(node) {
+		key, node := podNode(obj)
+		if !s.isOurNode(node) {
+			continue
+		}
+		s.mu.Lock()
+		m := s.memo[key]
+		idle := m != nil && m.settled
+		s.mu.Unlock()
+		if all || !idle {
 			s.podQ.Add(key)
 		}
 	}
@@ -290,7 +299,7 @@ func (s *Sim) startPod(ctx context.Context, key string, u *unstructured.Unstruct
 	s.mu.Lock()
 	m.allocated = allocated
 	m.podAllocated, m.podActuated, m.hasPodActuated = podRes.Clone(), podRes.Clone(), true
-	m.inProgressSince, m.deferred = time.Time{}, false
+	m.inProgressSince, m.deferred, m.settled = time.Time{}, false, true
 	m.writtenFrom, m.written = u.GetResourceVersion(), written
 	s.mu.Unlock()
 	logf("pod %s: running on %s (ip %s)", key, node, podIP)
@@ -341,10 +350,10 @@ func podLevelSpec(u *unstructured.Unstructured) Resources {
 
 // podState assembles the decision input for a pod, preferring what this
 // simulator remembers over what the (maybe stale or gate-stripped) status says.
-func (s *Sim) podState(u *unstructured.Unstructured, m *podMemo) PodState {
+func (s *Sim) podState(u *unstructured.Unstructured, m *podMemo, withUsage bool) PodState {
 	status, _, _ := unstructured.NestedMap(u.Object, "status")
 	var spec LoadSpec
-	if a := u.GetAnnotations()[loadAnnotation]; a != "" {
+	if a := u.GetAnnotations()[loadAnnotation]; withUsage && a != "" {
 		spec, _ = ParseLoadAnnotation(a)
 	}
 	p := PodState{PodSpec: podLevelSpec(u)}
@@ -364,7 +373,9 @@ func (s *Sim) podState(u *unstructured.Unstructured, m *podMemo) PodState {
 			}
 		}
 		cs.Actuated, cs.Allocated = act, alloc
-		cs.MemUsage = spec.For(c.Name, act).Memory
+		if withUsage {
+			cs.MemUsage = spec.For(c.Name, act).Memory
+		}
 		p.Containers = append(p.Containers, cs)
 	}
 	p.PodActuated, p.PodAllocated = p.PodSpec.Clone(), p.PodSpec.Clone()
@@ -413,7 +424,7 @@ func (s *Sim) nodeRoom(node, selfKey string) NodeRoom {
 			m = nil
 		}
 		s.mu.Unlock()
-		r.Used = r.Used.Add(s.podState(o, m).AllocatedEffective())
+		r.Used = r.Used.Add(s.podState(o, m, false).AllocatedEffective())
 	}
 	return r
 }
@@ -421,8 +432,12 @@ func (s *Sim) nodeRoom(node, selfKey string) NodeRoom {
 // resizePod runs one resize round (see Decide) and writes the result.
 func (s *Sim) resizePod(ctx context.Context, key string, u *unstructured.Unstructured, m *podMemo, node string) error {
 	now := time.Now()
-	p := s.podState(u, m)
-	o := Decide(s.b, p, s.nodeRoom(node, key), now, s.cfg.ResizeDelay)
+	p := s.podState(u, m, true)
+	var room NodeRoom
+	if NeedsAdmission(s.b, p) { // summing the node's pods is the costly part
+		room = s.nodeRoom(node, key)
+	}
+	o := Decide(s.b, p, room, now, s.cfg.ResizeDelay)
 
 	old, _, _ := unstructured.NestedMap(u.Object, "status")
 	status := runtime.DeepCopyJSON(old)
@@ -475,6 +490,7 @@ func (s *Sim) resizePod(ctx context.Context, key string, u *unstructured.Unstruc
 		m.podAllocated, m.podActuated, m.hasPodActuated = o.PodAllocated, o.PodActuated, true
 		m.inProgressSince = o.InProgressSince
 		m.deferred = o.Pending == PendingDeferred
+		m.settled = o.Settled()
 		if written != nil {
 			m.writtenFrom, m.written = u.GetResourceVersion(), written
 		}

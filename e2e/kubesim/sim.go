@@ -27,6 +27,7 @@ const (
 	simLabel     = "attune.io/kubesim"
 	apiTimeout   = 10 * time.Second
 	resyncPeriod = 2 * time.Second
+	fullResync   = 30 * time.Second
 	heartbeat    = 10 * time.Second
 	nodeIndex    = "node"
 )
@@ -54,6 +55,7 @@ type podMemo struct {
 	hasPodActuated  bool
 	inProgressSince time.Time
 	deferred        bool
+	settled         bool // running, no resize pending or in progress
 	// writtenFrom/written: the resourceVersion our last status write was
 	// based on, and the object the server returned. While the cache still
 	// shows writtenFrom, written is the truth.
