@@ -1,0 +1,68 @@
+#pragma once
+// plan_resize: from the live pod, per-container targets and the cluster's
+// capabilities to either one atomic /resize body or a reasoned skip.
+#include <boost/json/object.hpp>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "attune/core/capabilities.hpp"
+#include "attune/core/pod_model.hpp"
+#include "attune/core/qos.hpp"
+
+namespace attune::core {
+
+enum class ControlledValues { RequestsAndLimits, RequestsOnly };
+
+struct ContainerTarget {
+    std::string name;                // app container or native sidecar
+    ResourceRequirements resources;  // cpu/memory keys used; others ignored
+    // Observed memory working set, for the usage floor on limit decreases.
+    std::optional<Quantity> memory_usage;
+};
+
+struct PlanOptions {
+    unsigned memory_floor_headroom_percent = 10;
+};
+
+struct ResizePlan {
+    // Strategic-merge patch for PATCH .../pods/{name}/resize:
+    // {"spec":{"containers":[{name,resources}], "initContainers":[...sidecars],
+    //          "resources":{...envelope, only when raised in place}}}
+    boost::json::object body;
+    Pod planned;                                   // the live pod with the plan applied
+    std::optional<ResourceRequirements> envelope;  // the raised envelope when in the body
+    // Capacity pre-check input: per cpu/memory,
+    // max(sum_container_requests, envelope.requests) after the plan.
+    ResourceList pod_requests;
+    std::vector<std::string> memory_clamped;  // containers whose limit decrease was clamped
+    std::vector<std::string> memory_floored;  // containers held up by the usage floor
+};
+
+// Reasons are history/event strings: "envelope_constraint", "qos_change",
+// "no_change", "container_not_found", "not_resizable".
+struct Skip {
+    std::string reason;
+    std::string message;
+};
+
+using PlanOutcome = std::variant<ResizePlan, Skip>;
+
+// Steps: write each target onto a copy of the live pod (RequestsOnly leaves
+// limits alone; requests are kept <= limits), apply the memory clamp
+// (caps.allow_in_place_memory_limit_decrease) and usage floor, then the
+// envelope: raise it in place when caps.in_place_pod_level_resources (skip
+// envelope_constraint if RequestsOnly would lift a non-Guaranteed envelope
+// limit), or skip envelope_constraint if it no longer fits and cannot be
+// resized. Last, the QoS class must not change (qos_change): the envelope
+// decides QoS only when in-place pod-level resize is on.
+PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets, const Capabilities& caps,
+                        ControlledValues controlled_values, const PlanOptions& options = {});
+
+// The QoS class a resize must preserve and the class the planned pod would
+// have (envelope-only when in-place pod-level resize is on).
+bool preserves_qos(const Pod& live, const Pod& planned, const Capabilities& caps);
+
+}  // namespace attune::core

@@ -1,0 +1,156 @@
+#include "attune/core/plan_resize.hpp"
+
+#include <boost/json.hpp>
+
+#include "attune/core/envelope.hpp"
+#include "attune/core/memory_clamp.hpp"
+
+namespace attune::core {
+namespace {
+
+boost::json::object resource_list_json(const ResourceList& l) {
+    boost::json::object o;
+    for (const auto& [k, q] : l) o[k] = q.to_string();
+    return o;
+}
+
+boost::json::object requirements_json(const ResourceRequirements& rr) {
+    boost::json::object o;
+    if (!rr.requests.empty()) o["requests"] = resource_list_json(rr.requests);
+    if (!rr.limits.empty()) o["limits"] = resource_list_json(rr.limits);
+    return o;
+}
+
+// The target's cpu/memory written over the live resources. Keys the target
+// does not name are inherited; nothing is ever removed (the API forbids
+// removing requests or limits in a resize).
+ResourceRequirements merge_target(const ResourceRequirements& live, const ResourceRequirements& target,
+                                  ControlledValues cv) {
+    ResourceRequirements out = live;
+    for (std::string_view r : {kCpu, kMemory}) {
+        if (const Quantity* q = find(target.requests, r)) out.requests.insert_or_assign(std::string(r), *q);
+        if (cv == ControlledValues::RequestsAndLimits) {
+            if (const Quantity* q = find(target.limits, r)) out.limits.insert_or_assign(std::string(r), *q);
+        }
+        // requests <= limits or the API rejects the resize.
+        auto req = out.requests.find(r);
+        const Quantity* lim = find(out.limits, r);
+        if (req != out.requests.end() && lim && req->second > *lim) req->second = *lim;
+    }
+    return out;
+}
+
+bool in_place_envelope(const Pod& pod, const Capabilities& caps) {
+    return caps.in_place_pod_level_resources && pod.pod_resources.has_value();
+}
+
+QosClass live_qos(const Pod& live, const Capabilities& caps) {
+    if (auto q = parse_qos(live.qos_class)) return *q;
+    return compute_pod_qos(live, in_place_envelope(live, caps));
+}
+
+ResourceList capacity_requests(const Pod& planned) {
+    ResourceList out;
+    for (std::string_view r : {kCpu, kMemory}) {
+        Quantity q = sum_container_requests(planned, r);
+        if (planned.pod_resources) {
+            if (const Quantity* env = find(planned.pod_resources->requests, r)) q = max(q, *env);
+        }
+        out.emplace(std::string(r), q);
+    }
+    return out;
+}
+
+Container* find_by_name(std::vector<Container>& v, std::string_view name) {
+    for (auto& c : v)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+    return s;
+}
+
+}  // namespace
+
+bool preserves_qos(const Pod& live, const Pod& planned, const Capabilities& caps) {
+    return live_qos(live, caps) == compute_pod_qos(planned, in_place_envelope(planned, caps));
+}
+
+PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets, const Capabilities& caps,
+                        ControlledValues cv, const PlanOptions& options) {
+    ResizePlan plan;
+    plan.planned = pod;
+    const QosClass qos = live_qos(pod, caps);
+    const bool guaranteed = qos == QosClass::Guaranteed;
+    std::vector<const Container*> changed;
+
+    for (const auto& t : targets) {
+        Container* c = find_by_name(plan.planned.containers, t.name);
+        const bool is_init = c == nullptr;
+        if (is_init) c = find_by_name(plan.planned.init_containers, t.name);
+        if (!c) return Skip{"container_not_found", "pod has no container " + t.name};
+        if (is_init && !c->is_native_sidecar()) {
+            return Skip{"not_resizable", "init container " + t.name + " is not a native sidecar; /resize cannot change it"};
+        }
+        const Container& live = *pod.find_container(t.name);
+        ResourceRequirements next = merge_target(live.resources, t.resources, cv);
+        // A container shaped Guaranteed (memory request == limit) in a
+        // Guaranteed pod must keep that shape when its limit is held up.
+        const Quantity* live_req = find(live.resources.requests, kMemory);
+        const Quantity* live_lim = find(live.resources.limits, kMemory);
+        const bool keep_equal = guaranteed && live_req && live_lim && *live_req == *live_lim;
+        MemoryDecision m = clamp_memory_limit_decrease(live, std::move(next), caps.allow_in_place_memory_limit_decrease,
+                                                       keep_equal);
+        if (m.clamped) plan.memory_clamped.push_back(t.name);
+        if (t.memory_usage) {
+            m = apply_memory_usage_floor(live, std::move(m.resources), *t.memory_usage,
+                                         options.memory_floor_headroom_percent, keep_equal);
+            if (m.floored) plan.memory_floored.push_back(t.name);
+        }
+        if (m.resources != live.resources) {
+            c->resources = std::move(m.resources);
+            changed.push_back(c);
+        }
+    }
+    if (changed.empty()) return Skip{"no_change", "targets already match the live pod after clamps"};
+
+    if (pod.pod_resources) {
+        if (caps.in_place_pod_level_resources) {
+            auto raise = raise_envelope(pod.pod_resources, plan.planned, qos);
+            if (raise->limits_raised && cv == ControlledValues::RequestsOnly && !guaranteed) {
+                return Skip{"envelope_constraint",
+                            "RequestsOnly will not lift the pod-level (spec.resources) limit of a non-Guaranteed pod"};
+            }
+            if (raise->raised) {
+                plan.planned.pod_resources = raise->next;
+                plan.envelope = raise->next;
+            }
+        } else if (auto why = exceeds_envelope(plan.planned, *pod.pod_resources); !why.empty()) {
+            return Skip{"envelope_constraint",
+                        "pod-level resources (spec.resources) cannot be resized in place here: " + join(why)};
+        }
+    }
+
+    if (!preserves_qos(pod, plan.planned, caps)) {
+        return Skip{"qos_change", "resize would change the pod QoS class from " + std::string(qos_name(qos)) + " to " +
+                                      std::string(qos_name(compute_pod_qos(plan.planned, in_place_envelope(plan.planned, caps))))};
+    }
+
+    boost::json::array containers, init_containers;
+    for (const Container* c : changed) {
+        boost::json::object entry{{"name", c->name}, {"resources", requirements_json(c->resources)}};
+        (c->is_native_sidecar() ? init_containers : containers).push_back(std::move(entry));
+    }
+    boost::json::object spec;
+    if (!containers.empty()) spec["containers"] = std::move(containers);
+    if (!init_containers.empty()) spec["initContainers"] = std::move(init_containers);
+    if (plan.envelope) spec["resources"] = requirements_json(*plan.envelope);
+    plan.body["spec"] = std::move(spec);
+    plan.pod_requests = capacity_requests(plan.planned);
+    return plan;
+}
+
+}  // namespace attune::core
