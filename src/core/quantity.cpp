@@ -363,6 +363,8 @@ std::string Quantity::to_string() const { return echo_.empty() ? canonical_strin
 
 std::string Quantity::canonical() const { return canonical_string(nanos_, format_); }
 
+std::string Quantity::decimal_string() const { return canonical_string(nanos_, Format::DecimalSI); }
+
 std::int64_t Quantity::milli_value() const { return saturate_i64(div_away(nanos_, 1'000'000)); }
 
 std::int64_t Quantity::value() const { return saturate_i64(div_away(nanos_, kNanosPerUnit)); }

@@ -33,8 +33,11 @@ public:
     // Upstream String(): the canonical form, except that a parsed string
     // upstream already considers canonical is echoed verbatim ("+1", "01").
     std::string to_string() const;
-    // Canonical form without the echo (what a value compares as).
+    // Canonical form without the echo.
     std::string canonical() const;
+    // The exact value in plain decimal SI, independent of the format
+    // ("1Gi" and "1073741824" both give "1073741824"): for hashing.
+    std::string decimal_string() const;
 
     // ceil(q * 1000) / ceil(q), rounding away from zero, saturating at the
     // int64 range (upstream wraps silently instead).

@@ -1,0 +1,48 @@
+#pragma once
+// Where an in-place resize stands, from pod status and the generation of
+// our /resize (seed 001 states; kubernetes-facts "workable classification").
+// A successful PATCH is not "applied": the runtime must report the target.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "attune/core/pod_model.hpp"
+
+namespace attune::core {
+
+enum class ResizeState {
+    Pending,     // no resize requested, or the spec does not carry our target
+    InProgress,  // spec has the target, runtime status has not caught up
+    Deferred,    // Kubernetes reports a retryable pending resize
+    Infeasible,  // Kubernetes will not apply it
+    Applied,     // spec and runtime status both reflect the target
+};
+
+std::string_view resize_state_name(ResizeState s) noexcept;
+
+struct ResizeRequest {
+    // metadata.generation from the /resize response; 0 when the server does
+    // not report generations (1.32).
+    std::int64_t generation = 0;
+    // What we asked for, per container (cpu/memory keys compared).
+    std::map<std::string, ResourceRequirements, std::less<>> targets;
+};
+
+struct ResizeStatus {
+    ResizeState state = ResizeState::Pending;
+    std::string reason;   // condition or status.resize reason ("Error", "Deferred", ...)
+    std::string message;  // surfaced from the condition (e.g. the kubelet's error)
+};
+
+// request == nullptr: nothing requested, Pending. Order of evidence:
+//  1. PodResizePending with observedGeneration >= G (or unset):
+//     Infeasible / Deferred by reason;
+//  2. PodResizeInProgress present: InProgress (reason Error surfaces its message);
+//  3. 1.32 status.resize: Infeasible / Deferred / Proposed|InProgress;
+//  4. every target container's status.resources (and allocatedResources
+//     where present) equal to the target as Quantities: Applied. A missing
+//     status.resources is not applied.
+ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request);
+
+}  // namespace attune::core

@@ -1,0 +1,65 @@
+#include "attune/core/resize_state.hpp"
+
+namespace attune::core {
+namespace {
+
+// Every cpu/memory value the target names equals the one in `have`.
+bool matches(const ResourceList& want, const ResourceList& have) {
+    for (std::string_view r : {kCpu, kMemory}) {
+        const Quantity* w = find(want, r);
+        if (!w) continue;
+        const Quantity* h = find(have, r);
+        if (!h || *h != *w) return false;
+    }
+    return true;
+}
+
+bool current_for(const PodCondition& c, std::int64_t generation) {
+    return !c.observed_generation || generation == 0 || *c.observed_generation >= generation;
+}
+
+}  // namespace
+
+std::string_view resize_state_name(ResizeState s) noexcept {
+    switch (s) {
+        case ResizeState::Pending: return "Pending";
+        case ResizeState::InProgress: return "InProgress";
+        case ResizeState::Deferred: return "Deferred";
+        case ResizeState::Infeasible: return "Infeasible";
+        case ResizeState::Applied: return "Applied";
+    }
+    return "Pending";
+}
+
+ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request) {
+    if (!request || request->targets.empty()) return {};
+    for (const auto& [name, want] : request->targets) {
+        const Container* c = pod.find_container(name);
+        if (!c || !matches(want.requests, c->resources.requests) || !matches(want.limits, c->resources.limits))
+            return {ResizeState::Pending, "", "pod spec does not carry the requested resources for " + name};
+    }
+    if (const auto* pending = pod.find_condition("PodResizePending");
+        pending && pending->status == "True" && current_for(*pending, request->generation)) {
+        if (pending->reason == "Infeasible") return {ResizeState::Infeasible, pending->reason, pending->message};
+        if (pending->reason == "Deferred") return {ResizeState::Deferred, pending->reason, pending->message};
+    }
+    if (const auto* in_progress = pod.find_condition("PodResizeInProgress");
+        in_progress && in_progress->status == "True") {
+        return {ResizeState::InProgress, in_progress->reason, in_progress->message};
+    }
+    if (pod.status_resize == "Infeasible") return {ResizeState::Infeasible, "Infeasible", ""};
+    if (pod.status_resize == "Deferred") return {ResizeState::Deferred, "Deferred", ""};
+    if (pod.status_resize == "InProgress" || pod.status_resize == "Proposed")
+        return {ResizeState::InProgress, pod.status_resize, ""};
+    for (const auto& [name, want] : request->targets) {
+        const ContainerStatus* s = pod.find_status(name);
+        if (!s || !s->resources)
+            return {ResizeState::InProgress, "", "container " + name + " reports no applied resources yet"};
+        if (!matches(want.requests, s->resources->requests) || !matches(want.limits, s->resources->limits) ||
+            (s->allocated_resources && !matches(want.requests, *s->allocated_resources)))
+            return {ResizeState::InProgress, "", "container " + name + " runtime resources differ from the target"};
+    }
+    return {ResizeState::Applied, "", ""};
+}
+
+}  // namespace attune::core

@@ -1,0 +1,95 @@
+#include "attune/core/resize_state.hpp"
+
+#include <gtest/gtest.h>
+
+#include "test_pods.hpp"
+
+namespace attune::core {
+namespace {
+
+using testing::pod_from_json;
+using testing::rl;
+
+Pod pod_with_status(const char* status) {
+    return pod_from_json(std::string(R"({"metadata":{"generation":4},"spec":{"containers":[{"name":"app","resources":
+      {"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]},"status":)") + status + "}");
+}
+
+ResizeRequest request(std::int64_t generation = 4) {
+    ResizeRequest r;
+    r.generation = generation;
+    r.targets["app"] = {rl({{"cpu", "0.5"}, {"memory", "512Mi"}}), rl({{"memory", "536870912"}})};
+    return r;
+}
+
+struct Case {
+    const char* name;
+    const char* status;
+    std::int64_t generation;
+    ResizeState want;
+};
+
+// Seed 001 "In-place resize semantics" table, with 1.32 status.resize and
+// 1.33+ conditions.
+TEST(ResizeState, SeedTable) {
+    const Case cases[] = {
+        {"Applied: spec and status both reflect the target (compared as Quantities)",
+         R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}},
+             "allocatedResources":{"cpu":"500m","memory":"512Mi"}}]})", 4, ResizeState::Applied},
+        {"InProgress: missing status resources means not applied", R"({"containerStatuses":[{"name":"app"}]})", 4,
+         ResizeState::InProgress},
+        {"InProgress: no container status at all", R"({})", 4, ResizeState::InProgress},
+        {"InProgress: runtime still has the old values",
+         R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"250m","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]})", 4,
+         ResizeState::InProgress},
+        {"InProgress: allocated differs",
+         R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}},
+             "allocatedResources":{"cpu":"250m"}}]})", 4, ResizeState::InProgress},
+        {"Deferred: PodResizePending Deferred at our generation",
+         R"({"conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred","observedGeneration":4}]})", 4,
+         ResizeState::Deferred},
+        {"Infeasible: PodResizePending Infeasible, observedGeneration unset",
+         R"({"conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible","message":"Node didn't have enough capacity"}]})", 4,
+         ResizeState::Infeasible},
+        {"stale PodResizePending from an older generation is ignored",
+         R"({"conditions":[{"type":"PodResizePending","status":"True","reason":"Infeasible","observedGeneration":3}],
+             "containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]})", 4,
+         ResizeState::Applied},
+        {"InProgress: PodResizeInProgress condition",
+         R"({"conditions":[{"type":"PodResizeInProgress","status":"True"}],
+             "containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]})", 4,
+         ResizeState::InProgress},
+        {"1.32 status.resize Deferred", R"({"resize":"Deferred"})", 0, ResizeState::Deferred},
+        {"1.32 status.resize Infeasible", R"({"resize":"Infeasible"})", 0, ResizeState::Infeasible},
+        {"1.32 status.resize Proposed", R"({"resize":"Proposed"})", 0, ResizeState::InProgress},
+        {"1.32 empty status.resize plus matching status: Applied",
+         R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]})", 0,
+         ResizeState::Applied},
+    };
+    for (const auto& c : cases) {
+        const Pod p = pod_with_status(c.status);
+        const ResizeRequest r = request(c.generation);
+        EXPECT_EQ(resize_state_name(classify_resize_state(p, &r).state), resize_state_name(c.want)) << c.name;
+    }
+}
+
+TEST(ResizeState, PendingWhenNothingRequestedOrSpecLacksTheTarget) {
+    const Pod p = pod_with_status("{}");
+    EXPECT_EQ(classify_resize_state(p, nullptr).state, ResizeState::Pending);
+    ResizeRequest r = request();
+    r.targets["app"].requests.insert_or_assign("cpu", testing::qty("2"));
+    EXPECT_EQ(classify_resize_state(p, &r).state, ResizeState::Pending);
+}
+
+TEST(ResizeState, ErrorReasonSurfacesTheMessage) {
+    const Pod p = pod_with_status(
+        R"({"conditions":[{"type":"PodResizeInProgress","status":"True","reason":"Error","message":"memory usage above new limit"}]})");
+    const ResizeRequest r = request();
+    const auto s = classify_resize_state(p, &r);
+    EXPECT_EQ(s.state, ResizeState::InProgress);
+    EXPECT_EQ(s.reason, "Error");
+    EXPECT_EQ(s.message, "memory usage above new limit");
+}
+
+}  // namespace
+}  // namespace attune::core
