@@ -4,6 +4,7 @@
 
 #include "attune/core/envelope.hpp"
 #include "attune/core/memory_clamp.hpp"
+#include "attune/core/overlay.hpp"
 
 namespace attune::core {
 namespace {
@@ -26,12 +27,15 @@ boost::json::object requirements_json(const ResourceRequirements& rr) {
 // removing requests or limits in a resize).
 ResourceRequirements merge_target(const ResourceRequirements& live, const ResourceRequirements& target,
                                   ControlledValues cv) {
-    ResourceRequirements out = live;
+    ResourceRequirements controlled;  // only what /resize may change and the policy controls
     for (std::string_view r : {kCpu, kMemory}) {
-        if (const Quantity* q = find(target.requests, r)) out.requests.insert_or_assign(std::string(r), *q);
+        if (const Quantity* q = find(target.requests, r)) controlled.requests.emplace(std::string(r), *q);
         if (cv == ControlledValues::RequestsAndLimits) {
-            if (const Quantity* q = find(target.limits, r)) out.limits.insert_or_assign(std::string(r), *q);
+            if (const Quantity* q = find(target.limits, r)) controlled.limits.emplace(std::string(r), *q);
         }
+    }
+    ResourceRequirements out = overlay_requirements(live, controlled);
+    for (std::string_view r : {kCpu, kMemory}) {
         // requests <= limits or the API rejects the resize.
         auto req = out.requests.find(r);
         const Quantity* lim = find(out.limits, r);
