@@ -93,7 +93,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
         co_await sleep_for(ex, wait);
     }
 
-    asio::awaitable<api_result<http::response>> execute(http::request req, std::string_view verb_label) {
+    asio::awaitable<api_result<http::response>> execute(http::request req, std::string verb_label) {
         auto self = shared_from_this();
         const auto start = steady::now();
         auto finish = [&] {
@@ -160,9 +160,10 @@ void client::shutdown() noexcept {
     impl_->http.close_idle();
 }
 
-client::task<api_result<http::response>> client::execute(http::request req, std::string_view verb_label) {
+client::task<api_result<http::response>> client::execute(http::request req, std::string verb_label) {
     auto keep = impl_;
-    co_return co_await keep->execute(std::move(req), verb_label);
+    auto r = co_await keep->execute(std::move(req), std::move(verb_label));
+    co_return r;
 }
 
 client::task<client::json_result> client::get_path(std::string path_and_query) {
@@ -174,13 +175,14 @@ client::task<client::json_result> client::get_path(std::string path_and_query) {
     co_return parse_json(std::move(r).value());
 }
 
-client::task<client::json_result> client::get(const resource_type& rt, std::string_view ns, std::string_view name,
-                                              std::string_view subresource) {
-    co_return co_await get_path(object_path(rt, ns, name, subresource));
+client::task<client::json_result> client::get(resource_type rt, std::string ns, std::string name,
+                                              std::string subresource) {
+    std::string path = object_path(rt, ns, name, subresource);
+    auto r = co_await get_path(std::move(path));
+    co_return r;
 }
 
-client::task<api_result<list_page>> client::list(const resource_type& rt, std::string_view ns,
-                                                 const list_options& opts) {
+client::task<api_result<list_page>> client::list(resource_type rt, std::string ns, list_options opts) {
     query q;
     q.add("labelSelector", opts.label_selector)
         .add("fieldSelector", opts.field_selector)
@@ -203,7 +205,7 @@ client::task<api_result<list_page>> client::list(const resource_type& rt, std::s
     co_return page;
 }
 
-client::task<api_result<list_page>> client::list_all(const resource_type& rt, std::string_view ns, list_options opts) {
+client::task<api_result<list_page>> client::list_all(resource_type rt, std::string ns, list_options opts) {
     list_page all;
     bool restarted = false;
     const list_options first = opts;
@@ -241,8 +243,7 @@ query write_query(const write_options& wo, bool apply) {
 }
 }  // namespace
 
-client::task<client::json_result> client::create(const resource_type& rt, std::string_view ns,
-                                                 const json::value& obj, const write_options& wo) {
+client::task<client::json_result> client::create(resource_type rt, std::string ns, json::value obj, write_options wo) {
     http::request req;
     req.method = http::verb::post;
     req.target = collection_path(rt, ns) + write_query(wo, false).encode();
@@ -253,9 +254,8 @@ client::task<client::json_result> client::create(const resource_type& rt, std::s
     co_return parse_json(std::move(r).value());
 }
 
-client::task<client::json_result> client::update(const resource_type& rt, std::string_view ns, std::string_view name,
-                                                 const json::value& obj, std::string_view subresource,
-                                                 const write_options& wo) {
+client::task<client::json_result> client::update(resource_type rt, std::string ns, std::string name, json::value obj,
+                                                 std::string subresource, write_options wo) {
     http::request req;
     req.method = http::verb::put;
     req.target = object_path(rt, ns, name, subresource) + write_query(wo, false).encode();
@@ -266,9 +266,8 @@ client::task<client::json_result> client::update(const resource_type& rt, std::s
     co_return parse_json(std::move(r).value());
 }
 
-client::task<client::json_result> client::patch(const resource_type& rt, std::string_view ns, std::string_view name,
-                                                patch_type type, std::string body, std::string_view subresource,
-                                                const write_options& wo) {
+client::task<client::json_result> client::patch(resource_type rt, std::string ns, std::string name, patch_type type,
+                                                std::string body, std::string subresource, write_options wo) {
     if (type == patch_type::apply && wo.field_manager.empty()) {
         co_return api_error{error_kind::decode, 0, "", "server-side apply needs a field manager"};
     }
@@ -282,8 +281,8 @@ client::task<client::json_result> client::patch(const resource_type& rt, std::st
     co_return parse_json(std::move(r).value());
 }
 
-client::task<client::json_result> client::remove(const resource_type& rt, std::string_view ns, std::string_view name,
-                                                 const delete_options& d) {
+client::task<client::json_result> client::remove(resource_type rt, std::string ns, std::string name,
+                                                 delete_options d) {
     json::object body{{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
     if (!d.propagation_policy.empty()) body["propagationPolicy"] = d.propagation_policy;
     if (d.grace_period_seconds) body["gracePeriodSeconds"] = *d.grace_period_seconds;
@@ -303,9 +302,8 @@ client::task<client::json_result> client::remove(const resource_type& rt, std::s
     co_return parse_json(std::move(r).value());
 }
 
-client::task<api_result<std::unique_ptr<http::body_stream>>> client::watch(const resource_type& rt,
-                                                                           std::string_view ns,
-                                                                           const watch_options& wo) {
+client::task<api_result<std::unique_ptr<http::body_stream>>> client::watch(resource_type rt, std::string ns,
+                                                                           watch_options wo) {
     auto& self = *impl_;
     auto keep = impl_;
     if (self.stopped) co_return api_error::from_transport(http::failure::cancelled, "client shut down");

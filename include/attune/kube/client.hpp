@@ -93,34 +93,49 @@ public:
     template <class T>
     using task = boost::asio::awaitable<T>;
 
-    task<json_result> get(const resource_type& rt, std::string_view ns, std::string_view name,
-                          std::string_view subresource = {});
+    // Coroutine parameters of class type are taken by value and never
+    // defaulted: the frame owns them, and GCC 12 mis-destroys defaulted
+    // class-type arguments of coroutines. The shorter overloads forward.
+    task<json_result> get(resource_type rt, std::string ns, std::string name, std::string subresource);
+    task<json_result> get(resource_type rt, std::string ns, std::string name) {
+        return get(std::move(rt), std::move(ns), std::move(name), std::string());
+    }
     // One page; pass list_page::continue_token back in list_options to go on.
-    task<api_result<list_page>> list(const resource_type& rt, std::string_view ns, const list_options& opts = {});
+    task<api_result<list_page>> list(resource_type rt, std::string ns, list_options opts);
     // Every page, following continue tokens. A 410 on a continue token (the
     // snapshot expired) restarts from the beginning once.
-    task<api_result<list_page>> list_all(const resource_type& rt, std::string_view ns, list_options opts = {});
-    task<json_result> create(const resource_type& rt, std::string_view ns, const boost::json::value& obj,
-                             const write_options& wo = {});
+    task<api_result<list_page>> list_all(resource_type rt, std::string ns, list_options opts);
+    task<json_result> create(resource_type rt, std::string ns, boost::json::value obj, write_options wo);
+    task<json_result> create(resource_type rt, std::string ns, boost::json::value obj) {
+        return create(std::move(rt), std::move(ns), std::move(obj), write_options{});
+    }
     // PUT; `obj` must carry metadata.resourceVersion for optimistic concurrency (409 on a stale one).
-    task<json_result> update(const resource_type& rt, std::string_view ns, std::string_view name,
-                             const boost::json::value& obj, std::string_view subresource = {},
-                             const write_options& wo = {});
-    task<json_result> patch(const resource_type& rt, std::string_view ns, std::string_view name, patch_type type,
-                            std::string body, std::string_view subresource = {}, const write_options& wo = {});
-    task<json_result> remove(const resource_type& rt, std::string_view ns, std::string_view name,
-                             const delete_options& dopts = {});
+    task<json_result> update(resource_type rt, std::string ns, std::string name, boost::json::value obj,
+                             std::string subresource, write_options wo);
+    task<json_result> update(resource_type rt, std::string ns, std::string name, boost::json::value obj) {
+        return update(std::move(rt), std::move(ns), std::move(name), std::move(obj), std::string(), write_options{});
+    }
+    task<json_result> patch(resource_type rt, std::string ns, std::string name, patch_type type, std::string body,
+                            std::string subresource, write_options wo);
+    task<json_result> patch(resource_type rt, std::string ns, std::string name, patch_type type, std::string body,
+                            std::string subresource = std::string()) {
+        return patch(std::move(rt), std::move(ns), std::move(name), type, std::move(body), std::move(subresource),
+                     write_options{});
+    }
+    task<json_result> remove(resource_type rt, std::string ns, std::string name, delete_options dopts);
+    task<json_result> remove(resource_type rt, std::string ns, std::string name) {
+        return remove(std::move(rt), std::move(ns), std::move(name), delete_options{});
+    }
 
     // Opens a watch stream (ndjson body). HTTP errors, including 410, come
-    // back as api_error; feed the stream to a watch_line_decoder.
-    task<api_result<std::unique_ptr<http::body_stream>>> watch(const resource_type& rt, std::string_view ns,
-                                                                const watch_options& wo);
+    // back as api_error; feed the stream to a watch_line_splitter.
+    task<api_result<std::unique_ptr<http::body_stream>>> watch(resource_type rt, std::string ns, watch_options wo);
 
     // GET of an arbitrary path (discovery, /version, /openapi/v3/...).
     task<json_result> get_path(std::string path_and_query);
 
     // The raw exchange with queueing, rate limiting and retries; used by all verbs.
-    task<api_result<http::response>> execute(http::request req, std::string_view verb_label);
+    task<api_result<http::response>> execute(http::request req, std::string verb_label);
 
     kube_metrics& metrics() noexcept;
     const rest_config& config() const noexcept;

@@ -1,0 +1,161 @@
+#include <attune/kube/discovery.hpp>
+
+#include <boost/json.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace attune::kube {
+namespace json = boost::json;
+namespace asio = boost::asio;
+
+namespace {
+const json::value* path(const json::value& v, std::initializer_list<std::string_view> keys) {
+    const json::value* cur = &v;
+    for (auto k : keys) {
+        if (!cur->is_object()) return nullptr;
+        cur = cur->get_object().if_contains(k);
+        if (!cur) return nullptr;
+    }
+    return cur;
+}
+}  // namespace
+
+core::ServerVersionProbe server_version_from(const json::value& doc) {
+    core::ServerVersionProbe p;
+    if (auto* gv = path(doc, {"gitVersion"}); gv && gv->is_string()) {
+        p.git_version = gv->get_string();
+    } else {
+        p.error = "/version has no gitVersion";
+    }
+    return p;
+}
+
+core::ApiResourcesProbe api_resources_from(const json::value& list) {
+    core::ApiResourcesProbe p;
+    auto* res = path(list, {"resources"});
+    if (!res || !res->is_array()) {
+        p.error = "/api/v1 has no resources list";
+        return p;
+    }
+    for (const auto& r : res->get_array()) {
+        if (auto* n = path(r, {"name"}); n && n->is_string()) p.core_v1_resources.emplace_back(n->get_string());
+    }
+    return p;
+}
+
+std::string openapi_path_for(const json::value& root, std::string_view gv) {
+    auto* paths = path(root, {"paths"});
+    if (!paths || !paths->is_object()) return {};
+    auto* entry = paths->get_object().if_contains(gv);
+    if (!entry) return {};
+    if (auto* url = path(*entry, {"serverRelativeURL"}); url && url->is_string()) return std::string(url->get_string());
+    return {};
+}
+
+bool pod_spec_has_resources(const json::value& doc) {
+    auto* schemas = path(doc, {"components", "schemas"});
+    if (!schemas || !schemas->is_object()) return false;
+    auto* props = path(*schemas, {"io.k8s.api.core.v1.PodSpec", "properties"});
+    return props && props->is_object() && props->get_object().contains("resources");
+}
+
+bool hpa_conditions_list_scaled_to_zero(const json::value& doc) {
+    auto* schemas = path(doc, {"components", "schemas"});
+    if (!schemas) return false;
+    auto* type = path(*schemas, {"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition", "properties", "type"});
+    if (!type) return false;
+    if (auto* e = path(*type, {"enum"}); e && e->is_array()) {
+        for (const auto& v : e->get_array())
+            if (v.is_string() && v.get_string() == "ScaledToZero") return true;
+    }
+    if (auto* d = path(*type, {"description"}); d && d->is_string())
+        return std::string_view(d->get_string()).find("\"ScaledToZero\"") != std::string_view::npos;
+    return false;
+}
+
+core::NodeProbe node_probe_from(const json::value& node) {
+    core::NodeProbe p;
+    if (auto* conds = path(node, {"status", "conditions"}); conds && conds->is_array()) {
+        for (const auto& c : conds->get_array()) {
+            auto* t = path(c, {"type"});
+            auto* s = path(c, {"status"});
+            if (t && s && t->is_string() && s->is_string() && t->get_string() == "Ready") p.ready = s->get_string() == "True";
+        }
+    }
+    if (auto* df = path(node, {"status", "declaredFeatures"}); df && df->is_array()) {
+        std::vector<std::string> names;
+        for (const auto& f : df->get_array())
+            if (f.is_string()) names.emplace_back(f.get_string());
+        p.declared_features = std::move(names);
+    }
+    return p;
+}
+
+asio::awaitable<core::ServerVersionProbe> probe_server_version(client& c) {
+    auto r = co_await c.get_path("/version");
+    if (!r) co_return core::ServerVersionProbe{"", r.error().describe()};
+    co_return server_version_from(r.value());
+}
+
+asio::awaitable<core::ApiResourcesProbe> probe_core_v1_resources(client& c) {
+    auto r = co_await c.get_path("/api/v1");
+    if (!r) {
+        core::ApiResourcesProbe p;
+        p.error = r.error().describe();
+        co_return p;
+    }
+    co_return api_resources_from(r.value());
+}
+
+asio::awaitable<core::OpenApiProbe> probe_openapi(client& c) {
+    core::OpenApiProbe p;
+    auto root = co_await c.get_path("/openapi/v3");
+    if (!root) {
+        p.error = root.error().describe();
+        co_return p;
+    }
+    const auto core_url = openapi_path_for(root.value(), "api/v1");
+    if (core_url.empty()) {
+        p.error = "/openapi/v3 does not list api/v1";
+        co_return p;
+    }
+    auto core_doc = co_await c.get_path(core_url);
+    if (!core_doc) {
+        p.error = core_doc.error().describe();
+        co_return p;
+    }
+    p.pod_spec_has_resources = pod_spec_has_resources(core_doc.value());
+    if (const auto hpa_url = openapi_path_for(root.value(), "apis/autoscaling/v2"); !hpa_url.empty()) {
+        if (auto hpa_doc = co_await c.get_path(hpa_url)) {
+            p.hpa_conditions_have_scaled_to_zero = hpa_conditions_list_scaled_to_zero(hpa_doc.value());
+        }
+    }
+    co_return p;
+}
+
+asio::awaitable<core::NodeListProbe> probe_nodes(client& c) {
+    core::NodeListProbe p;
+    list_options lo;
+    lo.limit = 500;
+    auto r = co_await c.list_all(resources::nodes(), "", lo);
+    if (!r) {
+        p.error = r.error().describe();
+        co_return p;
+    }
+    for (const auto& n : r->items) p.nodes.push_back(node_probe_from(n));
+    co_return p;
+}
+
+asio::awaitable<discovery_probes> probe_all(client& c) {
+    discovery_probes out;
+    out.version = co_await probe_server_version(c);
+    out.resources = co_await probe_core_v1_resources(c);
+    out.openapi = co_await probe_openapi(c);
+    out.nodes = co_await probe_nodes(c);
+    spdlog::info("discovery gitVersion={} resources={} podSpecResources={} nodes={} errors=\"{}{}{}{}\"",
+                 out.version.git_version, out.resources.core_v1_resources.size(), out.openapi.pod_spec_has_resources,
+                 out.nodes.nodes.size(), out.version.error, out.resources.error, out.openapi.error, out.nodes.error);
+    co_return out;
+}
+
+}  // namespace attune::kube

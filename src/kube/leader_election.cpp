@@ -1,0 +1,200 @@
+#include <attune/kube/leader_election.hpp>
+#include <attune/kube/micro_time.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json.hpp>
+
+#include <spdlog/spdlog.h>
+
+namespace attune::kube {
+namespace json = boost::json;
+namespace asio = boost::asio;
+
+namespace {
+json::value lease_body(const leader_election_config& cfg, const lease_record& r, const std::string& rv) {
+    json::object md{{"name", cfg.name}, {"namespace", cfg.ns}};
+    if (!rv.empty()) md["resourceVersion"] = rv;  // optimistic concurrency: 409 if someone wrote first
+    json::object spec{{"holderIdentity", r.holder},
+                      {"leaseDurationSeconds", r.duration_seconds},
+                      {"acquireTime", r.acquire_time},
+                      {"renewTime", r.renew_time},
+                      {"leaseTransitions", r.transitions}};
+    return json::object{{"apiVersion", "coordination.k8s.io/v1"},
+                        {"kind", "Lease"},
+                        {"metadata", std::move(md)},
+                        {"spec", std::move(spec)}};
+}
+
+bool same_record(const lease_record& a, const lease_record& b) {
+    return a.holder == b.holder && a.renew_time == b.renew_time && a.resource_version == b.resource_version &&
+           a.duration_seconds == b.duration_seconds;
+}
+}  // namespace
+
+lease_fsm::action lease_fsm::decide(const std::optional<lease_record>& observed, clock::time_point now) {
+    if (!observed) {
+        last_seen_.reset();
+        return action::create;
+    }
+    if (!last_seen_ || !same_record(*last_seen_, *observed)) {
+        last_seen_ = observed;
+        last_seen_at_ = now;
+    }
+    if (observed->holder == cfg_.identity) return action::renew;
+    if (observed->holder.empty()) return action::take;
+    const auto duration = observed->duration_seconds > 0 ? std::chrono::seconds(observed->duration_seconds)
+                                                          : cfg_.lease_duration;
+    // The holder's timestamps are on its clock; only our observation counts.
+    if (now >= last_seen_at_ + duration) return action::take;
+    return action::wait;
+}
+
+void lease_fsm::on_write(bool ok, clock::time_point now) {
+    if (ok) last_renew_ = now;
+}
+
+bool lease_fsm::is_leader(clock::time_point now) const {
+    return last_renew_ && now - *last_renew_ < cfg_.renew_deadline;
+}
+
+lease_record lease_from_json(const json::value& lease) {
+    lease_record r;
+    if (!lease.is_object()) return r;
+    const auto& o = lease.get_object();
+    if (auto* md = o.if_contains("metadata"); md && md->is_object()) {
+        if (auto* rv = md->get_object().if_contains("resourceVersion"); rv && rv->is_string())
+            r.resource_version = rv->get_string();
+    }
+    auto* spec = o.if_contains("spec");
+    if (!spec || !spec->is_object()) return r;
+    const auto& s = spec->get_object();
+    auto str = [&](const char* k) -> std::string {
+        auto* v = s.if_contains(k);
+        return v && v->is_string() ? std::string(v->get_string()) : std::string();
+    };
+    auto num = [&](const char* k) -> long long {
+        auto* v = s.if_contains(k);
+        return v && v->is_int64() ? v->get_int64() : 0;
+    };
+    r.holder = str("holderIdentity");
+    r.acquire_time = str("acquireTime");
+    r.renew_time = str("renewTime");
+    r.duration_seconds = num("leaseDurationSeconds");
+    r.transitions = num("leaseTransitions");
+    return r;
+}
+
+leader_elector::leader_elector(client& c, leader_election_config cfg, wall_clock now)
+    : client_(c), fsm_(std::move(cfg)),
+      now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })) {}
+
+bool leader_elector::is_leader() const noexcept { return leading_; }
+
+asio::awaitable<void> leader_elector::step() {
+    const auto& cfg = fsm_.config();
+    auto got = co_await client_.get(resources::leases(), cfg.ns, cfg.name);
+    if (!got && !got.error().is_not_found()) {
+        spdlog::warn("leader election read failed namespace={} name={} error=\"{}\"", cfg.ns, cfg.name,
+                     got.error().describe());
+        co_return;
+    }
+    std::optional<lease_record> observed;
+    if (got) observed = lease_from_json(got.value());
+    current_ = observed;
+    const auto act = fsm_.decide(observed, lease_fsm::clock::now());
+    if (act == lease_fsm::action::wait) co_return;
+    const json::value body = lease_body(cfg, next_record(act, observed), observed ? observed->resource_version : "");
+    auto res = co_await write(act == lease_fsm::action::create, body);
+    if (!res) {
+        // 409: someone else wrote first; we re-read next round.
+        spdlog::info("leader election write lost namespace={} name={} identity={} error=\"{}\"", cfg.ns, cfg.name,
+                     cfg.identity, res.error().describe());
+        co_return;
+    }
+    current_ = lease_from_json(res.value());
+    fsm_.on_write(true, lease_fsm::clock::now());
+}
+
+lease_record leader_elector::next_record(lease_fsm::action act, const std::optional<lease_record>& observed) const {
+    const auto& cfg = fsm_.config();
+    const auto stamp = format_micro_time(now_());
+    lease_record next;
+    next.holder = cfg.identity;
+    next.duration_seconds = cfg.lease_duration.count();
+    next.renew_time = stamp;
+    if (act == lease_fsm::action::renew && observed) {
+        next.acquire_time = observed->acquire_time.empty() ? stamp : observed->acquire_time;
+        next.transitions = observed->transitions;
+    } else {
+        next.acquire_time = stamp;
+        next.transitions = observed ? observed->transitions + 1 : 0;
+    }
+    return next;
+}
+
+asio::awaitable<client::json_result> leader_elector::write(bool create, const json::value& body) {
+    const auto& cfg = fsm_.config();
+    client::json_result r;
+    if (create) {
+        r = co_await client_.create(resources::leases(), cfg.ns, body);
+    } else {
+        r = co_await client_.update(resources::leases(), cfg.ns, cfg.name, body);
+    }
+    co_return r;
+}
+
+asio::awaitable<void> leader_elector::release() {
+    if (!leading_ && !(current_ && current_->holder == fsm_.config().identity)) co_return;
+    const auto& cfg = fsm_.config();
+    const auto stamp = format_micro_time(now_());
+    lease_record released;
+    released.holder = "";
+    released.duration_seconds = 1;
+    released.acquire_time = current_ ? current_->acquire_time : stamp;
+    released.renew_time = stamp;
+    released.transitions = current_ ? current_->transitions : 0;
+    const json::value body = lease_body(cfg, released, current_ ? current_->resource_version : std::string());
+    auto res = co_await client_.update(resources::leases(), cfg.ns, cfg.name, body);
+    if (res) {
+        spdlog::info("leader election released namespace={} name={} identity={}", cfg.ns, cfg.name, cfg.identity);
+    } else {
+        spdlog::warn("leader election release failed namespace={} name={} error=\"{}\"", cfg.ns, cfg.name,
+                     res.error().describe());
+    }
+    if (leading_) {
+        leading_ = false;
+        client_.metrics().leader.Set(0);
+        if (stopped_) stopped_();
+    }
+}
+
+asio::awaitable<void> leader_elector::run() {
+    auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
+    timer_ = timer;
+    while (!stopping_) {
+        co_await step();
+        const bool now_leading = fsm_.is_leader(lease_fsm::clock::now());
+        if (now_leading != leading_) {
+            leading_ = now_leading;
+            client_.metrics().leader.Set(leading_ ? 1 : 0);
+            spdlog::info("leader election {} namespace={} name={} identity={}", leading_ ? "acquired" : "lost",
+                         fsm_.config().ns, fsm_.config().name, fsm_.config().identity);
+            if (leading_ && started_) started_();
+            if (!leading_ && stopped_) stopped_();
+        }
+        if (stopping_) break;
+        timer->expires_after(fsm_.config().retry_period);
+        co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    co_await release();
+}
+
+void leader_elector::stop() noexcept {
+    stopping_ = true;
+    if (timer_) static_cast<asio::steady_timer*>(timer_.get())->cancel();
+}
+
+}  // namespace attune::kube

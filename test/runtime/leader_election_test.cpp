@@ -1,0 +1,116 @@
+#include "run_coro.hpp"
+#include "scripted_tls_server.hpp"
+#include "test_certs.hpp"
+
+#include <attune/kube/leader_election.hpp>
+#include <attune/kube/micro_time.hpp>
+
+#include <boost/json.hpp>
+
+#include <gtest/gtest.h>
+
+namespace attune::kube {
+namespace {
+using namespace std::chrono_literals;
+using act = lease_fsm::action;
+using tp = lease_fsm::clock::time_point;
+namespace json = boost::json;
+namespace asio = boost::asio;
+
+leader_election_config cfg() { return {"attune-system", "attune-manager", "me", 15s, 10s, 2s}; }
+
+lease_record held_by(std::string holder, std::string renew, std::string rv = "1") {
+    lease_record r;
+    r.holder = std::move(holder);
+    r.duration_seconds = 15;
+    r.renew_time = std::move(renew);
+    r.resource_version = std::move(rv);
+    return r;
+}
+
+TEST(LeaseFsm, CreatesMissingLease) {
+    lease_fsm f(cfg());
+    EXPECT_EQ(f.decide(std::nullopt, tp{}), act::create);
+}
+
+TEST(LeaseFsm, WaitsForOtherHolderUntilExpiryOnOurClock) {
+    lease_fsm f(cfg());
+    const tp t0 = tp{} + 100s;
+    EXPECT_EQ(f.decide(held_by("other", "r1"), t0), act::wait);
+    EXPECT_EQ(f.decide(held_by("other", "r1"), t0 + 14s), act::wait);
+    // The holder renewed: the observation clock restarts.
+    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 14s), act::wait);
+    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 28s), act::wait);
+    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 29s), act::take);
+}
+
+TEST(LeaseFsm, ReleasedLeaseIsTakenAtOnce) {
+    lease_fsm f(cfg());
+    EXPECT_EQ(f.decide(held_by("", "r"), tp{}), act::take);
+}
+
+TEST(LeaseFsm, OwnLeaseIsRenewedAndLeadershipNeedsFreshRenewals) {
+    lease_fsm f(cfg());
+    const tp t0 = tp{} + 1s;
+    EXPECT_FALSE(f.is_leader(t0));
+    EXPECT_EQ(f.decide(held_by("me", "r"), t0), act::renew);
+    f.on_write(true, t0);
+    EXPECT_TRUE(f.is_leader(t0 + 9s));
+    f.on_write(false, t0 + 9s);
+    EXPECT_FALSE(f.is_leader(t0 + 10s));  // renew deadline passed
+}
+
+TEST(LeaseFsm, ShortDurationFromReleaseIsHonoured) {
+    lease_fsm f(cfg());
+    auto r = held_by("other", "r");
+    r.duration_seconds = 1;
+    EXPECT_EQ(f.decide(r, tp{}), act::wait);
+    EXPECT_EQ(f.decide(r, tp{} + 1s), act::take);
+}
+
+TEST(MicroTime, Formats) {
+    const auto t = std::chrono::system_clock::time_point(std::chrono::seconds(1767225600) + std::chrono::microseconds(42));
+    EXPECT_EQ(format_micro_time(t), "2026-01-01T00:00:00.000042Z");
+}
+
+TEST(LeaderElector, AcquiresRenewsAndReleasesCleanly) {
+    using test::scripted_reply;
+    asio::io_context io;
+    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    const std::string lease_me =
+        R"({"kind":"Lease","metadata":{"name":"attune-manager","namespace":"attune-system","resourceVersion":"5"},)"
+        R"("spec":{"holderIdentity":"me","leaseDurationSeconds":15,"acquireTime":"a","renewTime":"b","leaseTransitions":0}})";
+    server.script(scripted_reply::status(404, "NotFound", "leases \"attune-manager\" not found"));
+    server.script(scripted_reply::http(201, lease_me));
+    rest_config rc;
+    rc.host = "127.0.0.1";
+    rc.port = std::to_string(server.port());
+    rc.tls.ca_pem = test::pki().ca_pem;
+    client c(io.get_executor(), rc);
+    leader_elector le(c, cfg());
+    int started = 0, stopped = 0;
+    le.on_started_leading([&] { ++started; });
+    le.on_stopped_leading([&] { ++stopped; });
+    test::run_coro(io, le.step());
+    server.script(scripted_reply::http(200, lease_me));  // read before release isn't needed; this is the release PUT answer
+    test::run_coro(io, [&]() -> asio::awaitable<void> {
+        // Simulate run(): became leader, then shut down.
+        co_await le.release();
+    }());
+    const auto& r = server.requests();
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].method, "GET");
+    EXPECT_EQ(r[1].method, "POST");
+    auto created = json::parse(r[1].body);
+    EXPECT_EQ(created.at("spec").at("holderIdentity").as_string(), "me");
+    EXPECT_EQ(created.at("spec").at("leaseDurationSeconds").as_int64(), 15);
+    EXPECT_EQ(r[2].method, "PUT");
+    EXPECT_EQ(r[2].target, "/apis/coordination.k8s.io/v1/namespaces/attune-system/leases/attune-manager?fieldManager=attune");
+    auto released = json::parse(r[2].body);
+    EXPECT_EQ(released.at("spec").at("holderIdentity").as_string(), "");
+    EXPECT_EQ(released.at("spec").at("leaseDurationSeconds").as_int64(), 1);
+    EXPECT_EQ(released.at("metadata").at("resourceVersion").as_string(), "5");
+}
+
+}  // namespace
+}  // namespace attune::kube
