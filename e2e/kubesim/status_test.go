@@ -130,3 +130,41 @@ func TestStatusResourcesParsing(t *testing.T) {
 		t.Fatalf("round trip: %v", got)
 	}
 }
+
+func TestNodeConditionsHeartbeat(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	first := nodeConditions(nil, t0)
+	second := nodeConditions(first, t0.Add(10*time.Second))
+	for i, c := range second {
+		m, p := c.(map[string]any), first[i].(map[string]any)
+		if m["lastHeartbeatTime"] == p["lastHeartbeatTime"] {
+			t.Fatalf("%v: heartbeat not refreshed", m["type"])
+		}
+		if m["lastTransitionTime"] != p["lastTransitionTime"] {
+			t.Fatalf("%v: transition time moved without a status change", m["type"])
+		}
+	}
+	ready := second[3].(map[string]any)
+	if ready["type"] != "Ready" || ready["status"] != "True" {
+		t.Fatalf("ready: %v", ready)
+	}
+}
+
+func TestNeedsAdmission(t *testing.T) {
+	cur, want := res("1", "1Gi", "", ""), res("2", "1Gi", "", "")
+	b36, b34 := mustBehavior(t, 36), mustBehavior(t, 34)
+	if NeedsAdmission(b36, running(cur, cur)) {
+		t.Fatal("equal spec and allocation need nothing")
+	}
+	if !NeedsAdmission(b36, running(cur, want)) {
+		t.Fatal("a changed container needs admission")
+	}
+	pl := PodState{PodSpec: want, PodAllocated: cur}
+	if !NeedsAdmission(b36, pl) || NeedsAdmission(b34, pl) {
+		t.Fatal("pod-level changes count from 1.35 only")
+	}
+	initOnly := PodState{Containers: []ContainerState{{Name: "i", Kind: Init, Spec: want, Allocated: cur}}}
+	if NeedsAdmission(b36, initOnly) {
+		t.Fatal("classic init containers are not resized")
+	}
+}
