@@ -8,8 +8,11 @@ minor=1.36
 filter=${1:-}
 start=$(date +%s)
 "$here/hack/cluster.sh" down >/dev/null 2>&1 || true
-if ! "$here/hack/cluster.sh" up --k8s "$minor" >/dev/null; then
-  echo "e2e: cluster $minor did not come up"
+mkdir -p "$here/e2e/.run"
+uplog="$here/e2e/.run/cluster-up-$minor.log"
+if ! "$here/hack/cluster.sh" up --k8s "$minor" >"$uplog" 2>&1; then
+  tail -n 40 "$uplog"
+  echo "e2e: cluster $minor did not come up (full log: $uplog)"
   echo "e2e: 0 passed, 1 failed"
   exit 1
 fi
