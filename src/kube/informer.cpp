@@ -16,7 +16,7 @@ namespace asio = boost::asio;
 struct informer::impl {
     impl(client& c, informer_options o, random_source r)
         : cl(c), opts(std::move(o)), rnd(r ? std::move(r) : make_random_source(std::random_device{}())),
-          fsm(opts.fsm, rnd), cache(opts.transform), label(opts.type.label()) {}
+          fsm(opts.fsm, rnd), cache(opts.transform, opts.storage), label(opts.type.label()) {}
 
     client& cl;
     informer_options opts;

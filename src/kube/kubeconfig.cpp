@@ -94,8 +94,25 @@ void collect(const kubeconfig_source& src, const YAML::Node& root, const char* l
 
 }  // namespace
 
+namespace {
+rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
+                            bool allow_insecure_tls);
+}  // namespace
+
 rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
                                bool allow_insecure_tls) {
+    try {
+        return resolve_checked(sources, context_override, allow_insecure_tls);
+    } catch (const YAML::Exception& e) {
+        // Any yaml-cpp complaint not mapped above still becomes a config_error.
+        throw config_error("kubeconfig " + (sources.empty() ? std::string() : sources.front().path.string()) +
+                           ": malformed: " + e.what());
+    }
+}
+
+namespace {
+rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
+                            bool allow_insecure_tls) {
     if (sources.empty()) throw config_error("kubeconfig: no configuration file found");
     merged m;
     for (const auto& src : sources) {
@@ -186,6 +203,7 @@ rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, st
     }
     return out;
 }
+}  // namespace
 
 namespace {
 std::vector<kubeconfig_source> read_sources(const std::vector<fs::path>& paths, bool all_required) {

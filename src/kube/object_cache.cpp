@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include <stdexcept>
+
 namespace attune::kube {
 namespace json = boost::json;
 
@@ -29,7 +31,8 @@ std::vector<std::string> owner_uids(const json::value& obj) {
 }
 }  // namespace
 
-object_cache::object_cache(transform_fn transform) : transform_(std::move(transform)) {}
+object_cache::object_cache(transform_fn transform, cache_storage storage)
+    : transform_(std::move(transform)), storage_(storage) {}
 
 std::string object_cache::key_of(const json::value& obj) {
     const auto name = meta_string(obj, "name");
@@ -42,16 +45,35 @@ std::string object_cache::key_of(const json::value& obj) {
     return k;
 }
 
-object_cache::object_ptr object_cache::admit(json::value&& object) const {
+object_cache::object_ptr object_cache::admit(json::value&& object, entry& e) const {
     if (transform_ && object.is_object()) transform_(object.get_object());
     // Copy into default storage, sized exactly: the event's parse buffer
     // (sized for the untransformed object) is released with the event.
-    return std::make_shared<const json::value>(object, json::storage_ptr());
+    auto snap = std::make_shared<const json::value>(object, json::storage_ptr());
+    e.resource_version = std::string(meta_string(*snap, "resourceVersion"));
+    e.ns = std::string(meta_string(*snap, "namespace"));
+    e.owners = owner_uids(*snap);
+    if (storage_ == cache_storage::compact_text) {
+        e.text = std::make_shared<const std::string>(json::serialize(*snap));
+        e.object.reset();
+    } else {
+        e.object = snap;
+        e.text.reset();
+    }
+    return snap;
 }
 
-void object_cache::index(const std::string& key, entry& e) {
-    e.ns = std::string(meta_string(*e.object, "namespace"));
-    e.owners = owner_uids(*e.object);
+object_cache::object_ptr object_cache::materialize(const entry& e) const {
+    if (e.object) return e.object;
+    if (!e.text) return nullptr;
+    boost::system::error_code ec;
+    auto v = json::parse(*e.text, ec);
+    // The text was produced by serialize(): a parse failure is a bug, not data.
+    if (ec) throw std::logic_error("object_cache: stored JSON does not parse: " + ec.message());
+    return std::make_shared<const json::value>(std::move(v));
+}
+
+void object_cache::index(const std::string& key, const entry& e) {
     by_namespace_[e.ns].insert(key);
     for (const auto& o : e.owners) by_owner_[o].insert(key);
 }
@@ -77,24 +99,25 @@ std::optional<object_cache::delta> object_cache::apply(watch_event_type type, js
     auto it = objects_.find(key);
     if (type == watch_event_type::deleted) {
         if (it == objects_.end()) return std::nullopt;
-        delta d{delta::kind::deleted, key, it->second.object, nullptr};
+        delta d{delta::kind::deleted, key, materialize(it->second), nullptr};
         unindex(key, it->second);
         objects_.erase(it);
         return d;
     }
-    if (it != objects_.end() && meta_string(*it->second.object, "resourceVersion") == meta_string(object, "resourceVersion")) {
+    if (it != objects_.end() && it->second.resource_version == meta_string(object, "resourceVersion")) {
         // Same version replayed (e.g. ADDED after a reconnect): not a change.
         return std::nullopt;
     }
-    auto snap = admit(std::move(object));
+    entry fresh;
+    auto snap = admit(std::move(object), fresh);
     if (it == objects_.end()) {
-        auto [pos, ok] = objects_.emplace(key, entry{snap, {}, {}});
+        auto [pos, ok] = objects_.emplace(key, std::move(fresh));
         index(pos->first, pos->second);
         return delta{delta::kind::added, std::move(key), nullptr, std::move(snap)};
     }
-    auto old = it->second.object;
+    auto old = materialize(it->second);
     unindex(key, it->second);
-    it->second.object = snap;
+    it->second = std::move(fresh);
     index(it->first, it->second);
     return delta{delta::kind::updated, std::move(key), std::move(old), std::move(snap)};
 }
@@ -114,7 +137,7 @@ std::vector<object_cache::delta> object_cache::replace(json::array items) {
         if (!seen.contains(k)) gone.push_back(k);
     for (auto& k : gone) {
         auto it = objects_.find(k);
-        out.push_back(delta{delta::kind::deleted, k, it->second.object, nullptr});
+        out.push_back(delta{delta::kind::deleted, k, materialize(it->second), nullptr});
         unindex(k, it->second);
         objects_.erase(it);
     }
@@ -123,14 +146,14 @@ std::vector<object_cache::delta> object_cache::replace(json::array items) {
 
 object_cache::object_ptr object_cache::get(std::string_view key) const {
     auto it = objects_.find(std::string(key));
-    return it == objects_.end() ? nullptr : it->second.object;
+    return it == objects_.end() ? nullptr : materialize(it->second);
 }
 
 std::vector<object_cache::object_ptr> object_cache::in_namespace(std::string_view ns) const {
     std::vector<object_ptr> out;
     auto it = by_namespace_.find(std::string(ns));
     if (it == by_namespace_.end()) return out;
-    for (const auto& k : it->second) out.push_back(objects_.at(k).object);
+    for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
     return out;
 }
 
@@ -138,14 +161,14 @@ std::vector<object_cache::object_ptr> object_cache::owned_by(std::string_view ow
     std::vector<object_ptr> out;
     auto it = by_owner_.find(std::string(owner_uid));
     if (it == by_owner_.end()) return out;
-    for (const auto& k : it->second) out.push_back(objects_.at(k).object);
+    for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
     return out;
 }
 
 std::vector<object_cache::object_ptr> object_cache::all() const {
     std::vector<object_ptr> out;
     out.reserve(objects_.size());
-    for (const auto& [k, e] : objects_) out.push_back(e.object);
+    for (const auto& [k, e] : objects_) out.push_back(materialize(e));
     return out;
 }
 

@@ -60,20 +60,47 @@ void strip_pod_spec(json::object& spec) {
 
 void strip_pod(json::object& obj) {
     strip_common(obj);
+    if (auto* md = object_at(obj, "metadata")) {
+        md->erase("generateName");
+        // Pods carry many third-party annotations; Attune reads only its own.
+        if (auto* ann = object_at(*md, "annotations")) {
+            for (auto it = ann->begin(); it != ann->end();) {
+                if (std::string_view(it->key()).find("attune.io/") == std::string_view::npos) it = ann->erase(it); else ++it;
+            }
+            if (ann->empty()) md->erase("annotations");
+        }
+        if (auto* refs = array_at(*md, "ownerReferences")) {
+            for (auto& r : *refs)
+                if (r.is_object()) keep_only(r.get_object(), {"apiVersion", "kind", "name", "uid", "controller"});
+        }
+    }
     if (auto* spec = object_at(obj, "spec")) strip_pod_spec(*spec);
     if (auto* st = object_at(obj, "status")) {
         keep_only(*st, {"phase", "qosClass", "resize", "observedGeneration", "conditions", "containerStatuses",
                         "initContainerStatuses", "resources", "allocatedResources"});
         if (auto* conds = array_at(*st, "conditions")) {
-            for (auto& c : *conds)
-                if (c.is_object()) keep_only(c.get_object(), {"type", "status", "reason", "message", "observedGeneration"});
+            // Only the resize conditions and readiness feed decisions.
+            auto keep = [](const json::value& c) {
+                if (!c.is_object()) return false;
+                auto* t = c.get_object().if_contains("type");
+                if (!t || !t->is_string()) return false;
+                const std::string_view type = t->get_string();
+                return type == "PodResizePending" || type == "PodResizeInProgress" || type == "Ready";
+            };
+            for (auto it = conds->begin(); it != conds->end();) {
+                if (keep(*it)) {
+                    keep_only(it->get_object(), {"type", "status", "reason", "message", "observedGeneration"});
+                    ++it;
+                } else {
+                    it = conds->erase(it);
+                }
+            }
         }
         for (auto key : {"containerStatuses", "initContainerStatuses"}) {
             if (auto* cs = array_at(*st, key)) {
                 for (auto& c : *cs)
                     if (c.is_object())
-                        keep_only(c.get_object(),
-                                  {"name", "resources", "allocatedResources", "ready", "restartCount", "started"});
+                        keep_only(c.get_object(), {"name", "resources", "allocatedResources", "ready", "restartCount"});
             }
         }
     }

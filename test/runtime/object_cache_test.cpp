@@ -92,5 +92,24 @@ TEST(ObjectCache, SnapshotsSurviveLaterUpdates) {
     EXPECT_EQ(meta_string(*snap, "resourceVersion"), "1");
 }
 
+TEST(ObjectCache, CompactTextStorageBehavesLikeTrees) {
+    object_cache c(strip_pod, cache_storage::compact_text);
+    auto a = c.apply(watch_event_type::added, pod("ns", "a", "1", "rs-1"));
+    ASSERT_TRUE(a);
+    EXPECT_FALSE(a->new_object->at("metadata").as_object().contains("managedFields"));
+    EXPECT_FALSE(c.apply(watch_event_type::modified, pod("ns", "a", "1", "rs-1")));
+    auto u = c.apply(watch_event_type::modified, pod("ns", "a", "2", "rs-2"));
+    ASSERT_TRUE(u);
+    EXPECT_EQ(meta_string(*u->old_object, "resourceVersion"), "1");
+    EXPECT_EQ(meta_string(*c.get("ns/a"), "resourceVersion"), "2");
+    EXPECT_TRUE(c.owned_by("rs-1").empty());
+    EXPECT_EQ(names(c.owned_by("rs-2")), (std::vector<std::string>{"a"}));
+    EXPECT_EQ(names(c.in_namespace("ns")), (std::vector<std::string>{"a"}));
+    auto d = c.apply(watch_event_type::deleted, pod("ns", "a", "3"));
+    ASSERT_TRUE(d);
+    EXPECT_EQ(meta_string(*d->old_object, "resourceVersion"), "2");
+    EXPECT_EQ(c.size(), 0u);
+}
+
 }  // namespace
 }  // namespace attune::kube

@@ -21,6 +21,7 @@ struct informer_options {
     std::string label_selector;
     std::string field_selector;
     transform_fn transform = strip_generic;
+    cache_storage storage = cache_storage::tree;
     watch_fsm::options fsm;
     std::size_t max_line_bytes = 16u << 20;
 };

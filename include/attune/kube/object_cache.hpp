@@ -19,6 +19,11 @@
 
 namespace attune::kube {
 
+// How objects are held. `tree` keeps parsed JSON (fast reads, ~3x the text
+// size); `compact_text` keeps the transformed object as JSON text and parses
+// on read (for large, rarely read-in-bulk resources such as pods).
+enum class cache_storage { tree, compact_text };
+
 class object_cache {
 public:
     using object_ptr = std::shared_ptr<const boost::json::value>;
@@ -31,7 +36,7 @@ public:
         object_ptr new_object;  // null on deleted
     };
 
-    explicit object_cache(transform_fn transform = strip_generic);
+    explicit object_cache(transform_fn transform = strip_generic, cache_storage storage = cache_storage::tree);
 
     // Applies one ADDED/MODIFIED/DELETED event (others are ignored). Returns
     // the change, or nothing when the event changed nothing (e.g. deleting an
@@ -54,16 +59,21 @@ public:
 
 private:
     struct entry {
-        object_ptr object;
+        object_ptr object;                        // tree storage
+        std::shared_ptr<const std::string> text;  // compact storage
+        std::string resource_version;
         std::string ns;
         std::vector<std::string> owners;
     };
 
-    object_ptr admit(boost::json::value&& object) const;
-    void index(const std::string& key, entry& e);
+    // Transforms the object; returns the snapshot and fills the entry.
+    object_ptr admit(boost::json::value&& object, entry& e) const;
+    object_ptr materialize(const entry& e) const;
+    void index(const std::string& key, const entry& e);
     void unindex(const std::string& key, const entry& e);
 
     transform_fn transform_;
+    cache_storage storage_;
     std::unordered_map<std::string, entry> objects_;
     std::unordered_map<std::string, std::unordered_set<std::string>> by_namespace_;
     std::unordered_map<std::string, std::unordered_set<std::string>> by_owner_;

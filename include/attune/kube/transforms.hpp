@@ -17,9 +17,11 @@ void strip_common(boost::json::object& obj);
 void strip_pod_spec(boost::json::object& spec);
 
 // A Pod: common + pod spec + the status fields the resize and idle logic read
-// (phase, qosClass, resize, observedGeneration, conditions without
-// timestamps, container statuses reduced to name/resources/allocatedResources/
-// ready/restartCount, pod-level resources). Owner references are kept.
+// (phase, qosClass, resize, observedGeneration, the PodResizePending /
+// PodResizeInProgress / Ready conditions without timestamps, container
+// statuses reduced to name/resources/allocatedResources/ready/restartCount,
+// pod-level resources). Owner references are kept (apiVersion, kind, name,
+// uid, controller); only attune.io/ annotations are kept.
 void strip_pod(boost::json::object& obj);
 
 // Workloads (Deployment, StatefulSet, ReplicaSet, DaemonSet): common + the
