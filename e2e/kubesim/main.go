@@ -19,11 +19,13 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
@@ -182,25 +184,51 @@ func newSim(b Behavior, cfg Config, dyn dynamic.Interface) *Sim {
 }
 
 // newInformer watches one resource through the dynamic client with a
-// selector; the list/watch calls carry the server-side timeout.
+// selector. List and watch ride out a restarting apiserver themselves
+// (retryWhileDown), because the reflector's own backoff grows to 30 s and
+// would leave pods unattended long after the server is back.
 func newInformer(dyn dynamic.Interface, gvr schema.GroupVersionResource, sel metav1.ListOptions, idx cache.Indexers) cache.SharedIndexInformer {
 	res := dyn.Resource(gvr)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.LabelSelector, o.FieldSelector = sel.LabelSelector, sel.FieldSelector
-			c, cancel := context.WithTimeout(ctx, time.Minute)
-			defer cancel()
-			return res.List(c, o)
+			return retryWhileDown(ctx, func() (runtime.Object, error) {
+				c, cancel := context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+				return res.List(c, o)
+			})
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			o.LabelSelector, o.FieldSelector = sel.LabelSelector, sel.FieldSelector
-			return res.Watch(ctx, o)
+			return retryWhileDown(ctx, func() (watch.Interface, error) { return res.Watch(ctx, o) })
 		},
 	}
 	if idx == nil {
 		idx = cache.Indexers{}
 	}
 	return cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0, idx)
+}
+
+// retryWhileDown retries call every 500 ms for up to a minute while the
+// apiserver is unreachable; any other outcome is returned at once.
+func retryWhileDown[T any](ctx context.Context, call func() (T, error)) (T, error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		v, err := call()
+		if err == nil || !serverDown(err) || time.Now().After(deadline) {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return v, err
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func serverDown(err error) bool {
+	return utilnet.IsConnectionRefused(err) || utilnet.IsConnectionReset(err) ||
+		utilnet.IsProbableEOF(err) || apierrors.IsServiceUnavailable(err)
 }
 
 func (s *Sim) run(ctx context.Context, ready chan struct{}) error {
