@@ -14,8 +14,12 @@ if [ -x "$cache/kubesim" ]; then echo "$cache/kubesim"; exit 0; fi
 mkdir -p "$cache"
 start=$(date +%s)
 echo "kubesim-build: building $key..." >&2
+# A private temp name, so two concurrent builds cannot clobber each other.
+tmp=$(mktemp "$cache/kubesim.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
 ( cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 nice -n 10 go build -trimpath -mod=readonly \
-    -ldflags "-s -w" -o "$cache/kubesim.tmp" . ) >&2
-mv "$cache/kubesim.tmp" "$cache/kubesim"
+    -ldflags "-s -w" -o "$tmp" . ) >&2
+chmod 755 "$tmp"
+mv -f "$tmp" "$cache/kubesim"
 echo "kubesim-build: built in $(( $(date +%s) - start ))s" >&2
 echo "$cache/kubesim"
