@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The core against the real apiserver: for random pods (with and without
+# pod-level spec.resources, sidecars, Guaranteed and Burstable shapes) and
+# random container targets, every /resize body plan_resize returns must be
+# accepted by the apiserver. Several rounds per pod, so later rounds plan on
+# already-resized pods. On 1.32-1.33 this also proves the memory-limit clamp:
+# an unclamped negative-control round must see rejections there.
+#
+#   hack/cluster.sh up --k8s 1.36 --node-cpu 1000 --node-memory 4000Gi
+#   DRIVER=build-core/test/core/plan_resize_driver test/core/e2e/plan_resize_accepted.sh
+#
+# Uses e2e/lib.sh (kubectl from the same build, exit 0 pass / 77 skip).
+. "$(dirname "$0")/../../../e2e/lib.sh"
+DRIVER=${DRIVER:-$REPO_ROOT/build-core/test/core/plan_resize_driver}
+PODS=${PODS:-50}
+ROUNDS=${ROUNDS:-4}
+SEED=${SEED:-20261129}
+[ -x "$DRIVER" ] || fail "no driver at $DRIVER (ninja -C build-core test/core/plan_resize_driver)"
+test_namespace
+
+minor=${K8S_MINOR#1.}
+declared=$(k get nodes -o json | jq -r '[.items[] | select(any(.status.conditions[]; .type=="Ready" and .status=="True")) | (.status.declaredFeatures // [])] |
+  if any(.[]; any(.[]; . == "InPlacePodLevelResourcesVerticalScaling")) then "yes"
+  elif any(.[]; length > 0) then "no" else "empty" end')
+# The seed's three-way rule, the same one decide_capabilities applies.
+case $declared in yes) in_place=true;; no) in_place=false;; *) in_place=$([ "$minor" -ge 36 ] && echo true || echo false);; esac
+allow_decrease=$([ "$minor" -ge 34 ] && echo true || echo false)
+log "K8S $K8S_VERSION: in_place_pod_level_resources=$in_place allow_in_place_memory_limit_decrease=$allow_decrease"
+
+"$DRIVER" pods "$SEED" "$PODS" | k -n "$ns" apply -f - >/dev/null
+all_running() {
+  k -n "$ns" get pods -o json | jq -e --argjson n "$PODS" '(.items | length) == $n and all(.items[];
+    .status.phase == "Running" and (.status.containerStatuses // [] | length > 0) and all(.status.containerStatuses[]; .resources != null))' >/dev/null
+}
+wait_until 180 all_running || fail "pods never all ran: $(k -n "$ns" get pods --no-headers | grep -vc Running) not running"
+
+cases=0 planned=0 accepted=0 envelope=0 clamped=0
+declare -A skips=()
+round() {  # round N ALLOW_DECREASE -> sets rejected
+  local line name body out
+  rejected=0
+  while IFS= read -r line; do
+    cases=$((cases + 1))
+    name=$(jq -r .name <<<"$line")
+    if jq -e 'has("skip")' <<<"$line" >/dev/null; then
+      skips[$(jq -r .skip <<<"$line")]=$(( ${skips[$(jq -r .skip <<<"$line")]:-0} + 1 ))
+      continue
+    fi
+    planned=$((planned + 1))
+    body=$(jq -c .body <<<"$line")
+    [ "$(jq -r .envelope_raised <<<"$line")" = true ] && envelope=$((envelope + 1))
+    [ "$(jq -r .memory_clamped <<<"$line")" = true ] && clamped=$((clamped + 1))
+    if out=$(k -n "$ns" patch pod "$name" --subresource resize --type strategic -p "$body" 2>&1); then
+      accepted=$((accepted + 1))
+    else
+      rejected=$((rejected + 1))
+      echo "  rejected $name: $body" >&2
+      echo "    $out" >&2
+    fi
+  done < <(k -n "$ns" get pods -o json | "$DRIVER" plan "$SEED" "$1" "$minor" "$in_place" "$2")
+}
+
+for r in $(seq 1 "$ROUNDS"); do
+  round "$r" "$allow_decrease"
+  [ "$rejected" -eq 0 ] || fail "round $r: the apiserver rejected $rejected body(ies) plan_resize produced"
+done
+summary="cases=$cases planned=$planned accepted=$accepted envelope_raised=$envelope memory_clamped=$clamped skips={$(for s in "${!skips[@]}"; do printf '%s:%s ' "$s" "${skips[$s]}"; done)}"
+log "$summary"
+[ "$cases" -ge 200 ] || fail "only $cases cases (want >= 200): raise PODS or ROUNDS"
+[ "$planned" -gt 0 ] || fail "nothing was planned"
+
+if [ "$allow_decrease" = false ]; then
+  # Negative control: the same planner without the clamp must hit the 1.33
+  # rejection somewhere, or this test proves nothing about the clamp.
+  [ "$clamped" -gt 0 ] || fail "no memory-limit decrease was clamped: the clamp was never exercised"
+  planned_before=$planned
+  round $((ROUNDS + 1)) true
+  log "negative control (no clamp): $((planned - planned_before)) planned, $rejected rejected"
+  [ "$rejected" -gt 0 ] || fail "without the clamp nothing was rejected on $K8S_VERSION"
+fi
