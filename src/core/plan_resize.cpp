@@ -132,9 +132,16 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
                 plan.planned.pod_resources = raise->next;
                 plan.envelope = raise->next;
             }
-        } else if (auto why = exceeds_envelope(plan.planned, *pod.pod_resources); !why.empty()) {
+        } else if (!pod.pod_resources->requests.empty() || !pod.pod_resources->limits.empty()) {
+            // The seed let decreases under the envelope through, but every
+            // apiserver without in-place pod-level resize (1.33-1.35, 1.36
+            // with the gate off) forbids resizing such a pod at all (e2e:
+            // "resize of pods with pod-level resources is forbidden ..."),
+            // so any change is skipped.
+            const auto why = exceeds_envelope(plan.planned, *pod.pod_resources);
             return Skip{"envelope_constraint",
-                        "pod-level resources (spec.resources) cannot be resized in place here: " + join(why)};
+                        "pods with pod-level resources (spec.resources) cannot be resized on this cluster" +
+                            (why.empty() ? std::string() : ": " + join(why))};
         }
     }
 

@@ -55,8 +55,9 @@ using PlanOutcome = std::variant<ResizePlan, Skip>;
 // (caps.allow_in_place_memory_limit_decrease) and usage floor, then the
 // envelope: raise it in place when caps.in_place_pod_level_resources (skip
 // envelope_constraint if RequestsOnly would lift a non-Guaranteed envelope
-// limit), or skip envelope_constraint if it no longer fits and cannot be
-// resized. Last, the QoS class must not change (qos_change): the envelope
+// limit). Without in-place pod-level resize, a pod with a non-empty
+// envelope cannot be resized at all (apiserver validation), so any change
+// is skipped as envelope_constraint. Last, the QoS class must not change (qos_change): the envelope
 // decides QoS only when in-place pod-level resize is on.
 PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets, const Capabilities& caps,
                         ControlledValues controlled_values, const PlanOptions& options = {});
