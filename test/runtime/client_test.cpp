@@ -301,6 +301,32 @@ TEST_F(ClientTest, ListAllFollowsContinueTokens) {
     EXPECT_EQ(server.requests()[1].target, "/api/v1/namespaces/ns/pods?continue=c1&limit=1");
 }
 
+TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {
+    for (int i = 0; i < 3; ++i) {
+        auto r = scripted_reply::http(200, pod_json);
+        r.pieces[0].first = 50ms;
+        server.script(r);
+    }
+    auto s = fast_settings();
+    s.transport.max_connections = 1;
+    client c(io.get_executor(), config_for(server), s);
+    int ok = 0;
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        auto ex = co_await asio::this_coro::executor;
+        for (int i = 0; i < 2; ++i)
+            asio::co_spawn(ex, c.get(resources::pods(), "ns", "p"), [&](std::exception_ptr, client::json_result r) {
+                ok += r.ok();
+            });
+        auto r = co_await c.get(resources::pods(), "ns", "p");
+        ok += r.ok();
+        asio::steady_timer t(ex, 300ms);
+        co_await t.async_wait(asio::use_awaitable);
+    }());
+    EXPECT_EQ(ok, 3);
+    EXPECT_EQ(server.connections(), 1);  // one connection, reused in turn
+    EXPECT_LE(c.pool().open, 1u);
+}
+
 TEST_F(ClientTest, FullQueueRejectsImmediately) {
     scripted_reply slow = scripted_reply::http(200, pod_json);
     slow.pieces[0].first = 300ms;
