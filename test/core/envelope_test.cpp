@@ -113,6 +113,31 @@ TEST(RaiseEnvelope, NeverAddsAKeyTheEnvelopeDidNotHave) {
     EXPECT_EQ(r->next.requests.at("cpu"), qty("2"));
 }
 
+// Seed: "CREATE unit test: template/pod with envelope, mutated container
+// requests, envelope raised" - the webhook calls the same helper after
+// writing its targets (and any startup boost) onto the pod.
+TEST(RaiseEnvelope, CreateWithEnvelopeAndMutatedRequestsRaisesTheEnvelope) {
+    Pod created = one_container(R"({"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"2","memory":"2Gi"}})",
+                                R"({"requests":{"cpu":"500m","memory":"512Mi"}})");
+    created.containers[0].resources.requests.insert_or_assign("cpu", qty("1500m"));  // boosted on CREATE
+    auto r = raise_envelope(created.pod_resources, created, compute_pod_qos(created, true));
+    EXPECT_EQ(r->next.requests.at("cpu"), qty("1.5"));
+    EXPECT_EQ(r->next.limits.at("cpu"), qty("2"));
+    EXPECT_EQ(r->next.requests.at("memory"), qty("1Gi"));
+}
+
+// Seed: "Persist unit test: RaiseEnvelope(template.Spec.Resources,
+// post-overlay spec, qos); live-nil does not invent a template envelope."
+TEST(RaiseEnvelope, PersistRaisesTheTemplateEnvelopeAndLiveNilInventsNone) {
+    Pod post_overlay = one_container(R"({"requests":{"memory":"1Gi"},"limits":{"memory":"1Gi"}})",
+                                     R"({"requests":{"memory":"1536Mi"},"limits":{"memory":"1536Mi"}})");
+    auto r = raise_envelope(post_overlay.pod_resources, post_overlay, QosClass::Guaranteed);
+    EXPECT_EQ(r->next.requests.at("memory").to_string(), "1536Mi");
+    EXPECT_EQ(r->next.limits.at("memory").to_string(), "1536Mi");
+    post_overlay.pod_resources.reset();  // template without an envelope
+    EXPECT_FALSE(raise_envelope(post_overlay.pod_resources, post_overlay, QosClass::Guaranteed).has_value());
+}
+
 TEST(ExceedsEnvelope, ReportsSumAndSingleLimitViolations) {
     const Pod p = one_container(R"({"requests":{"cpu":"1"},"limits":{"memory":"1Gi"}})", R"({"requests":{"cpu":"500m"}})");
     EXPECT_TRUE(exceeds_envelope(p, *p.pod_resources).empty());

@@ -4,7 +4,9 @@
 # random container targets, every /resize body plan_resize returns must be
 # accepted by the apiserver. Several rounds per pod, so later rounds plan on
 # already-resized pods. On 1.32-1.33 this also proves the memory-limit clamp:
-# an unclamped negative-control round must see rejections there.
+# an unclamped negative-control round must see rejections there. Skips have
+# teeth too: for each qos_change / envelope_constraint skip the naive body
+# (targets without the envelope and QoS guards) must be refused.
 #
 #   hack/cluster.sh up --k8s 1.36 --node-cpu 1000 --node-memory 4000Gi
 #   DRIVER=build-core/test/core/plan_resize_driver test/core/e2e/plan_resize_accepted.sh
@@ -34,7 +36,7 @@ all_running() {
 }
 wait_until 180 all_running || fail "pods never all ran: $(k -n "$ns" get pods --no-headers | grep -vc Running) not running"
 
-cases=0 planned=0 accepted=0 envelope=0 clamped=0
+cases=0 planned=0 accepted=0 envelope=0 clamped=0 guarded=0 guard_wrong=0
 declare -A skips=()
 round() {  # round N ALLOW_DECREASE -> sets rejected
   local line name body out
@@ -44,6 +46,13 @@ round() {  # round N ALLOW_DECREASE -> sets rejected
     name=$(jq -r .name <<<"$line")
     if jq -e 'has("skip")' <<<"$line" >/dev/null; then
       skips[$(jq -r .skip <<<"$line")]=$(( ${skips[$(jq -r .skip <<<"$line")]:-0} + 1 ))
+      if jq -e 'has("naive_body")' <<<"$line" >/dev/null; then
+        guarded=$((guarded + 1))
+        if out=$(k -n "$ns" patch pod "$name" --subresource resize --type strategic -p "$(jq -c .naive_body <<<"$line")" 2>&1); then
+          guard_wrong=$((guard_wrong + 1))
+          echo "  skipped as $(jq -r .skip <<<"$line") but the apiserver accepts $name: $(jq -c .naive_body <<<"$line")" >&2
+        fi
+      fi
       continue
     fi
     planned=$((planned + 1))
@@ -64,10 +73,11 @@ for r in $(seq 1 "$ROUNDS"); do
   round "$r" "$allow_decrease"
   [ "$rejected" -eq 0 ] || fail "round $r: the apiserver rejected $rejected body(ies) plan_resize produced"
 done
-summary="cases=$cases planned=$planned accepted=$accepted envelope_raised=$envelope memory_clamped=$clamped skips={$(for s in "${!skips[@]}"; do printf '%s:%s ' "$s" "${skips[$s]}"; done)}"
+summary="cases=$cases planned=$planned accepted=$accepted envelope_raised=$envelope memory_clamped=$clamped guarded_skips_refused=$((guarded - guard_wrong))/$guarded skips={$(for s in "${!skips[@]}"; do printf '%s:%s ' "$s" "${skips[$s]}"; done)}"
 log "$summary"
 [ "$cases" -ge 200 ] || fail "only $cases cases (want >= 200): raise PODS or ROUNDS"
 [ "$planned" -gt 0 ] || fail "nothing was planned"
+[ "$guard_wrong" -eq 0 ] || fail "$guard_wrong skip(s) were needless: the apiserver accepted the unguarded body"
 
 if [ "$allow_decrease" = false ]; then
   # Negative control: the same planner without the clamp must hit the 1.33

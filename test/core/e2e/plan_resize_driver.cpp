@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "attune/core/envelope.hpp"
+#include "attune/core/overlay.hpp"
 #include "attune/core/plan_resize.hpp"
 #include "attune/core/stable_hash.hpp"
 
@@ -164,6 +165,35 @@ core::ResourceRequirements random_target(Rng& r, const core::Container& c, bool 
     return t;
 }
 
+// What a planner without the envelope and QoS guards would send: the
+// targets written over the live containers (requests kept <= limits), no
+// envelope. Sent for guarded skips to prove the apiserver would refuse it.
+json::object naive_body(const core::Pod& p, const std::vector<core::ContainerTarget>& targets, bool with_limits) {
+    json::array containers, init;
+    for (const auto& t : targets) {
+        const core::Container* c = p.find_container(t.name);
+        core::ResourceRequirements want;
+        for (std::string_view r : {core::kCpu, core::kMemory}) {
+            if (const auto* q = core::find(t.resources.requests, r)) want.requests.emplace(std::string(r), *q);
+            if (const auto* q = core::find(t.resources.limits, r); q && with_limits) want.limits.emplace(std::string(r), *q);
+        }
+        core::ResourceRequirements next = core::overlay_requirements(c->resources, want);
+        for (auto& [name, q] : next.requests)
+            if (const auto* lim = core::find(next.limits, name); lim && q > *lim) q = *lim;
+        json::object req, lim;
+        for (const auto& [k, q] : next.requests) req[k] = q.to_string();
+        for (const auto& [k, q] : next.limits) lim[k] = q.to_string();
+        json::object res;
+        if (!req.empty()) res["requests"] = std::move(req);
+        if (!lim.empty()) res["limits"] = std::move(lim);
+        (c->is_native_sidecar() ? init : containers).push_back(json::object{{"name", t.name}, {"resources", std::move(res)}});
+    }
+    json::object spec;
+    if (!containers.empty()) spec["containers"] = std::move(containers);
+    if (!init.empty()) spec["initContainers"] = std::move(init);
+    return json::object{{"spec", std::move(spec)}};
+}
+
 int plan(std::uint64_t seed, std::uint64_t round, unsigned minor, bool in_place, bool allow_decrease) {
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     const auto list = json::parse(input);
@@ -196,6 +226,8 @@ int plan(std::uint64_t seed, std::uint64_t round, unsigned minor, bool in_place,
         if (const auto* s = std::get_if<core::Skip>(&outcome)) {
             line["skip"] = s->reason;
             line["message"] = s->message;
+            if (s->reason == "qos_change" || s->reason == "envelope_constraint")
+                line["naive_body"] = naive_body(p, targets, cv == core::ControlledValues::RequestsAndLimits);
         } else {
             const auto& rp = std::get<core::ResizePlan>(outcome);
             line["body"] = rp.body;
