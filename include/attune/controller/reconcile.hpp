@@ -1,0 +1,45 @@
+#pragma once
+// What a worker does with one key, read from the informer caches only (no
+// I/O, no co_await: the snapshot cannot change under it). The results go to
+// the status aggregator.
+#include <attune/controller/policy_selection.hpp>
+#include <attune/controller/status_aggregation.hpp>
+#include <attune/controller/workload_key.hpp>
+#include <attune/kube/object_cache.hpp>
+
+#include <string>
+#include <vector>
+
+namespace attune::controller {
+
+// Read-only views of the informer caches the controller uses.
+struct cache_views {
+    const kube::object_cache* deployments = nullptr;
+    const kube::object_cache* statefulsets = nullptr;
+    const kube::object_cache* replicasets = nullptr;
+    const kube::object_cache* daemonsets = nullptr;
+    const kube::object_cache* hpas = nullptr;
+    const kube::object_cache* policies = nullptr;
+
+    const kube::object_cache* for_kind(std::string_view kind) const noexcept;
+};
+
+// Every policy of the namespace that decodes (undecodable ones are skipped).
+std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns);
+
+// The workload as it is now: its idle state (core::classify_workload_idle
+// with the matching HPA) and the policies that select it. A workload missing
+// from the cache reports as deleted (selected by nobody). A workload that does
+// not decode reports as active: server data never stops a pass.
+workload_report classify_workload(const cache_views& caches, const object_key& key);
+
+struct policy_pass_plan {
+    bool deleted = false;  // the policy is gone: forget it
+    policy_view policy;
+    std::vector<std::string> targets;  // workload keys
+    policy_status written;             // status as the server holds it
+};
+
+policy_pass_plan plan_policy_pass(const cache_views& caches, const object_key& key);
+
+}  // namespace attune::controller

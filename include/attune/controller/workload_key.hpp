@@ -1,0 +1,30 @@
+#pragma once
+// Workqueue keys: "namespace/Kind/name". The kind is part of the key because
+// a Deployment and a StatefulSet may share a name; names and namespaces never
+// contain '/', so the split is unambiguous. Pure.
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace attune::controller {
+
+struct object_key {
+    std::string ns;
+    std::string kind;  // Deployment | StatefulSet | ReplicaSet | DaemonSet | AttunePolicy
+    std::string name;
+
+    std::string str() const { return ns + "/" + kind + "/" + name; }
+    // "ns/name", the informer cache key.
+    std::string cache_key() const { return ns + "/" + name; }
+    bool operator==(const object_key&) const = default;
+};
+
+inline constexpr std::string_view kPolicyKind = "AttunePolicy";
+
+// nullopt for anything that is not exactly three non-empty parts.
+std::optional<object_key> parse_object_key(std::string_view key);
+
+// The workload kinds a policy can target.
+bool is_workload_kind(std::string_view kind) noexcept;
+
+}  // namespace attune::controller

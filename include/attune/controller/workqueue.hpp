@@ -1,0 +1,47 @@
+#pragma once
+// The workqueue as seen by coroutines: workqueue_state plus one timer that
+// wakes waiting workers when a key becomes ready or a delayed key falls due.
+// Single-threaded by design (one io_context thread); the executor may be a
+// strand later without changing callers.
+#include <attune/controller/metrics.hpp>
+#include <attune/controller/workqueue_state.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <optional>
+#include <string>
+
+namespace attune::controller {
+
+class workqueue {
+public:
+    workqueue(boost::asio::any_io_executor ex, rate_limit_options opts, controller_metrics* metrics = nullptr);
+
+    void add(const std::string& key);
+    void add_after(const std::string& key, std::chrono::milliseconds delay);
+    // After a failure: retried after this key's backoff.
+    void add_rate_limited(const std::string& key);
+    void forget(const std::string& key);
+
+    // The next key to process; the caller owns it until done(). nullopt once
+    // shut down: workers then return.
+    boost::asio::awaitable<std::optional<std::string>> get();
+    void done(const std::string& key);
+
+    // Stops handing out work and wakes every waiting worker.
+    void shut_down();
+
+    const workqueue_state& state() const noexcept { return state_; }
+
+private:
+    void wake();
+    void publish();
+
+    workqueue_state state_;
+    boost::asio::steady_timer timer_;
+    controller_metrics* metrics_;
+};
+
+}  // namespace attune::controller

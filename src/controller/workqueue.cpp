@@ -1,0 +1,68 @@
+#include <attune/controller/workqueue.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace attune::controller {
+namespace asio = boost::asio;
+
+workqueue::workqueue(asio::any_io_executor ex, rate_limit_options opts, controller_metrics* metrics)
+    : state_(opts), timer_(ex, workqueue_state::time_point::max()), metrics_(metrics) {}
+
+void workqueue::add(const std::string& key) {
+    if (metrics_ && !state_.shutting_down()) metrics_->workqueue_adds.Increment();
+    if (state_.add(key)) wake();
+    publish();
+}
+
+void workqueue::add_after(const std::string& key, std::chrono::milliseconds delay) {
+    if (delay.count() <= 0) return add(key);
+    state_.add_after(key, workqueue_state::clock::now() + delay);
+    // An earlier due time than the one waiters sleep until: wake them to re-arm.
+    if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
+    publish();
+}
+
+void workqueue::add_rate_limited(const std::string& key) {
+    if (metrics_) metrics_->workqueue_retries.Increment();
+    state_.add_rate_limited(key, workqueue_state::clock::now());
+    if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
+    publish();
+}
+
+void workqueue::forget(const std::string& key) { state_.forget(key); }
+
+asio::awaitable<std::optional<std::string>> workqueue::get() {
+    for (;;) {
+        if (state_.shutting_down()) co_return std::nullopt;
+        if (auto key = state_.take(workqueue_state::clock::now())) {
+            publish();
+            co_return key;
+        }
+        // All waiters share the timer; re-arming only when the due time moved
+        // keeps them from cancelling each other in a loop.
+        const auto due = state_.next_due().value_or(workqueue_state::time_point::max());
+        if (timer_.expiry() != due) timer_.expires_at(due);
+        co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+}
+
+void workqueue::done(const std::string& key) {
+    state_.done(key);
+    if (state_.ready() > 0) wake();
+    publish();
+}
+
+void workqueue::shut_down() {
+    state_.shut_down();
+    wake();
+}
+
+void workqueue::wake() { timer_.cancel(); }
+
+void workqueue::publish() {
+    if (!metrics_) return;
+    metrics_->workqueue_depth.Set(static_cast<double>(state_.ready() + state_.delayed()));
+}
+
+}  // namespace attune::controller

@@ -1,0 +1,23 @@
+#pragma once
+// The manager's one metrics struct: one registry, built once at startup,
+// holding the runtime's and the controller's metrics. /metrics serialises it.
+#include <attune/controller/metrics.hpp>
+#include <attune/kube/metrics.hpp>
+
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <memory>
+#include <string>
+
+namespace attune::manager {
+
+struct manager_metrics {
+    std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+    std::shared_ptr<kube::kube_metrics> kube = std::make_shared<kube::kube_metrics>(*registry);
+    controller::controller_metrics controller{*registry};
+
+    std::string text() const { return prometheus::TextSerializer().Serialize(registry->Collect()); }
+};
+
+}  // namespace attune::manager

@@ -1,0 +1,42 @@
+#pragma once
+// attune-manager's command line. Pure: parse_options never exits or prints;
+// main() turns an error into a message and exit code 2.
+#include <attune/core/result.hpp>
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace attune::manager {
+
+struct bind_address {
+    std::string host;  // "127.0.0.1", "::1", "0.0.0.0"
+    std::string port;  // "0" picks a free port
+};
+
+struct manager_options {
+    std::string kubeconfig;
+    std::string context;
+    bool allow_insecure_tls = false;
+    bool leader_elect = false;
+    std::string leader_election_namespace;  // "" : the pod's namespace in-cluster, else "default"
+    std::string leader_election_id = "attune-manager";
+    bind_address metrics{"127.0.0.1", "8080"};
+    bind_address health;  // empty host: /healthz and /readyz only on the metrics address
+    std::string log_format = "json";  // json | text
+    std::string log_level = "info";   // trace | debug | info | warn | error
+    double kube_qps = 20;
+    int kube_burst = 30;
+    int workers = 2;
+    bool help = false;
+};
+
+// `args` excludes argv[0]. Error code "bad_flag" with a message naming the flag.
+core::result<manager_options> parse_options(std::span<const std::string_view> args);
+
+// "host:port", "[v6]:port" or ":port" (all interfaces). Error code "bad_flag".
+core::result<bind_address> parse_bind_address(std::string_view flag, std::string_view value);
+
+std::string usage();
+
+}  // namespace attune::manager
