@@ -1,0 +1,81 @@
+# Helpers for the attune-manager e2e tests (70-89). Sourced after lib.sh; not
+# a test itself (the runner only runs *.sh).
+#
+# The manager runs as a background process of the test with the cluster's
+# kubeconfig and a loopback port the kernel picks (--metrics-bind-address
+# 127.0.0.1:0; the port is read from its log). Its figures are read from its
+# own /metrics; everything about the cluster is asserted through kubectl.
+ATTUNE_MANAGER=${ATTUNE_MANAGER:-$REPO_ROOT/build/src/manager/attune-manager}
+MGR_PID=""
+MGR_PORT=""
+MGR_LOG=""
+
+require_manager() {
+  [ -x "$ATTUNE_MANAGER" ] || skip "attune-manager is not built at $ATTUNE_MANAGER (run make build, or set ATTUNE_MANAGER)"
+}
+
+# at_exit CMD: runs CMD when the test exits. Commands registered earlier (the
+# namespace cleanup of test_namespace included) are kept; newest runs first.
+_at_exit_cmds=()
+_run_at_exit() { local i; for (( i=${#_at_exit_cmds[@]}-1; i>=0; i-- )); do eval "${_at_exit_cmds[$i]}" || true; done; }
+at_exit() {
+  local cmd=$1
+  if [ ${#_at_exit_cmds[@]} -eq 0 ]; then
+    local prev
+    prev=$(trap -p EXIT)
+    if [ -n "$prev" ]; then eval "set -- $prev"; _at_exit_cmds+=("$3"); fi
+    trap _run_at_exit EXIT
+  fi
+  _at_exit_cmds+=("$cmd")
+}
+
+apply_policy_crd() {
+  k apply -f "$REPO_ROOT/deploy/kustomize/base/crd/attunepolicy.yaml" >/dev/null
+  k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=60s >/dev/null \
+    || fail "the AttunePolicy CRD never became Established"
+}
+
+manager_ready() { curl -fsS --max-time 2 "http://127.0.0.1:$MGR_PORT/readyz" >/dev/null; }
+
+# start_manager [FLAGS...]: starts attune-manager and waits for /readyz.
+start_manager() {
+  local logdir="$ATTUNE_RUN/manager-logs"
+  mkdir -p "$logdir"
+  MGR_LOG="$logdir/$(basename "$0" .sh)-$(date +%H%M%S)-$RANDOM.log"
+  "$ATTUNE_MANAGER" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 --log-format text "$@" \
+    >"$MGR_LOG" 2>&1 &
+  MGR_PID=$!
+  at_exit stop_manager
+  local i
+  for i in $(seq 1 100); do
+    MGR_PORT=$(sed -n 's/.*serving \/metrics .*address=127\.0\.0\.1:\([0-9]*\).*/\1/p' "$MGR_LOG" | head -1)
+    [ -n "$MGR_PORT" ] && break
+    kill -0 "$MGR_PID" 2>/dev/null || { tail -20 "$MGR_LOG" >&2; fail "attune-manager exited at start"; }
+    sleep 0.1
+  done
+  [ -n "$MGR_PORT" ] || { tail -20 "$MGR_LOG" >&2; fail "attune-manager never reported its metrics port"; }
+  wait_until "${MGR_READY_TIMEOUT:-60}" manager_ready || { tail -30 "$MGR_LOG" >&2; fail "attune-manager never became ready"; }
+  log "attune-manager pid $MGR_PID on 127.0.0.1:$MGR_PORT, log $MGR_LOG"
+}
+
+# stop_manager: SIGTERM, then SIGKILL after 10 s. Returns 0 when it exited in time.
+stop_manager() {
+  [ -n "$MGR_PID" ] || return 0
+  local pid=$MGR_PID i
+  MGR_PID=""
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }; sleep 0.1; done
+  echo "  attune-manager ignored SIGTERM for 10 s; killing it" >&2
+  kill -KILL "$pid" 2>/dev/null || true
+  return 1
+}
+
+manager_metrics() { curl -fsS --max-time 5 "http://127.0.0.1:$MGR_PORT/metrics"; }
+
+# metric_value 'name{labels}' (exact series as the manager prints it); empty when absent.
+metric_value() { manager_metrics | awk -v s="$1" '$1 == s { print $2 }'; }
+
+# metric_sum NAME [REGEX]: the sum of NAME's series whose line matches REGEX.
+metric_sum() {
+  manager_metrics | awk -v n="$1" -v re="${2:-.}" 'index($1, n) == 1 && substr($1, length(n) + 1, 1) ~ /[{ ]|^$/ && $0 ~ re { s += $2 } END { print s + 0 }'
+}
