@@ -35,11 +35,15 @@ port_of() {
   esac
 }
 
+# proc_running PID: exists and is not a zombie. Our components are detached,
+# so after they exit they may linger as zombies until a reaper collects them.
+proc_running() { [ -r "/proc/$1/stat" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+
 pid_alive() {  # pid_alive NAME: the recorded process still runs and is ours
   local f="$dir/pids/$1" pid
   [ -f "$f" ] || return 1
   pid=$(cat "$f")
-  [ -d "/proc/$pid" ] || return 1
+  proc_running "$pid" || return 1
   # Guard against PID reuse: our processes carry the cluster dir on their command line.
   tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir"
 }
@@ -49,9 +53,9 @@ stop_one() {
   pid_alive "$name" || { rm -f "$dir/pids/$name"; return 0; }
   pid=$(cat "$dir/pids/$name")
   kill -TERM "$pid" 2>/dev/null || true
-  for i in $(seq 1 50); do [ -d "/proc/$pid" ] || break; sleep 0.2; done
-  [ -d "/proc/$pid" ] && kill -KILL "$pid" 2>/dev/null || true
-  for i in $(seq 1 25); do [ -d "/proc/$pid" ] || break; sleep 0.2; done
+  for i in $(seq 1 50); do proc_running "$pid" || break; sleep 0.2; done
+  if proc_running "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  for i in $(seq 1 25); do proc_running "$pid" || break; sleep 0.2; done
   rm -f "$dir/pids/$name"
 }
 
