@@ -4,6 +4,7 @@
 #include <array>
 #include <limits>
 #include <optional>
+#include <ostream>
 
 namespace attune::core {
 namespace {
@@ -344,6 +345,8 @@ result<Quantity> Quantity::parse(std::string_view text) {
     if (q.format_ == Format::BinarySI && nanos > 0 && nanos < kNanosPerUnit) q.format_ = Format::DecimalSI;
     return q;
 }
+
+std::ostream& operator<<(std::ostream& os, const Quantity& q) { return os << q.to_string(); }
 
 Quantity Quantity::from_milli(std::int64_t milli, Format format) {
     Quantity q;

@@ -8,6 +8,7 @@
 // this is exact up to |q| < 1.7e29; beyond that parse() answers
 // "out_of_range" where upstream would still accept the string.
 #include <compare>
+#include <iosfwd>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -73,5 +74,8 @@ private:
 inline const Quantity& max(const Quantity& a, const Quantity& b) { return a < b ? b : a; }
 
 std::string_view format_name(Quantity::Format f) noexcept;
+
+// Prints to_string() (readable test failures and logs).
+std::ostream& operator<<(std::ostream& os, const Quantity& q);
 
 }  // namespace attune::core

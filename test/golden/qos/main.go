@@ -76,6 +76,28 @@ func container(r *rand.Rand, name string) v1.Container {
 	return v1.Container{Name: name, Image: "busybox", Resources: requirements(r)}
 }
 
+// guaranteedShaped gives every container requests == limits on cpu and
+// memory, so whole-pod Guaranteed (rare when containers are drawn
+// independently) is well covered, with the odd zero or missing value.
+func guaranteedShaped(r *rand.Rand, p *v1.Pod) {
+	shape := func(c *v1.Container) {
+		l := v1.ResourceList{v1.ResourceCPU: pick(r, cpuValues), v1.ResourceMemory: pick(r, memValues)}
+		if r.Intn(10) == 0 {
+			delete(l, v1.ResourceMemory)
+		}
+		c.Resources = v1.ResourceRequirements{Requests: l, Limits: l.DeepCopy()}
+		if r.Intn(10) == 0 {
+			c.Resources.Requests = nil // limits only
+		}
+	}
+	for i := range p.Spec.Containers {
+		shape(&p.Spec.Containers[i])
+	}
+	for i := range p.Spec.InitContainers {
+		shape(&p.Spec.InitContainers[i])
+	}
+}
+
 func pod(r *rand.Rand, i int) *v1.Pod {
 	p := &v1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
@@ -91,6 +113,9 @@ func pod(r *rand.Rand, i int) *v1.Pod {
 			ic.RestartPolicy = &always
 		}
 		p.Spec.InitContainers = append(p.Spec.InitContainers, ic)
+	}
+	if r.Intn(3) == 0 {
+		guaranteedShaped(r, p)
 	}
 	if r.Intn(2) == 0 {
 		rr := requirements(r)
