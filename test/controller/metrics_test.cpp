@@ -1,0 +1,41 @@
+#include <attune/controller/metrics.hpp>
+
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <gtest/gtest.h>
+
+namespace attune::controller {
+namespace {
+
+TEST(ControllerMetrics, WorkloadIdleGaugeLabels) {
+    prometheus::Registry reg;
+    controller_metrics m(reg);
+    m.set_idle("team-a", "web", 2, 1);
+    const auto text = prometheus::TextSerializer().Serialize(reg.Collect());
+    EXPECT_NE(text.find(R"(attune_workload_idle{namespace="team-a",policy="web",reason="hpa_scaled_to_zero"} 2)"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find(R"(attune_workload_idle{namespace="team-a",policy="web",reason="manual_zero"} 1)"),
+              std::string::npos);
+    m.remove_idle("team-a", "web");
+    const auto after = prometheus::TextSerializer().Serialize(reg.Collect());
+    EXPECT_EQ(after.find(R"(policy="web")"), std::string::npos) << after;
+}
+
+TEST(ControllerMetrics, ReasonLabelValues) {
+    EXPECT_EQ(idle_metric_reason(core::IdleKind::HPAScaledToZero), "hpa_scaled_to_zero");
+    EXPECT_EQ(idle_metric_reason(core::IdleKind::ManualZero), "manual_zero");
+    EXPECT_EQ(idle_metric_reason(core::IdleKind::None), "");
+}
+
+TEST(ControllerMetrics, CoroutineRestartsByTask) {
+    prometheus::Registry reg;
+    controller_metrics m(reg);
+    m.coroutine_restarts.Add({{"task", "worker"}}).Increment();
+    const auto text = prometheus::TextSerializer().Serialize(reg.Collect());
+    EXPECT_NE(text.find(R"(attune_coroutine_restarts_total{task="worker"} 1)"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace attune::controller
