@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <unordered_set>
 
 namespace attune::http {
 namespace asio = boost::asio;
@@ -93,6 +94,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
     std::string verify_name, host_header;
 
     std::vector<std::unique_ptr<connection>> idle;
+    std::unordered_set<connection*> active;  // checked out or streaming: closed by abort_all()
     std::size_t open = 0;
     std::deque<std::shared_ptr<asio::steady_timer>> waiters;
     bool closing = false;
@@ -105,6 +107,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
 
     // Returns a connection to the pool or forgets it, then wakes one waiter.
     void release(std::unique_ptr<connection> c, bool reusable) noexcept {
+        if (c) active.erase(c.get());
         if (c && reusable && !closing) {
             c->idle_since = steady::now();
             c->reused = true;
@@ -124,14 +127,15 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
     struct lease {
         std::shared_ptr<impl> owner;
         std::unique_ptr<connection> conn;
-        lease(std::shared_ptr<impl> o, std::unique_ptr<connection> c) : owner(std::move(o)), conn(std::move(c)) {}
+        lease(std::shared_ptr<impl> o, std::unique_ptr<connection> c) : owner(std::move(o)), conn(std::move(c)) {
+            owner->active.insert(conn.get());
+        }
         lease(const lease&) = delete;
         lease& operator=(const lease&) = delete;
         ~lease() {
             if (conn) owner->release(std::move(conn), false);
         }
         void give_back(bool reusable) { owner->release(std::move(conn), reusable); }
-        std::unique_ptr<connection> take() { return std::move(conn); }
     };
 
     asio::awaitable<std::pair<failure, error_code>> connect(connection& c) {
@@ -258,8 +262,11 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
     public:
         stream_impl(std::shared_ptr<impl> o, std::unique_ptr<connection> c,
                     std::unique_ptr<bhttp::response_parser<bhttp::buffer_body>> p, std::chrono::milliseconds idle)
-            : owner_(std::move(o)), conn_(std::move(c)), parser_(std::move(p)), idle_(idle) {}
+            : owner_(std::move(o)), conn_(std::move(c)), parser_(std::move(p)), idle_(idle) {
+            owner_->active.insert(conn_.get());
+        }
         ~stream_impl() override {
+            owner_->active.erase(conn_.get());
             if (conn_) conn_->close();
         }
 
@@ -353,6 +360,12 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         for (auto& w : waiters) w->cancel();
         waiters.clear();
     }
+
+    void abort_all() noexcept {
+        close_idle();
+        // Pending reads/writes on these complete with operation_aborted.
+        for (auto* c : active) c->close();
+    }
 };
 
 https_client::https_client(asio::any_io_executor ex, std::string host, std::string port, tls_options tls,
@@ -374,6 +387,8 @@ asio::awaitable<stream_result> https_client::open_stream(request req, std::chron
 }
 
 void https_client::close_idle() noexcept { impl_->close_idle(); }
+
+void https_client::abort_all() noexcept { impl_->abort_all(); }
 
 pool_stats https_client::stats() const noexcept {
     return pool_stats{impl_->open, impl_->idle.size(), impl_->waiters.size()};

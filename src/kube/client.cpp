@@ -157,7 +157,7 @@ std::uint64_t client::rate_limiter_reservations() const noexcept { return impl_-
 void client::shutdown() noexcept {
     impl_->stopped = true;
     impl_->queue.shutdown();
-    impl_->http.close_idle();
+    impl_->http.abort_all();
 }
 
 client::task<api_result<http::response>> client::execute(http::request req, std::string verb_label) {

@@ -327,6 +327,38 @@ TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {
     EXPECT_LE(c.pool().open, 1u);
 }
 
+TEST_F(ClientTest, OversizedBodyIsRefusedNotRetried) {
+    server.script(scripted_reply::http(200, std::string(4096, ' ') + pod_json));
+    auto s = fast_settings();
+    s.transport.max_body_bytes = 1024;
+    client c(io.get_executor(), config_for(server), s);
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().transport, http::failure::body_too_large);
+    EXPECT_EQ(server.requests().size(), 1u);
+}
+
+TEST_F(ClientTest, ShutdownAbortsRequestsInFlight) {
+    scripted_reply silent;
+    silent.after = scripted_reply::then::hang;
+    server.script(silent);
+    auto s = fast_settings();
+    s.transport.limits.read = 10s;
+    client c(io.get_executor(), config_for(server), s);
+    const auto t0 = steady::now();
+    auto r = run_coro(io, [&]() -> asio::awaitable<client::json_result> {
+        asio::steady_timer t(co_await asio::this_coro::executor, 100ms);
+        t.async_wait([&](boost::system::error_code) { c.shutdown(); });
+        auto res = co_await c.get(resources::pods(), "ns", "p");
+        co_return res;
+    }());
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, error_kind::cancelled) << r.error().describe();
+    EXPECT_LT(steady::now() - t0, 5s);
+    auto after = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    EXPECT_EQ(after.error().kind, error_kind::cancelled);
+}
+
 TEST_F(ClientTest, FullQueueRejectsImmediately) {
     scripted_reply slow = scripted_reply::http(200, pod_json);
     slow.pieces[0].first = 300ms;

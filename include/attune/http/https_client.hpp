@@ -3,6 +3,7 @@
 // verification, a bounded keep-alive pool and per-phase timeouts.
 // Beast lives only in the .cpp (pimpl), so includers pay for Asio only.
 #include <attune/http/message.hpp>
+#include <attune/http/tls_options.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -14,14 +15,6 @@
 #include <string>
 
 namespace attune::http {
-
-struct tls_options {
-    std::string ca_pem;            // empty: system trust store
-    std::string client_cert_pem;   // optional client certificate chain
-    std::string client_key_pem;
-    std::string server_name;       // name to verify (and SNI); empty: the host
-    bool insecure_skip_verify = false;  // only reachable through an explicit opt-in
-};
 
 struct client_options {
     std::size_t max_connections = 8;          // per host, in use + idle
@@ -87,8 +80,11 @@ public:
     boost::asio::awaitable<stream_result> open_stream(request req,
                                                       std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(0));
 
-    // Drops idle connections and fails waiters; used at shutdown.
+    // Drops idle connections and fails waiters; no new requests start.
     void close_idle() noexcept;
+    // close_idle() plus closing every connection in use, streams included:
+    // pending operations end at once with failure::cancelled (shutdown).
+    void abort_all() noexcept;
 
     pool_stats stats() const noexcept;
     const std::string& host() const noexcept;

@@ -141,7 +141,8 @@ public:
     const rest_config& config() const noexcept;
     http::pool_stats pool() const noexcept;
     std::uint64_t rate_limiter_reservations() const noexcept;
-    // Stops new requests, closes idle connections (shutdown).
+    // Shutdown: refuses new requests, fails queued ones and aborts those in
+    // flight (watch streams included) so every coroutine returns promptly.
     void shutdown() noexcept;
 
 private:

@@ -1,7 +1,7 @@
 #pragma once
 // Where the apiserver is and how to authenticate: the output of kubeconfig
 // or in-cluster loading, the input of kube::client.
-#include <attune/http/https_client.hpp>
+#include <attune/http/tls_options.hpp>
 
 #include <chrono>
 #include <filesystem>
