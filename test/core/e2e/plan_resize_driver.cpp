@@ -1,4 +1,4 @@
-// Driver for the core-vs-apiserver e2e (test/core/e2e/plan_resize_accepted.sh).
+// Driver for the core-vs-apiserver e2e (e2e/tests/65_core_plan_resize_accepted.sh).
 //
 //   plan_resize_driver pods SEED N
 //       prints a v1 List of N valid random pods (some with spec.resources,
