@@ -12,7 +12,8 @@ patch=${2:-$patch}   # an explicit patch, e.g. while probing which one the proxy
 staging_ver="v0.${patch#v1.}"
 dir=${3:-$here/e2e/controlplane/v$minor}
 mkdir -p "$dir"
-cp "$here/e2e/controlplane/main.go.tmpl" "$dir/main.go"
+# One source for every minor: the module links to it rather than copying it.
+ln -sfn "$(realpath --relative-to="$dir" "$here/e2e/controlplane/main.go.tmpl")" "$dir/main.go"
 cd "$dir"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod
 rm -f go.mod go.sum
