@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Real 429s: a second, small control plane whose kube-apiserver admits two
+# requests at a time (--max-requests-inflight 1, --max-mutating-requests-inflight 1).
+# Under API Priority and Fairness that total is shared by priority levels, and
+# system:masters (our admin kubeconfig) is exempt, so the manager runs as what
+# it is in production: the attune-manager ServiceAccount with the RBAC from
+# deploy/kustomize (which this also proves sufficient), its token in a
+# kubeconfig, and a FlowSchema that puts it in a priority level that rejects
+# instead of queueing. Its nine informers' first lists, discovery and status
+# writes then meet 429s; the manager retries them (its metrics count both)
+# and still converges. The cluster is torn down on exit.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/70_manager_lib.bash"
+require_local "starts a second local control plane"
+require_manager
+
+run429=${ATTUNE_429_RUN:-$(mktemp -d /tmp/attune-429.XXXXXX)}
+base429=${ATTUNE_429_PORT_BASE:-21440}
+cluster429() { ATTUNE_RUN=$run429 CLUSTER_DIR=$run429/cluster ATTUNE_PORT_BASE=$base429 "$REPO_ROOT/hack/cluster.sh" "$@"; }
+at_exit "cluster429 down >/dev/null 2>&1"
+log "starting a 1-node control plane with max-requests-inflight 1 in $run429"
+cluster429 up --k8s "$K8S_MINOR" --nodes 1 --no-prometheus --max-requests-inflight 1 --max-mutating-requests-inflight 1 \
+  >"$run429/up.log" 2>&1 || { tail -20 "$run429/up.log" >&2; fail "the throttled control plane did not come up"; }
+export KUBECONFIG=$run429/cluster/kubeconfig  # k and the manager now talk to it
+
+apply_policy_crd
+ns=e2e-429-$RANDOM  # goes away with the cluster
+k create namespace "$ns" >/dev/null
+wait_until 60 k -n "$ns" get serviceaccount default || fail "no default serviceaccount in $ns"
+k -n "$ns" apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: parked, labels: {tier: web}}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: parked}}
+  template:
+    metadata: {labels: {app: parked}}
+    spec: {containers: [{name: app, image: attune.local/pause:1}]}
+---
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: web}
+spec: {selector: {matchLabels: {tier: web}}}
+YAML
+
+# The manager's identity: the ServiceAccount and RBAC of deploy/kustomize.
+k apply -f "$REPO_ROOT/deploy/kustomize/base/manager/namespace.yaml" >/dev/null
+for f in service_account role role_binding; do
+  k -n attune-system apply -f "$REPO_ROOT/deploy/kustomize/base/rbac/$f.yaml" >/dev/null
+done
+k apply -f - >/dev/null <<'YAML'
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: attune-e2e-reject}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 1
+    lendablePercent: 0
+    limitResponse: {type: Reject}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata: {name: attune-e2e-manager}
+spec:
+  priorityLevelConfiguration: {name: attune-e2e-reject}
+  matchingPrecedence: 500
+  distinguisherMethod: {type: ByUser}
+  rules:
+  - subjects: [{kind: ServiceAccount, serviceAccount: {name: attune-manager, namespace: attune-system}}]
+    resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"], clusterScope: true}]
+    nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]
+YAML
+wait_until 60 k -n attune-system get serviceaccount attune-manager || fail "no attune-manager ServiceAccount"
+token=$(k -n attune-system create token attune-manager --duration=1h) || fail "cannot mint a token for attune-manager"
+sa_kubeconfig=$run429/attune-manager.kubeconfig
+k config view --raw --minify -o json | jq --arg t "$token" '
+  {apiVersion: "v1", kind: "Config", "current-context": "attune",
+   clusters: [{name: "c", cluster: .clusters[0].cluster}],
+   users: [{name: "attune-manager", user: {token: $t}}],
+   contexts: [{name: "attune", context: {cluster: "c", user: "attune-manager"}}]}' >"$sa_kubeconfig"
+
+# No client-side limit: the apiserver's limit is the one we want to meet.
+KUBECONFIG=$sa_kubeconfig MGR_READY_TIMEOUT=120 start_manager --kube-qps 0 --workers 4 \
+  --leader-elect --leader-election-namespace attune-system
+
+idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload]'; }
+wait_until 120 test "$(idle_names)" = '["parked"]' || fail "no convergence under 429s: idleWorkloads $(idle_names)"
+
+too_many=$(metric_sum attune_kube_requests_total 'code="429"')
+retried=$(metric_sum attune_kube_request_retries_total 'reason="429"')
+log "apiserver answered 429 to ${too_many} requests; ${retried} retries for 429"
+[ "${too_many%.*}" -gt 0 ] || fail "the manager never saw a 429 (attune_kube_requests_total{code=\"429\"} is 0)"
+[ "${retried%.*}" -gt 0 ] || fail "429s were not retried (attune_kube_request_retries_total{reason=\"429\"} is 0)"
+
+# Still converges while more arrive: five more Deployments parked at zero.
+for i in 1 2 3 4 5; do
+  k -n "$ns" create deployment "extra-$i" --image=attune.local/pause:1 --replicas=0 >/dev/null
+  k -n "$ns" label deployment "extra-$i" tier=web >/dev/null
+done
+want=$(k -n "$ns" get deployments -l tier=web -o json | jq -c '[.items[].metadata.name] | sort')
+idle_sorted() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
+wait_until 120 test "$(idle_sorted)" = "$want" || fail "idleWorkloads $(idle_sorted), want $want"
+kill -0 "$MGR_PID" 2>/dev/null || fail "attune-manager died"
