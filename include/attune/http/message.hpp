@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,7 +20,11 @@ constexpr bool is_idempotent(verb v) noexcept {
     return v == verb::get || v == verb::head || v == verb::put || v == verb::del;
 }
 
+// Not aggregates on purpose: GCC 12 double-destroys braced aggregate
+// temporaries that live across a co_await.
 struct header {
+    header() = default;
+    header(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
     std::string name;
     std::string value;
 };
@@ -28,6 +33,7 @@ struct header {
 std::optional<std::string_view> find_header(const std::vector<header>& headers, std::string_view name) noexcept;
 
 struct request {
+    request() = default;
     verb method = verb::get;
     std::string target;  // path + query, already encoded
     std::vector<header> headers;
@@ -35,6 +41,7 @@ struct request {
 };
 
 struct response {
+    response() = default;
     unsigned status = 0;
     std::vector<header> headers;
     std::string body;

@@ -19,6 +19,11 @@ enum class error_kind {
 };
 
 struct api_error {
+    // Not an aggregate on purpose (GCC 12 coroutine bug, see client.hpp).
+    api_error() = default;
+    api_error(error_kind k, int c, std::string r, std::string m)
+        : kind(k), code(c), reason(std::move(r)), message(std::move(m)) {}
+
     error_kind kind = error_kind::api_status;
     int code = 0;           // HTTP status (Status.code when present)
     std::string reason;     // Status.reason, e.g. NotFound, Conflict, Expired

@@ -22,6 +22,11 @@
 
 namespace attune::kube {
 
+// GCC 12 destroys a braced aggregate temporary twice when it lives across a
+// co_await (e.g. `co_await c.list(rt, ns, list_options{...})`). Every value
+// type that travels into a coroutine here therefore has a user-declared
+// constructor, which makes it a non-aggregate and the bug unreachable.
+
 struct client_settings {
     double qps = 5;   // --kube-qps (<= 0: unlimited)
     int burst = 10;   // --kube-burst
@@ -45,6 +50,7 @@ enum class patch_type {
 std::string_view content_type(patch_type p) noexcept;
 
 struct list_options {
+    list_options() = default;
     std::string label_selector;
     std::string field_selector;
     long long limit = 0;  // page size; 0: server default (everything)
@@ -54,18 +60,21 @@ struct list_options {
 };
 
 struct list_page {
+    list_page() = default;
     boost::json::array items;
     std::string resource_version;  // of the list (opaque)
     std::string continue_token;    // empty on the last page
 };
 
 struct write_options {
+    write_options() = default;
     std::string field_manager = "attune";  // required for apply; recorded for other writes
     bool force = false;                     // apply only: take ownership of conflicting fields
     bool dry_run = false;
 };
 
 struct delete_options {
+    delete_options() = default;
     std::string propagation_policy;  // Foreground | Background | Orphan
     std::string precondition_uid;
     std::string precondition_resource_version;
@@ -73,6 +82,7 @@ struct delete_options {
 };
 
 struct watch_options {
+    watch_options() = default;
     std::string resource_version;  // opaque; resume point
     std::string label_selector;
     std::string field_selector;

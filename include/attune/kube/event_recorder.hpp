@@ -15,7 +15,12 @@
 
 namespace attune::kube {
 
+// Not aggregates on purpose (GCC 12 coroutine bug, see client.hpp).
 struct object_reference {
+    object_reference() = default;
+    object_reference(std::string api_version_, std::string kind_, std::string ns_, std::string name_, std::string uid_)
+        : api_version(std::move(api_version_)), kind(std::move(kind_)), ns(std::move(ns_)), name(std::move(name_)),
+          uid(std::move(uid_)) {}
     std::string api_version;
     std::string kind;
     std::string ns;
@@ -24,6 +29,11 @@ struct object_reference {
 };
 
 struct k8s_event {
+    k8s_event() = default;
+    k8s_event(object_reference regarding_, std::string type_, std::string reason_, std::string action_,
+              std::string note_)
+        : regarding(std::move(regarding_)), type(std::move(type_)), reason(std::move(reason_)),
+          action(std::move(action_)), note(std::move(note_)) {}
     object_reference regarding;
     std::string type = "Normal";  // Normal | Warning
     std::string reason;           // CamelCase, e.g. Resized
@@ -37,6 +47,9 @@ public:
     using clock = std::chrono::steady_clock;
 
     struct options {
+        options() = default;
+        options(std::chrono::seconds window, std::chrono::seconds patch_every, std::size_t max)
+            : series_window(window), patch_interval(patch_every), max_tracked(max) {}
         std::chrono::seconds series_window{6 * 60};  // a repeat after this starts a new Event
         std::chrono::seconds patch_interval{30};
         std::size_t max_tracked = 4096;  // least recently seen series are forgotten beyond this

@@ -16,6 +16,7 @@
 namespace attune::kube {
 
 struct informer_options {
+    informer_options() = default;
     resource_type type;
     std::string namespace_;  // "" for all namespaces
     std::string label_selector;

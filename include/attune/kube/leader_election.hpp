@@ -15,6 +15,13 @@
 namespace attune::kube {
 
 struct leader_election_config {
+    leader_election_config() = default;
+    leader_election_config(std::string ns_, std::string name_, std::string identity_,
+                           std::chrono::seconds lease = std::chrono::seconds(15),
+                           std::chrono::seconds renew = std::chrono::seconds(10),
+                           std::chrono::seconds retry = std::chrono::seconds(2))
+        : ns(std::move(ns_)), name(std::move(name_)), identity(std::move(identity_)), lease_duration(lease),
+          renew_deadline(renew), retry_period(retry) {}
     std::string ns;
     std::string name;
     std::string identity;
@@ -24,6 +31,7 @@ struct leader_election_config {
 };
 
 struct lease_record {
+    lease_record() = default;
     std::string holder;
     long long duration_seconds = 0;
     std::string acquire_time, renew_time;

@@ -8,6 +8,11 @@
 namespace attune::kube {
 
 struct resource_type {
+    // Not an aggregate on purpose (GCC 12 coroutine bug, see client.hpp).
+    resource_type() = default;
+    resource_type(std::string g, std::string v, std::string p, std::string k, bool ns)
+        : group(std::move(g)), version(std::move(v)), plural(std::move(p)), kind(std::move(k)), namespaced(ns) {}
+
     std::string group;    // "" for the core group
     std::string version;  // "v1"
     std::string plural;   // "pods"
