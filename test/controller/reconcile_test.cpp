@@ -1,4 +1,3 @@
-#include <attune/controller/event_keys.hpp>
 #include <attune/controller/reconcile.hpp>
 
 #include <attune/core/idle.hpp>
@@ -83,42 +82,6 @@ TEST(Reconcile, PolicyPassPlanListsTargetsAndServerStatus) {
     EXPECT_EQ(plan.targets, (std::vector<std::string>{"ns/Deployment/a"}));
     EXPECT_EQ(plan.written.observed_generation, 1);
     EXPECT_TRUE(plan_policy_pass(f.views(), {"ns", "AttunePolicy", "nope"}).deleted);
-}
-
-TEST(EventKeys, WorkloadHpaAndPolicyChanges) {
-    object_cache::delta d;
-    d.key = "ns/web";
-    EXPECT_EQ(keys_for_workload_change("StatefulSet", d), (std::vector<std::string>{"ns/StatefulSet/web"}));
-
-    object_cache::delta h;
-    h.what = object_cache::delta::kind::updated;
-    h.old_object = std::make_shared<const json::value>(hpa("old", "True"));
-    h.new_object = std::make_shared<const json::value>(hpa("new", "True"));
-    EXPECT_EQ(keys_for_hpa_change(h), (std::vector<std::string>{"ns/Deployment/old", "ns/Deployment/new"}));
-    h.old_object = h.new_object;
-    EXPECT_EQ(keys_for_hpa_change(h), (std::vector<std::string>{"ns/Deployment/new"}));
-
-    object_cache::delta p;
-    p.key = "ns/p";
-    p.what = object_cache::delta::kind::added;
-    p.new_object = std::make_shared<const json::value>(policy("p", 1, "{}"));
-    EXPECT_EQ(keys_for_policy_change(p), (std::vector<std::string>{"ns/AttunePolicy/p"}));
-    p.what = object_cache::delta::kind::updated;
-    p.old_object = p.new_object;  // a status write: same generation, no new pass
-    EXPECT_TRUE(keys_for_policy_change(p).empty());
-    p.new_object = std::make_shared<const json::value>(policy("p", 2, "{}"));
-    EXPECT_EQ(keys_for_policy_change(p).size(), 1u);
-    p.what = object_cache::delta::kind::deleted;
-    p.new_object = nullptr;
-    EXPECT_EQ(keys_for_policy_change(p).size(), 1u);
-}
-
-TEST(WorkloadKey, ParsesThreeParts) {
-    EXPECT_EQ(parse_object_key("ns/Deployment/a"), (object_key{"ns", "Deployment", "a"}));
-    EXPECT_FALSE(parse_object_key("ns/a"));
-    EXPECT_FALSE(parse_object_key("ns/Deployment/a/b"));
-    EXPECT_FALSE(parse_object_key("/Deployment/a"));
-    EXPECT_EQ((object_key{"ns", "Deployment", "a"}).cache_key(), "ns/a");
 }
 
 }  // namespace

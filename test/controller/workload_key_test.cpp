@@ -1,0 +1,23 @@
+#include <attune/controller/workload_key.hpp>
+
+#include <gtest/gtest.h>
+
+namespace attune::controller {
+namespace {
+
+TEST(WorkloadKey, ParsesThreeParts) {
+    EXPECT_EQ(parse_object_key("ns/Deployment/a"), (object_key{"ns", "Deployment", "a"}));
+    EXPECT_FALSE(parse_object_key("ns/a"));
+    EXPECT_FALSE(parse_object_key("ns/Deployment/a/b"));
+    EXPECT_FALSE(parse_object_key("/Deployment/a"));
+    EXPECT_EQ((object_key{"ns", "Deployment", "a"}).cache_key(), "ns/a");
+}
+
+TEST(WorkloadKey, WorkloadKinds) {
+    EXPECT_TRUE(is_workload_kind("DaemonSet"));
+    EXPECT_FALSE(is_workload_kind("Job"));
+    EXPECT_FALSE(is_workload_kind("AttunePolicy"));
+}
+
+}  // namespace
+}  // namespace attune::controller
