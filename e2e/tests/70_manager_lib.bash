@@ -5,7 +5,7 @@
 # kubeconfig and a loopback port the kernel picks (--metrics-bind-address
 # 127.0.0.1:0; the port is read from its log). Its figures are read from its
 # own /metrics; everything about the cluster is asserted through kubectl.
-ATTUNE_MANAGER=${ATTUNE_MANAGER:-$REPO_ROOT/build/src/manager/attune-manager}
+ATTUNE_MANAGER=${ATTUNE_MANAGER:-$REPO_ROOT/${BUILD:-build}/src/manager/attune-manager}
 MGR_PID=""
 MGR_PORT=""
 MGR_LOG=""
