@@ -113,5 +113,61 @@ TEST(Informer, ListsWatchesAndRelistsOnBothKindsOfGone) {
     EXPECT_EQ(inf.state().resource_version(), "30");
 }
 
+TEST(Informer, BrokenStreamResumesFromLastSeenVersionWithoutDuplicates) {
+    asio::io_context io;
+    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
+    server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
+    // Two events, then the connection is reset in the middle of the third line.
+    auto broken = scripted_reply::watch_stream({event("MODIFIED", pod("a", "11")), event("ADDED", pod("b", "12"))});
+    // (Pauses so the client has read everything before the RST discards it.)
+    broken.pieces.push_back({50ms, event("MODIFIED", pod("a", "13")).substr(0, 30)});
+    broken.pieces.push_back({100ms, ""});
+    broken.after = scripted_reply::then::reset;
+    server.script(broken);
+    server.script(scripted_reply::watch_stream({event("MODIFIED", pod("a", "13")), event("DELETED", pod("b", "14"))}));
+    scripted_reply quiet;
+    quiet.pieces.push_back({0ms, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"});
+    quiet.after = scripted_reply::then::hang;
+    server.script(quiet);
+
+    rest_config cfg;
+    cfg.host = "127.0.0.1";
+    cfg.port = std::to_string(server.port());
+    cfg.tls.ca_pem = pki().ca_pem;
+    client_settings cs;
+    cs.qps = 0;
+    client c(io.get_executor(), cfg, cs);
+    informer_options opts;
+    opts.type = resources::pods();
+    opts.storage = cache_storage::compact_text;
+    opts.fsm.backoff = {10ms, 2.0, 100ms, 0.0};
+    informer inf(c, opts, [] { return 0.0; });
+    std::vector<std::string> changes;
+    inf.add_handler([&](const object_cache::delta& d) {
+        static const char* kinds[] = {"added", "updated", "deleted"};
+        changes.push_back(std::string(kinds[static_cast<int>(d.what)]) + " " + d.key + "@" +
+                          std::string(meta_string(d.new_object ? *d.new_object : *d.old_object, "resourceVersion")));
+    });
+    asio::co_spawn(io, inf.run(), asio::detached);
+    test::run_coro(io, [&]() -> asio::awaitable<void> {
+        asio::steady_timer t(co_await asio::this_coro::executor);
+        for (int i = 0; i < 500 && server.requests().size() < 4; ++i) {
+            t.expires_after(10ms);
+            co_await t.async_wait(asio::use_awaitable);
+        }
+        t.expires_after(50ms);
+        co_await t.async_wait(asio::use_awaitable);
+        inf.stop();
+    }());
+    ASSERT_EQ(server.requests().size(), 4u);
+    EXPECT_NE(server.requests()[1].target.find("resourceVersion=10&"), std::string::npos);
+    EXPECT_NE(server.requests()[2].target.find("resourceVersion=12&"), std::string::npos);  // resume point
+    EXPECT_NE(server.requests()[3].target.find("resourceVersion=14&"), std::string::npos);
+    EXPECT_EQ(changes, (std::vector<std::string>{"added ns/a@1", "updated ns/a@11", "added ns/b@12", "updated ns/a@13",
+                                                 "deleted ns/b@12"}));
+    EXPECT_EQ(inf.state().relists(), 0u);
+    EXPECT_EQ(inf.cache().size(), 1u);
+}
+
 }  // namespace
 }  // namespace attune::kube
