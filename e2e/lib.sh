@@ -94,3 +94,12 @@ node_is_ready() { [ "$(k get node "$1" -o jsonpath='{.status.conditions[?(@.type
 pod_running() {
   k -n "$1" get pod "$2" -o json | jq -e '.status.phase == "Running" and (.status.containerStatuses // [] | length > 0) and all(.status.containerStatuses[]; .resources != null)' >/dev/null
 }
+
+# require_built PATH WHAT: the test needs a binary from the C++ build. Under
+# `make test` (E2E_REQUIRE_BUILD=1) a missing binary is a failure, so a broken
+# build can never pass as a skip; run by hand, it is a skip.
+require_built() {
+  [ -x "$1" ] && return 0
+  if [ "${E2E_REQUIRE_BUILD:-0}" = 1 ]; then fail "$2 is not built at $1"; fi
+  skip "$2 is not built at $1 (make build)"
+}

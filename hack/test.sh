@@ -9,13 +9,17 @@ upass=0; ufail=0
 if hack/build.sh "$build"; then
   meson test -C "$build" --print-errorlogs --num-processes 2 > "$build/meson-test.out" 2>&1; mrc=$?
   cat "$build/meson-test.out"
-  upass=$(grep -oE '^Ok: +[0-9]+' "$build/meson-test.out" | grep -oE '[0-9]+' || echo 0)
-  ufail=$(grep -oE '^Fail: +[0-9]+' "$build/meson-test.out" | grep -oE '[0-9]+' || echo 0)
+  # Count gtest cases, not suites: each suite's log ends with PASSED/FAILED counts.
+  log="$build/meson-logs/testlog.txt"
+  upass=$(grep -oE '^\[  PASSED  \] [0-9]+' "$log" | awk '{s+=$NF} END {print s+0}')
+  ufail=$(grep -oE '^\[  FAILED  \] [0-9]+' "$log" | awk '{s+=$NF} END {print s+0}')
+  upass=${upass:-0}; ufail=${ufail:-0}
+  # A suite that crashed or timed out prints no gtest summary: count it as a failure.
   [ "$mrc" = 0 ] || [ "$ufail" -gt 0 ] || ufail=1
 else
   echo "test: the C++ build failed"; ufail=1
 fi
-hack/e2e.sh --k8s "${K8S:-1.36}" | tee "$build/e2e.out"
+E2E_REQUIRE_BUILD=1 hack/e2e.sh --k8s "${K8S:-1.36}" | tee "$build/e2e.out"
 epass=$(grep -oE '^e2e: [0-9]+ passed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); epass=${epass:-0}
 efail=$(grep -oE ', [0-9]+ failed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); efail=${efail:-1}
 echo "test: $(( upass + epass )) passed, $(( ufail + efail )) failed"

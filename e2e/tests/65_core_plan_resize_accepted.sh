@@ -17,7 +17,7 @@ DRIVER=${DRIVER:-$REPO_ROOT/build/test/core/plan_resize_driver}
 PODS=${PODS:-50}
 ROUNDS=${ROUNDS:-4}
 SEED=${SEED:-20261129}
-[ -x "$DRIVER" ] || fail "no driver at $DRIVER (make build)"
+require_built "$DRIVER" plan_resize_driver
 test_namespace
 node="e2e-plan-$RANDOM"
 sim_node "$node" 1000 4000Gi
