@@ -131,6 +131,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
                 api_error e = r.ok() ? api_error::from_response(r.resp.status, r.resp.body)
                                      : api_error::from_transport(r.kind, r.ec.message());
                 e.attempts = retries + 1;
+                if (o.retry_after) e.retry_after = parse_retry_after(*o.retry_after);
                 co_return e;
             }
             metrics->retries.Add({{"reason", std::string(d.reason)}}).Increment();
@@ -327,7 +328,11 @@ client::task<api_result<std::unique_ptr<http::body_stream>>> client::watch(resou
     auto r = co_await self.http.open_stream(std::move(req), idle);
     self.metrics->count_request("watch", r.kind == http::failure::none ? r.status : 0);
     if (r.kind != http::failure::none) co_return api_error::from_transport(r.kind, r.ec.message());
-    if (r.status != 200) co_return api_error::from_response(r.status, r.error_body);
+    if (r.status != 200) {
+        auto e = api_error::from_response(r.status, r.error_body);
+        if (auto ra = http::find_header(r.headers, "Retry-After")) e.retry_after = parse_retry_after(*ra);
+        co_return e;
+    }
     co_return std::move(r.stream);
 }
 

@@ -7,11 +7,20 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <random>
 
 namespace attune::kube {
 namespace asio = boost::asio;
+
+namespace {
+// The server's Retry-After (capped like the client's) as a minimum wait.
+std::chrono::milliseconds retry_after_of(const api_error& e) {
+    if (!e.retry_after) return std::chrono::milliseconds(0);
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::min(*e.retry_after, std::chrono::seconds(32)));
+}
+}  // namespace
 
 struct informer::impl {
     impl(client& c, informer_options o, random_source r)
@@ -55,7 +64,7 @@ struct informer::impl {
         if (!page) {
             spdlog::warn("informer list failed resource={} error=\"{}\"", label, page.error().describe());
             pending.clear();
-            fsm.on_list_failed(page.error().is_gone());
+            fsm.on_list_failed(page.error().is_gone(), retry_after_of(page.error()));
             co_return;
         }
         for (auto& it : page->items) pending.push_back(std::move(it));
@@ -85,7 +94,8 @@ struct informer::impl {
                          step.resource_version, opened.error().describe());
             restart_metric(gone ? "gone" : "open_failed");
             fsm.on_watch_started();
-            fsm.on_watch_ended(gone ? watch_fsm::end_reason::gone : watch_fsm::end_reason::failed);
+            fsm.on_watch_ended(gone ? watch_fsm::end_reason::gone : watch_fsm::end_reason::failed,
+                               retry_after_of(opened.error()));
             co_return;
         }
         stream = std::move(opened).value();

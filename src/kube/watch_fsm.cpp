@@ -41,12 +41,12 @@ bool watch_fsm::on_list_page(std::string_view list_rv, std::string_view continue
     return true;
 }
 
-void watch_fsm::on_list_failed(bool gone) {
+void watch_fsm::on_list_failed(bool gone, std::chrono::milliseconds at_least) {
     // Either way the pages gathered so far are discarded: a list is one snapshot.
     if (gone) ++relists_;
     phase_ = phase::empty;
     continue_.clear();
-    pending_wait_ = backoff_.next(rnd_);
+    pending_wait_ = std::max(backoff_.next(rnd_), at_least);
 }
 
 void watch_fsm::on_watch_started() { progressed_ = false; }
@@ -67,10 +67,10 @@ watch_fsm::event_action watch_fsm::on_event(std::string_view type, std::string_v
     return type == "BOOKMARK" ? event_action::skip : event_action::apply;
 }
 
-void watch_fsm::on_watch_ended(end_reason why) {
+void watch_fsm::on_watch_ended(end_reason why, std::chrono::milliseconds at_least) {
     switch (why) {
         case end_reason::gone: relist(); break;
-        case end_reason::failed: fail(); break;
+        case end_reason::failed: fail(at_least); break;
         case end_reason::closed:
             // A server-side timeout after progress: resume at once. A stream
             // that closes without delivering anything is treated as a failure
@@ -92,6 +92,6 @@ void watch_fsm::relist() {
     pending_wait_ = first ? std::chrono::milliseconds(0) : d;
 }
 
-void watch_fsm::fail() { pending_wait_ = backoff_.next(rnd_); }
+void watch_fsm::fail(std::chrono::milliseconds at_least) { pending_wait_ = std::max(backoff_.next(rnd_), at_least); }
 
 }  // namespace attune::kube

@@ -111,6 +111,7 @@ TEST_F(ClientTest, TooManyRequestsGivesUpAfterMaxRetries) {
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_too_many_requests());
     EXPECT_EQ(r.error().attempts, 4u);
+    EXPECT_FALSE(r.error().retry_after.has_value());
     EXPECT_EQ(server.requests().size(), 4u);
 }
 
@@ -281,8 +282,22 @@ TEST_F(ClientTest, WatchHttpGoneIsTypedError) {
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_gone());
     EXPECT_EQ(r.error().reason, "Expired");
+    EXPECT_FALSE(r.error().retry_after.has_value());
     EXPECT_EQ(server.requests()[0].target,
               "/api/v1/pods?watch=1&resourceVersion=5&allowWatchBookmarks=true&timeoutSeconds=60");
+}
+
+TEST_F(ClientTest, WatchTooManyRequestsCarriesRetryAfter) {
+    server.script(scripted_reply::status(429, "TooManyRequests", "busy", {"Retry-After: 3"}));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    watch_options wo;
+    wo.resource_version = "5";
+    auto r = run_coro(io, c.watch(resources::pods(), "", wo));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_too_many_requests());
+    ASSERT_TRUE(r.error().retry_after.has_value());
+    EXPECT_EQ(*r.error().retry_after, std::chrono::seconds(3));
+    EXPECT_EQ(server.requests().size(), 1u);  // the reflector, not the client, decides when to reopen
 }
 
 TEST_F(ClientTest, ListAllFollowsContinueTokens) {

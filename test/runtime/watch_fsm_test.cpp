@@ -140,6 +140,19 @@ TEST(WatchFsm, FailuresBackOffExponentiallyAndResumeFromLastVersion) {
     EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
 }
 
+TEST(WatchFsm, ServerRetryAfterIsHonouredOverShorterBackoff) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_failed(false, 5000ms);  // e.g. 429 with Retry-After: 5
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 5000ms);
+    m.next();
+    m.on_list_page("1", "");
+    m.next();
+    m.on_watch_started();
+    m.on_watch_ended(fsm::end_reason::failed, 100ms);  // shorter than the backoff: backoff wins
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+}
+
 TEST(WatchFsm, CleanCloseWithoutEventsBacksOff) {
     watch_fsm m(opts(), nullptr);
     m.next();

@@ -3,6 +3,8 @@
 // (code, reason, message) or a classified failure below HTTP.
 #include <attune/http/message.hpp>
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +32,9 @@ struct api_error {
     std::string message;    // Status.message or a description of the failure
     http::failure transport = http::failure::none;
     unsigned attempts = 1;  // requests sent, retries included
+    // The server's integer Retry-After on the last response (429/5xx), so a
+    // caller that retries later (the reflector) can honour it too.
+    std::optional<std::chrono::seconds> retry_after;
 
     bool is_not_found() const noexcept { return kind == error_kind::api_status && code == 404; }
     // Optimistic-concurrency loss or AlreadyExists: the caller re-reads.

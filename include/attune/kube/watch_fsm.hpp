@@ -65,11 +65,12 @@ public:
     // then replaces its cache with everything accumulated since the first page.
     bool on_list_page(std::string_view list_resource_version, std::string_view continue_token);
     // The list failed; `gone` when the continue token expired (410).
-    void on_list_failed(bool gone);
+    // `at_least` is the server's Retry-After, honoured over a shorter backoff.
+    void on_list_failed(bool gone, std::chrono::milliseconds at_least = std::chrono::milliseconds(0));
     // The stream is open.
     void on_watch_started();
     event_action on_event(std::string_view type, std::string_view resource_version, bool is_gone_error);
-    void on_watch_ended(end_reason why);
+    void on_watch_ended(end_reason why, std::chrono::milliseconds at_least = std::chrono::milliseconds(0));
 
     phase current_phase() const noexcept { return phase_; }
     const std::string& resource_version() const noexcept { return rv_; }
@@ -77,7 +78,7 @@ public:
 
 private:
     void relist();
-    void fail();
+    void fail(std::chrono::milliseconds at_least = std::chrono::milliseconds(0));
 
     options opts_;
     random_source rnd_;
