@@ -10,9 +10,8 @@ MGR_PID=""
 MGR_PORT=""
 MGR_LOG=""
 
-require_manager() {
-  [ -x "$ATTUNE_MANAGER" ] || skip "attune-manager is not built at $ATTUNE_MANAGER (run make build, or set ATTUNE_MANAGER)"
-}
+# Under make test (E2E_REQUIRE_BUILD=1) a missing binary fails; by hand it skips.
+require_manager() { require_built "$ATTUNE_MANAGER" attune-manager; }
 
 # at_exit CMD: runs CMD when the test exits. Commands registered earlier (the
 # namespace cleanup of test_namespace included) are kept; newest runs first.
