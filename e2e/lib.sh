@@ -71,9 +71,15 @@ resize_view() {
 # expected_resize_mechanism: how this minor reports a resize in progress.
 expected_resize_mechanism() { if [ "$K8S_MINOR" = 1.32 ]; then echo field; else echo conditions; fi; }
 
-# sim_node NAME CPU MEMORY: a dedicated simulated node (kubesim adopts it)
-# tainted so the scheduler keeps other tests' pods off it; deleted on exit.
+# sim_node NAME CPU MEMORY [DECLARED-FEATURES-JSON]: a dedicated simulated node
+# (kubesim adopts it), tainted so the scheduler keeps other tests' pods off it;
+# the caller deletes it. It declares the same status.declaredFeatures as the
+# harness's own nodes unless told otherwise ('[]' for none): from 1.36 the
+# apiserver checks the pod's own node before a pod-level resize.
 sim_node() {
+  local features=${4:-}
+  [ -n "$features" ] || features=$(k get nodes -l attune.io/kubesim=true -o json \
+    | jq -c '[.items[] | select(.metadata.name | startswith("sim-node-")) | .status.declaredFeatures // empty][0] // []')
   k apply -f - >/dev/null <<YAML
 apiVersion: v1
 kind: Node
@@ -83,8 +89,9 @@ metadata:
 spec:
   taints: [{key: attune.io/e2e-dedicated, value: "true", effect: NoSchedule}]
 status:
-  capacity: {cpu: "$2", memory: "$3", pods: "20"}
-  allocatable: {cpu: "$2", memory: "$3", pods: "20"}
+  capacity: {cpu: "$2", memory: "$3", pods: "110"}
+  allocatable: {cpu: "$2", memory: "$3", pods: "110"}
+  declaredFeatures: $features
 YAML
   wait_until 30 node_is_ready "$1" || fail "kubesim did not adopt node $1"
 }

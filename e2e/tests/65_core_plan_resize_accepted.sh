@@ -19,21 +19,22 @@ ROUNDS=${ROUNDS:-4}
 SEED=${SEED:-20261129}
 require_built "$DRIVER" plan_resize_driver
 test_namespace
-node="e2e-plan-$RANDOM"
+node="e2e-plan-$RANDOM"; bare="e2e-plan-nodecl-$RANDOM"
 sim_node "$node" 1000 4000Gi
-trap "k delete namespace $ns --wait=false >/dev/null 2>&1; k delete node $node --wait=false >/dev/null 2>&1 || true" EXIT
+# A second node that declares nothing: the apiserver refuses pod-level
+# resizes there, so plan_resize must skip envelope raises for its pods.
+sim_node "$bare" 1000 4000Gi '[]'
+tmp=$(mktemp -d)
+trap "rm -rf $tmp; k delete namespace $ns --wait=false >/dev/null 2>&1; k delete node $node $bare --wait=false >/dev/null 2>&1 || true" EXIT
 
 minor=${K8S_MINOR#1.}
-declared=$(k get nodes -o json | jq -r '[.items[] | select(any(.status.conditions[]; .type=="Ready" and .status=="True")) | (.status.declaredFeatures // [])] |
-  if any(.[]; any(.[]; . == "InPlacePodLevelResourcesVerticalScaling")) then "yes"
-  elif any(.[]; length > 0) then "no" else "empty" end')
-# The seed's three-way rule, the same one decide_capabilities applies.
-case $declared in yes) in_place=true;; no) in_place=false;; *) in_place=$([ "$minor" -ge 36 ] && echo true || echo false);; esac
+k version -o json > "$tmp/version.json"
+k get nodes -o json > "$tmp/nodes.json"
 allow_decrease=$([ "$minor" -ge 34 ] && echo true || echo false)
-log "K8S $K8S_VERSION: in_place_pod_level_resources=$in_place allow_in_place_memory_limit_decrease=$allow_decrease"
 
 "$DRIVER" pods "$SEED" "$PODS" \
-  | jq --arg n "$node" '.items[] |= (.spec.nodeName = $n | .spec.tolerations = [{"key": "attune.io/e2e-dedicated", "operator": "Exists"}])' \
+  | jq --arg n "$node" --arg b "$bare" '.items |= [to_entries[] | .value | .spec.nodeName = (if (.metadata.name | ltrimstr("plan-") | tonumber) % 3 == 2 then $b else $n end)
+      | .spec.tolerations = [{"key": "attune.io/e2e-dedicated", "operator": "Exists"}]]' \
   | k -n "$ns" apply -f - >/dev/null
 all_running() {
   k -n "$ns" get pods -o json | jq -e --argjson n "$PODS" '(.items | length) == $n and all(.items[];
@@ -71,11 +72,12 @@ round() {  # round N ALLOW_DECREASE -> sets rejected
       echo "  rejected $name: $body" >&2
       echo "    $out" >&2
     fi
-  done < <(k -n "$ns" get pods -o json | "$DRIVER" plan "$SEED" "$1" "$minor" "$in_place" "$2")
+  done < <(k -n "$ns" get pods -o json | "$DRIVER" plan "$SEED" "$1" "$tmp/version.json" "$tmp/nodes.json" "$2" 2>"$tmp/caps")
+  if [ "$1" = 1 ]; then log "$(cat "$tmp/caps")"; fi
 }
 
 for r in $(seq 1 "$ROUNDS"); do
-  round "$r" "$allow_decrease"
+  round "$r" false
   [ "$rejected" -eq 0 ] || fail "round $r: the apiserver rejected $rejected body(ies) plan_resize produced"
 done
 summary="cases=$cases planned=$planned accepted=$accepted envelope_raised=$envelope memory_clamped=$clamped guarded_skips_refused=$((guarded - guard_wrong))/$guarded skips={$(for s in "${!skips[@]}"; do printf '%s:%s ' "$s" "${skips[$s]}"; done)}"

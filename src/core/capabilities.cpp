@@ -86,11 +86,51 @@ result<Capabilities> decide_capabilities(const ServerVersionProbe& server_versio
     }
     c.pod_level_resources_field = openapi.error.empty() ? openapi.pod_spec_has_resources : c.at_least(1, 34);
     c.in_place_pod_level_resources = decide_in_place_pod_level_resources(node_list, c.major, c.minor);
+    if (node_list.error.empty()) {
+        c.declared_features_reported = std::any_of(node_list.nodes.begin(), node_list.nodes.end(), [](const NodeProbe& n) {
+            return n.ready && n.declared_features && !n.declared_features->empty();
+        });
+    }
     c.hpa_scale_to_zero = (openapi.error.empty() && openapi.hpa_conditions_have_scaled_to_zero) || c.at_least(1, 37);
     // Version-locked on purpose: an OpenAPI or node-list failure must not
     // bring the 1.33 clamp back on a healthy 1.34+ cluster.
     c.allow_in_place_memory_limit_decrease = c.at_least(1, 34);
     return c;
+}
+
+// Tolerant on purpose: a probe never fails on one odd Node; what cannot be
+// read counts as not Ready / not reported.
+NodeProbe decode_node_probe(const boost::json::value& node) {
+    NodeProbe p;
+    const auto* obj = node.if_object();
+    const auto* status = obj ? obj->if_contains("status") : nullptr;
+    if (!status || !status->is_object()) return p;
+    if (const auto* conds = status->get_object().if_contains("conditions"); conds && conds->is_array()) {
+        for (const auto& c : conds->get_array()) {
+            const auto* co = c.if_object();
+            if (!co) continue;
+            const auto* t = co->if_contains("type");
+            const auto* s = co->if_contains("status");
+            if (t && s && t->is_string() && s->is_string() && t->get_string() == "Ready")
+                p.ready = s->get_string() == "True";
+        }
+    }
+    if (const auto* df = status->get_object().if_contains("declaredFeatures"); df && df->is_array()) {
+        std::vector<std::string> names;
+        for (const auto& f : df->get_array())
+            if (f.is_string()) names.emplace_back(f.get_string());
+        p.declared_features = std::move(names);
+    }
+    return p;
+}
+
+bool node_allows_pod_level_resize(const Capabilities& caps, const NodeProbe& node) {
+    if (!caps.in_place_pod_level_resources) return false;
+    if (node.declared_features && !node.declared_features->empty()) {
+        const auto& f = *node.declared_features;
+        return std::find(f.begin(), f.end(), kInPlacePodLevelResourcesFeature) != f.end();
+    }
+    return !caps.declared_features_reported;
 }
 
 }  // namespace attune::core

@@ -128,6 +128,13 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
                 return Skip{"envelope_constraint",
                             "RequestsOnly will not lift the pod-level (spec.resources) limit of a non-Guaranteed pod"};
             }
+            if (raise->raised && options.node && !node_allows_pod_level_resize(caps, *options.node)) {
+                // Container-only changes inside the envelope still pass on
+                // such a node; a raise of spec.resources is refused there.
+                return Skip{"envelope_constraint",
+                            "the pod-level (spec.resources) envelope must grow, but the pod's node does not declare " +
+                                std::string(kInPlacePodLevelResourcesFeature)};
+            }
             if (raise->raised) {
                 plan.planned.pod_resources = raise->next;
                 plan.envelope = raise->next;

@@ -73,24 +73,6 @@ bool hpa_conditions_list_scaled_to_zero(const json::value& doc) {
     return false;
 }
 
-core::NodeProbe node_probe_from(const json::value& node) {
-    core::NodeProbe p;
-    if (auto* conds = path(node, {"status", "conditions"}); conds && conds->is_array()) {
-        for (const auto& c : conds->get_array()) {
-            auto* t = path(c, {"type"});
-            auto* s = path(c, {"status"});
-            if (t && s && t->is_string() && s->is_string() && t->get_string() == "Ready") p.ready = s->get_string() == "True";
-        }
-    }
-    if (auto* df = path(node, {"status", "declaredFeatures"}); df && df->is_array()) {
-        std::vector<std::string> names;
-        for (const auto& f : df->get_array())
-            if (f.is_string()) names.emplace_back(f.get_string());
-        p.declared_features = std::move(names);
-    }
-    return p;
-}
-
 asio::awaitable<core::ServerVersionProbe> probe_server_version(client& c) {
     auto r = co_await c.get_path("/version");
     if (!r) co_return core::ServerVersionProbe{"", r.error().describe()};
@@ -142,7 +124,7 @@ asio::awaitable<core::NodeListProbe> probe_nodes(client& c) {
         p.error = r.error().describe();
         co_return p;
     }
-    for (const auto& n : r->items) p.nodes.push_back(node_probe_from(n));
+    for (const auto& n : r->items) p.nodes.push_back(core::decode_node_probe(n));
     co_return p;
 }
 

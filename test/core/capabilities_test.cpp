@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
+
 namespace attune::core {
 namespace {
 
@@ -115,6 +117,49 @@ TEST(Capabilities, AlphaHooksAreAlwaysFalse) {
         EXPECT_FALSE(c.scheduler_resize_preemption) << v;
         EXPECT_FALSE(c.memory_backed_volume_resize) << v;
         EXPECT_FALSE(c.exclusive_cpu_in_place) << v;
+    }
+}
+
+// The apiserver checks the pod's own node before a pod-level resize (1.36:
+// "pod update requires features ... not available on node"), so the
+// cluster-wide three-way answer is refined per node.
+TEST(Capabilities, NodeAllowsPodLevelResize_PerNode) {
+    const auto declaring = ready(std::vector<std::string>{"InPlacePodLevelResourcesVerticalScaling"});
+    const auto other = ready(std::vector<std::string>{"SomethingElse"});
+    const auto silent = ready(std::nullopt);
+    const auto empty = ready(std::vector<std::string>{});
+
+    const Capabilities mixed = decide("v1.36.3", nodes({declaring, silent}));
+    ASSERT_TRUE(mixed.in_place_pod_level_resources);
+    EXPECT_TRUE(mixed.declared_features_reported);
+    EXPECT_TRUE(node_allows_pod_level_resize(mixed, declaring));
+    EXPECT_FALSE(node_allows_pod_level_resize(mixed, other));
+    EXPECT_FALSE(node_allows_pod_level_resize(mixed, silent));  // refused by the apiserver (e2e/tests/40)
+    EXPECT_FALSE(node_allows_pod_level_resize(mixed, empty));
+
+    // Nobody reports lists (k3s/kind style): the cluster-wide fallback decides.
+    const Capabilities quiet = decide("v1.36.3", nodes({silent, empty}));
+    ASSERT_TRUE(quiet.in_place_pod_level_resources);
+    EXPECT_FALSE(quiet.declared_features_reported);
+    EXPECT_TRUE(node_allows_pod_level_resize(quiet, silent));
+
+    // Off cluster-wide: no node turns it on.
+    EXPECT_FALSE(node_allows_pod_level_resize(decide("v1.35.4", nodes({silent})), declaring));
+}
+
+TEST(Capabilities, DecodeNodeProbeKeepsAbsentApartFromEmpty) {
+    const auto absent = decode_node_probe(boost::json::parse(R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})"));
+    EXPECT_TRUE(absent.ready);
+    EXPECT_FALSE(absent.declared_features.has_value());
+    const auto empty = decode_node_probe(boost::json::parse(R"({"status":{"declaredFeatures":[]}})"));
+    ASSERT_TRUE(empty.declared_features.has_value());
+    EXPECT_TRUE(empty.declared_features->empty());
+    EXPECT_FALSE(empty.ready);
+    // Malformed objects never throw: they read as not Ready, nothing reported.
+    for (const char* bad : {R"([])", R"({"status":7})", R"({"status":{"conditions":"x","declaredFeatures":{}}})"}) {
+        const auto p = decode_node_probe(boost::json::parse(bad));
+        EXPECT_FALSE(p.ready) << bad;
+        EXPECT_FALSE(p.declared_features.has_value()) << bad;
     }
 }
 

@@ -61,6 +61,30 @@ TEST(PlanResize, OneAtomicBodyWithContainersAndRaisedEnvelope) {
     EXPECT_EQ(plan.pod_requests.at("memory"), qty("1Gi"));
 }
 
+// The apiserver checks the pod's own node before it raises spec.resources:
+// an envelope that must grow on a node that does not declare the feature is
+// skipped, while a container-only change inside the envelope still plans.
+TEST(PlanResize, EnvelopeRaiseNeedsThePodsNodeToDeclareTheFeature) {
+    const Pod p = pod_from_json(kBurstableEnvelope);
+    Capabilities c = caps(36, true);
+    c.declared_features_reported = true;
+    PlanOptions on_silent_node;
+    on_silent_node.node = NodeProbe{true, std::vector<std::string>{}};
+    const ContainerTarget grow[] = {target("app", rl({{"cpu", "2500m"}}), rl({{"cpu", "2500m"}}))};
+    const auto o = plan_resize(p, grow, c, ControlledValues::RequestsAndLimits, on_silent_node);
+    ASSERT_EQ(skip_reason(o), "envelope_constraint");
+    EXPECT_NE(std::get<Skip>(o).message.find("does not declare"), std::string::npos);
+
+    const ContainerTarget shrink[] = {target("app", rl({{"cpu", "500m"}}), rl({{"cpu", "1"}}))};
+    const auto& inside = as_plan(plan_resize(p, shrink, c, ControlledValues::RequestsAndLimits, on_silent_node));
+    EXPECT_FALSE(inside.envelope.has_value());
+    EXPECT_FALSE(inside.body.at("spec").as_object().contains("resources"));
+
+    PlanOptions on_declaring_node;
+    on_declaring_node.node = NodeProbe{true, std::vector<std::string>{std::string(kInPlacePodLevelResourcesFeature)}};
+    EXPECT_TRUE(as_plan(plan_resize(p, grow, c, ControlledValues::RequestsAndLimits, on_declaring_node)).envelope);
+}
+
 // Seed required table: RequestsOnly vs existing envelope limit -> skip
 // (envelope_constraint), no limit lift.
 TEST(PlanResize, RequestsOnlyWillNotLiftABurstableEnvelopeLimit) {

@@ -34,15 +34,5 @@ TEST(Discovery, OpenApiDocuments) {
     EXPECT_FALSE(hpa_conditions_list_scaled_to_zero(json::parse(R"({"components":{}})")));
 }
 
-TEST(Discovery, NodeDeclaredFeaturesAbsentIsNotEmpty) {
-    auto absent = node_probe_from(json::parse(R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})"));
-    EXPECT_TRUE(absent.ready);
-    EXPECT_FALSE(absent.declared_features.has_value());
-    auto empty = node_probe_from(json::parse(R"({"status":{"declaredFeatures":[]}})"));
-    ASSERT_TRUE(empty.declared_features.has_value());
-    EXPECT_TRUE(empty.declared_features->empty());
-    EXPECT_FALSE(empty.ready);
-}
-
 }  // namespace
 }  // namespace attune::kube

@@ -3,6 +3,7 @@
 // plain probe results (the runtime layer does the I/O and fills the probes).
 // Probe first; the git version is only for behaviour the API cannot answer
 // and as the fallback when a probe fails or is inconclusive.
+#include <boost/json/value.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,10 @@ struct Capabilities {
     bool pods_resize = false;                   // discovery lists pods/resize on v1
     bool pod_level_resources_field = false;     // OpenAPI PodSpec.resources (CREATE/persist only)
     bool in_place_pod_level_resources = false;  // declaredFeatures three-way probe (empty != off)
+    // Some Ready node reports a non-empty status.declaredFeatures: the
+    // apiserver keeps the field, and (1.36) it checks the pod's own node
+    // before changing spec.resources in place; see node_allows_pod_level_resize.
+    bool declared_features_reported = false;
     bool hpa_scale_to_zero = false;             // doctor/e2e gating only; the idle classifier ignores it
 
     // Version-locked (not discoverable): 1.33 rejects it in validation while
@@ -72,6 +77,21 @@ struct NodeListProbe {
 };
 
 inline constexpr std::string_view kInPlacePodLevelResourcesFeature = "InPlacePodLevelResourcesVerticalScaling";
+
+// A Node object as the probes need it: Ready, and status.declaredFeatures
+// (absent stays nullopt, an empty list stays an empty list).
+NodeProbe decode_node_probe(const boost::json::value& node);
+
+// May spec.resources of a pod on `node` change in place? The apiserver
+// checks the pod's own node, not the cluster ("pod update requires features
+// InPlacePodLevelResourcesVerticalScaling which are not available on node",
+// seen on 1.36; container-only resizes inside the envelope still pass):
+//  - off cluster-wide                       => false;
+//  - the node lists features                => it must list this one;
+//  - no list, but other nodes report lists  => false (refused, e2e/tests/40);
+//  - nobody reports lists                   => the cluster-wide decision.
+// The GA caveat on decide_in_place_pod_level_resources applies here too.
+bool node_allows_pod_level_resize(const Capabilities& caps, const NodeProbe& node);
 
 // Error ("server_version_unusable") only when the server version failed or
 // does not parse; OpenAPI and node-list failures fall back to the version.

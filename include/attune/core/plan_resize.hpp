@@ -25,6 +25,11 @@ struct ContainerTarget {
 
 struct PlanOptions {
     unsigned memory_floor_headroom_percent = 10;
+    // The pod's node, when known. The apiserver checks that node's declared
+    // features before it raises spec.resources in place, so an envelope that
+    // must grow on a node that does not declare the feature is skipped
+    // (envelope_constraint). Unset: the cluster-wide capability decides.
+    std::optional<NodeProbe> node;
 };
 
 struct ResizePlan {

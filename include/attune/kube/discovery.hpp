@@ -32,6 +32,5 @@ core::ApiResourcesProbe api_resources_from(const boost::json::value& resource_li
 std::string openapi_path_for(const boost::json::value& openapi_root, std::string_view group_version);
 bool pod_spec_has_resources(const boost::json::value& core_v1_doc);
 bool hpa_conditions_list_scaled_to_zero(const boost::json::value& autoscaling_v2_doc);
-core::NodeProbe node_probe_from(const boost::json::value& node);
 
 }  // namespace attune::kube

@@ -3,17 +3,22 @@
 //   plan_resize_driver pods SEED N
 //       prints a v1 List of N valid random pods (some with spec.resources,
 //       some with native sidecars, Guaranteed and Burstable shapes);
-//   plan_resize_driver plan SEED ROUND MINOR IN_PLACE ALLOW_MEMORY_DECREASE < podlist.json
+//   plan_resize_driver plan SEED ROUND VERSION.json NODES.json FORCE_MEMORY_DECREASE < podlist.json
+//       decides capabilities from `kubectl version -o json` and
+//       `kubectl get nodes -o json` with the core's decide_capabilities,
 //       draws random targets for every pod of a `kubectl get pods -o json`
-//       list, runs plan_resize with those capabilities and prints one JSON
+//       list, runs plan_resize (with the pod's node) and prints one JSON
 //       line per pod: {"name", "body"} or {"name", "skip", "message"}.
+//       FORCE_MEMORY_DECREASE=true drops the 1.33 clamp (negative control).
 //
 // Deterministic: mt19937_64 output is fixed by the standard; only its raw
 // output is used (the std distributions are implementation-defined).
 #include <boost/json.hpp>
 #include <cstdint>
+#include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -194,15 +199,41 @@ json::object naive_body(const core::Pod& p, const std::vector<core::ContainerTar
     return json::object{{"spec", std::move(spec)}};
 }
 
-int plan(std::uint64_t seed, std::uint64_t round, unsigned minor, bool in_place, bool allow_decrease) {
+json::value read_json_file(const std::string& path) {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return json::parse(text);
+}
+
+// Capabilities from the cluster's own answers (kubectl version -o json,
+// kubectl get nodes -o json) through the core's decision, so the e2e does
+// not carry a second copy of the three-way rule. OpenAPI is not fetched:
+// its fallbacks apply. ALLOW_DECREASE=false forces the 1.33 clamp off/on
+// for the negative-control round.
+int plan(std::uint64_t seed, std::uint64_t round, const std::string& version_file, const std::string& nodes_file,
+         const std::string& allow_decrease_override) {
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     const auto list = json::parse(input);
-    core::Capabilities caps;
-    caps.major = 1;
-    caps.minor = minor;
-    caps.pods_resize = true;
-    caps.in_place_pod_level_resources = in_place;
-    caps.allow_in_place_memory_limit_decrease = allow_decrease;
+    const auto version = read_json_file(version_file);
+    const auto node_list = read_json_file(nodes_file);
+    core::NodeListProbe nodes;
+    std::map<std::string, core::NodeProbe> by_name;
+    for (const auto& n : node_list.at("items").as_array()) {
+        nodes.nodes.push_back(core::decode_node_probe(n));
+        by_name[std::string(n.at("metadata").at("name").as_string())] = nodes.nodes.back();
+    }
+    const auto decided = core::decide_capabilities(
+        {std::string(version.at("serverVersion").at("gitVersion").as_string()), ""},
+        {{"pods", "pods/resize"}, ""}, {false, false, "not fetched by the e2e driver"}, nodes);
+    if (!decided.ok()) {
+        std::cerr << "capabilities: " << decided.error().message << "\n";
+        return 2;
+    }
+    core::Capabilities caps = decided.value();
+    if (allow_decrease_override == "true") caps.allow_in_place_memory_limit_decrease = true;
+    std::cerr << "caps: in_place_pod_level_resources=" << caps.in_place_pod_level_resources
+              << " declared_features_reported=" << caps.declared_features_reported
+              << " allow_in_place_memory_limit_decrease=" << caps.allow_in_place_memory_limit_decrease << "\n";
     for (const auto& item : list.at("items").as_array()) {
         auto pod = core::decode_pod(item);
         if (!pod.ok()) {
@@ -221,7 +252,9 @@ int plan(std::uint64_t seed, std::uint64_t round, unsigned minor, bool in_place,
         for (const auto& c : p.init_containers)
             if (c.is_native_sidecar()) consider(c);
         if (targets.empty()) targets.push_back({p.containers[0].name, random_target(r, p.containers[0], true), std::nullopt});
-        const auto outcome = core::plan_resize(p, targets, caps, cv);
+        core::PlanOptions options;
+        if (auto it = by_name.find(p.node_name); it != by_name.end()) options.node = it->second;
+        const auto outcome = core::plan_resize(p, targets, caps, cv, options);
         json::object line{{"name", p.name}};
         if (const auto* s = std::get_if<core::Skip>(&outcome)) {
             line["skip"] = s->reason;
@@ -244,9 +277,7 @@ int plan(std::uint64_t seed, std::uint64_t round, unsigned minor, bool in_place,
 int main(int argc, char** argv) {
     const std::vector<std::string> a(argv + 1, argv + argc);
     if (a.size() == 3 && a[0] == "pods") return pods(std::stoull(a[1]), std::stoi(a[2]));
-    if (a.size() == 6 && a[0] == "plan")
-        return plan(std::stoull(a[1]), std::stoull(a[2]), static_cast<unsigned>(std::stoul(a[3])), a[4] == "true",
-                    a[5] == "true");
-    std::cerr << "usage: plan_resize_driver pods SEED N | plan SEED ROUND MINOR IN_PLACE ALLOW_MEMORY_DECREASE\n";
+    if (a.size() == 6 && a[0] == "plan") return plan(std::stoull(a[1]), std::stoull(a[2]), a[3], a[4], a[5]);
+    std::cerr << "usage: plan_resize_driver pods SEED N | plan SEED ROUND VERSION.json NODES.json FORCE_MEMORY_DECREASE\n";
     return 2;
 }
