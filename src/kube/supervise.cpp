@@ -34,6 +34,10 @@ asio::awaitable<void> supervise_loop(std::string name, std::function<asio::await
             what = "unknown exception";
         }
         if (crashes) crashes->Add({{"task", name}}).Increment();
+        if (*stop) {  // failing during shutdown: do not hold the io_context up with a backoff timer
+            spdlog::error("task failed while stopping task={} error=\"{}\"", name, what);
+            co_return;
+        }
         const auto delay = backoff.next(rnd);
         spdlog::error("task crashed task={} error=\"{}\" restart_in_ms={}", name, what, delay.count());
         timer.expires_after(delay);

@@ -4,7 +4,7 @@
 #include "probe_server.hpp"
 
 #include <attune/controller/controller.hpp>
-#include <attune/controller/supervise.hpp>
+#include <attune/kube/supervise.hpp>
 #include <attune/core/capabilities.hpp>
 #include <attune/core/idle.hpp>
 #include <attune/kube/client.hpp>
@@ -74,7 +74,9 @@ public:
           client_(io.get_executor(), std::move(cfg), settings(opts), metrics_.kube),
           events_(client_, "attune.io/attune-manager", identity_),
           signals_(io, SIGTERM, SIGINT), deadline_(io) {
-        add_informer("pods", kube::resources::pods(), kube::strip_pod);
+        // Pods are the bulk of the cache: kept as compact text (parsed on
+        // read) to stay under 2 KiB per pod (bench/RESULTS.md).
+        add_informer("pods", kube::resources::pods(), kube::strip_pod, kube::cache_storage::compact_text);
         add_informer("deployments", kube::resources::deployments(), kube::strip_workload);
         add_informer("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
         add_informer("replicasets", kube::resources::replicasets(), kube::strip_workload);
@@ -160,20 +162,21 @@ private:
         return s;
     }
 
-    void add_informer(const std::string& name, kube::resource_type type, kube::transform_fn transform) {
+    void add_informer(const std::string& name, kube::resource_type type, kube::transform_fn transform,
+                      kube::cache_storage storage = kube::cache_storage::tree) {
         kube::informer_options io;
         io.type = std::move(type);
         io.transform = std::move(transform);
+        io.storage = storage;
         informers_.emplace(name, std::make_unique<kube::informer>(client_, std::move(io)));
     }
 
     // Every long-lived task goes through supervise(): failures are logged,
     // counted and restarted at this one place.
     void spawn(std::string task, std::function<asio::awaitable<void>()> body) {
-        asio::co_spawn(io_,
-                       controller::supervise(std::move(task), std::move(body), &metrics_.controller,
-                                             [this] { return stopping_; }),
-                       asio::detached);
+        supervisors_.push_back(kube::spawn_supervised(io_.get_executor(), std::move(task), std::move(body),
+                                                      kube::backoff_policy{500ms, 2.0, 30s, 0.2},
+                                                      &metrics_.controller.coroutine_restarts));
     }
 
     probe_response serve(std::string_view target, bool with_metrics) {
@@ -286,6 +289,7 @@ private:
             spdlog::error("shutdown deadline passed; stopping now deadline_s={}", kShutdownDeadline.count());
             io_.stop();
         });
+        for (auto& s : supervisors_) s.request_stop();
         controller_->shut_down();
         for (auto& [name, inf] : informers_) inf->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
@@ -327,6 +331,7 @@ private:
     core::Capabilities capabilities_ = core::safe_defaults();
     bool ready_ = false;
     bool stopping_ = false;
+    std::vector<kube::supervisor_handle> supervisors_;
     bool workers_started_ = false;
     bool elector_done_ = false;
     int exit_code_ = 0;
