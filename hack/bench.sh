@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `make bench`: prints the benchmark figures recorded in bench/RESULTS.md.
+# Figures, not assertions: nothing here fails on a slow machine.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
+bin="$here/$build/bench/runtime_bench"
+[ -x "$bin" ] || { echo "bench: $bin is not built (make build)" >&2; exit 2; }
+echo "== watch decode + transform + cache apply, and cache bytes per pod (10k pods, 3 runs)"
+"$bin" "${PODS:-10000}" "${RUNS:-3}"
