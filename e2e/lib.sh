@@ -80,7 +80,9 @@ sim_node() {
   local features=${4:-}
   [ -n "$features" ] || features=$(k get nodes -l attune.io/kubesim=true -o json \
     | jq -c '[.items[] | select(.metadata.name | startswith("sim-node-")) | .status.declaredFeatures // empty][0] // []')
-  k apply -f - >/dev/null <<YAML
+  # --validate=warn: apiservers before 1.35 have no declaredFeatures field
+  # and drop it rather than refuse the Node.
+  k apply --validate=warn -f - >/dev/null 2>&1 <<YAML
 apiVersion: v1
 kind: Node
 metadata:

@@ -141,6 +141,7 @@ Pod pod(const boost::json::value& json) {
         p.observed_generation = opt_int(*status, "observedGeneration", at);
         p.container_statuses = statuses(*status, "containerStatuses", at);
         p.init_container_statuses = statuses(*status, "initContainerStatuses", at);
+        if (const auto* r = field(*status, "resources")) p.status_pod_resources = requirements(*r, at + ".resources");
         if (const auto* conds = opt_array(*status, "conditions", at)) {
             for (std::size_t i = 0; i < conds->size(); ++i) {
                 const std::string cat = at + ".conditions[" + std::to_string(i) + "]";

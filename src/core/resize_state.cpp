@@ -38,6 +38,9 @@ ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request)
         if (!c || !matches(want.requests, c->resources.requests) || !matches(want.limits, c->resources.limits))
             return {ResizeState::Pending, "", "pod spec does not carry the requested resources for " + name};
     }
+    if (request->envelope && (!pod.pod_resources || !matches(request->envelope->requests, pod.pod_resources->requests) ||
+                              !matches(request->envelope->limits, pod.pod_resources->limits)))
+        return {ResizeState::Pending, "", "pod spec does not carry the requested pod-level resources"};
     if (const auto* pending = pod.find_condition("PodResizePending");
         pending && pending->status == "True" && current_for(*pending, request->generation)) {
         if (pending->reason == "Infeasible") return {ResizeState::Infeasible, pending->reason, pending->message};
@@ -58,6 +61,13 @@ ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request)
         if (!matches(want.requests, s->resources->requests) || !matches(want.limits, s->resources->limits) ||
             (s->allocated_resources && !matches(want.requests, *s->allocated_resources)))
             return {ResizeState::InProgress, "", "container " + name + " runtime resources differ from the target"};
+    }
+    // As for containers, a missing pod-level status means not applied yet.
+    if (request->envelope) {
+        const auto& applied = pod.status_pod_resources;
+        if (!applied) return {ResizeState::InProgress, "", "the pod reports no applied pod-level resources yet"};
+        if (!matches(request->envelope->requests, applied->requests) || !matches(request->envelope->limits, applied->limits))
+            return {ResizeState::InProgress, "", "applied pod-level resources differ from the target"};
     }
     return {ResizeState::Applied, "", ""};
 }

@@ -91,5 +91,27 @@ TEST(ResizeState, ErrorReasonSurfacesTheMessage) {
     EXPECT_EQ(s.message, "memory usage above new limit");
 }
 
+// 1.35+: an envelope raised in the same /resize is applied only when the
+// pod-level status.resources reports it too; a missing one is not applied.
+TEST(ResizeState, EnvelopeNeedsPodLevelStatusResources) {
+    const char* spec = R"({"metadata":{"generation":5},"spec":{"resources":{"requests":{"cpu":"2"},"limits":{"cpu":"2"}},
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"2"},"limits":{"cpu":"2"}}}]},"status":{
+      "containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"2"},"limits":{"cpu":"2"}}}])";
+    ResizeRequest r;
+    r.generation = 5;
+    r.targets["app"] = {rl({{"cpu", "2"}}), rl({{"cpu", "2"}})};
+    r.envelope = ResourceRequirements{rl({{"cpu", "2"}}), rl({{"cpu", "2000m"}})};
+    const auto missing = pod_from_json(std::string(spec) + "}}");
+    EXPECT_EQ(classify_resize_state(missing, &r).state, ResizeState::InProgress);
+    const auto stale = pod_from_json(std::string(spec) + R"(,"resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2"}}}})");
+    EXPECT_EQ(classify_resize_state(stale, &r).state, ResizeState::InProgress);
+    const auto applied = pod_from_json(std::string(spec) + R"(,"resources":{"requests":{"cpu":"2"},"limits":{"cpu":"2"}}}})");
+    EXPECT_EQ(classify_resize_state(applied, &r).state, ResizeState::Applied);
+    // The spec not (yet) carrying the envelope we asked for is Pending.
+    ResizeRequest bigger = r;
+    bigger.envelope->requests = rl({{"cpu", "3"}});
+    EXPECT_EQ(classify_resize_state(applied, &bigger).state, ResizeState::Pending);
+}
+
 }  // namespace
 }  // namespace attune::core

@@ -98,6 +98,8 @@ struct Pod {
     std::vector<ContainerStatus> init_container_statuses;
     std::vector<PodCondition> conditions;
     std::string status_resize;  // 1.32 status.resize (Proposed/InProgress/Deferred/Infeasible)
+    // 1.35+ pod-level status.resources: the envelope the kubelet applied.
+    std::optional<ResourceRequirements> status_pod_resources;
     std::optional<std::int64_t> observed_generation;
 
     const Container* find_container(std::string_view name) const;  // app containers, then init

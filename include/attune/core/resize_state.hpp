@@ -27,6 +27,9 @@ struct ResizeRequest {
     std::int64_t generation = 0;
     // What we asked for, per container (cpu/memory keys compared).
     std::map<std::string, ResourceRequirements, std::less<>> targets;
+    // The pod-level envelope (spec.resources) we asked for, when the body
+    // raised it: Applied then also needs pod-level status.resources to match.
+    std::optional<ResourceRequirements> envelope;
 };
 
 struct ResizeStatus {
