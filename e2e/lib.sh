@@ -38,6 +38,16 @@ wait_until() {
   done
 }
 
+# wait_eq SECONDS WANT CMD...: re-runs CMD every 0.5 s until it prints WANT.
+# Use it rather than `wait_until N test "$(cmd)" = x`, which runs cmd once.
+wait_eq() {
+  local deadline=$(( $(date +%s) + $1 )) want=$2; shift 2
+  until [ "$("$@" 2>/dev/null)" = "$want" ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || return 1
+    sleep 0.5
+  done
+}
+
 # expect_eq WHAT GOT WANT
 expect_eq() { [ "$2" == "$3" ] || fail "$1: got '$2', want '$3'"; }
 

@@ -46,5 +46,6 @@ expect_cache_matches "fresh manager (paged list)"
 
 # 3. Deletions by watch.
 k -n "$ns" delete pods -l app=many --wait=false >/dev/null
-wait_until 60 test "$(k -n "$ns" get pods --no-headers 2>/dev/null | wc -l | tr -d ' ')" = 0 || fail "pods were not deleted"
+pod_count() { k -n "$ns" get pods --no-headers 2>/dev/null | wc -l | tr -d ' '; }
+wait_eq 60 0 pod_count || fail "pods were not deleted"
 expect_cache_matches "after deleting them (watch)"

@@ -122,5 +122,5 @@ for i in 1 2 3 4 5; do
 done
 want=$(k -n "$ns" get deployments -l tier=web -o json | jq -c '[.items[].metadata.name] | sort')
 idle_sorted() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
-wait_until 120 test "$(idle_sorted)" = "$want" || fail "idleWorkloads $(idle_sorted), want $want"
+wait_eq 120 "$want" idle_sorted || fail "idleWorkloads $(idle_sorted), want $want"
 kill -0 "$MGR_PID" 2>/dev/null || fail "attune-manager died"

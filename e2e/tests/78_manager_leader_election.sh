@@ -40,7 +40,7 @@ idle_deployment() {
 }
 idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
 idle_deployment first
-wait_until 30 test "$(idle_names)" = '["first"]' || fail "the leader did not write the status: $(idle_names)"
+wait_eq 30 '["first"]' idle_names || fail "the leader did not write the status: $(idle_names)"
 grep -q "policy status written" "$MGR_LOG" && fail "the standby wrote status while not leading"
 
 start=$(date +%s)
@@ -53,4 +53,4 @@ log "standby leads $(( $(date +%s) - start )) s after SIGTERM to the leader"
 [ "$(holder)" != "$a_id" ] || fail "the Lease still names the old leader"
 
 idle_deployment second
-wait_until 30 test "$(idle_names)" = '["first","second"]' || fail "the new leader did not update the status: $(idle_names)"
+wait_eq 30 '["first","second"]' idle_names || fail "the new leader did not update the status: $(idle_names)"
