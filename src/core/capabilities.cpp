@@ -95,6 +95,7 @@ result<Capabilities> decide_capabilities(const ServerVersionProbe& server_versio
     // Version-locked on purpose: an OpenAPI or node-list failure must not
     // bring the 1.33 clamp back on a healthy 1.34+ cluster.
     c.allow_in_place_memory_limit_decrease = c.at_least(1, 34);
+    c.in_place_sidecar_resize = c.at_least(1, 33);
     return c;
 }
 

@@ -99,6 +99,9 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
         if (is_init && !c->is_native_sidecar()) {
             return Skip{"not_resizable", "init container " + t.name + " is not a native sidecar; /resize cannot change it"};
         }
+        if (is_init && !caps.in_place_sidecar_resize) {
+            return Skip{"not_resizable", "native sidecar " + t.name + " cannot be resized in place before Kubernetes 1.33"};
+        }
         const Container& live = *pod.find_container(t.name);
         ResourceRequirements next = merge_target(live.resources, t.resources, cv);
         // A container shaped Guaranteed (memory request == limit) in a

@@ -205,13 +205,14 @@ private:
             spdlog::info(
                 "capabilities source={} git_version={} major={} minor={} pods_resize={} pod_level_resources_field={} "
                 "in_place_pod_level_resources={} declared_features_reported={} hpa_scale_to_zero={} "
-                "allow_in_place_memory_limit_decrease={} "
+                "allow_in_place_memory_limit_decrease={} in_place_sidecar_resize={} "
                 "scheduler_resize_preemption={} memory_backed_volume_resize={} exclusive_cpu_in_place={} "
                 "decision_error=\"{}\" version_error=\"{}\" resources_error=\"{}\" openapi_error=\"{}\" "
                 "nodes_error=\"{}\"",
                 probed ? "probed" : "safe_defaults", c.git_version.empty() ? "unknown" : c.git_version, c.major,
                 c.minor, c.pods_resize, c.pod_level_resources_field, c.in_place_pod_level_resources,
-                c.declared_features_reported, c.hpa_scale_to_zero, c.allow_in_place_memory_limit_decrease, c.scheduler_resize_preemption,
+                c.declared_features_reported, c.hpa_scale_to_zero, c.allow_in_place_memory_limit_decrease, c.in_place_sidecar_resize,
+                c.scheduler_resize_preemption,
                 c.memory_backed_volume_resize, c.exclusive_cpu_in_place, probed ? "" : decided.error().message,
                 probes.version.error, probes.resources.error, probes.openapi.error, probes.nodes.error);
         } catch (const std::exception& e) {

@@ -163,5 +163,12 @@ TEST(Capabilities, DecodeNodeProbeKeepsAbsentApartFromEmpty) {
     }
 }
 
+// Version-locked: the 1.32 apiserver accepts a sidecar /resize but drops it.
+TEST(Capabilities, SidecarResizeFrom1_33) {
+    EXPECT_FALSE(decide("v1.32.9", nodes({})).in_place_sidecar_resize);
+    EXPECT_TRUE(decide("v1.33.13", nodes({})).in_place_sidecar_resize);
+    EXPECT_FALSE(safe_defaults().in_place_sidecar_resize);
+}
+
 }  // namespace
 }  // namespace attune::core

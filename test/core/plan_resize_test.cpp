@@ -22,6 +22,7 @@ Capabilities caps(unsigned minor, bool in_place_envelope) {
     c.pod_level_resources_field = minor >= 34;
     c.in_place_pod_level_resources = in_place_envelope;
     c.allow_in_place_memory_limit_decrease = minor >= 34;
+    c.in_place_sidecar_resize = minor >= 33;
     return c;
 }
 
@@ -232,6 +233,16 @@ TEST(PlanResize, UsageFloorHoldsAMemoryLimitDecrease) {
     // 1000Mi * 110% = 1100Mi, rounded up to the byte.
     EXPECT_EQ(plan.planned.containers[0].resources.limits.at("memory").to_string(), "1100Mi");
     EXPECT_EQ(plan.planned.containers[0].resources.requests.at("memory").to_string(), "512Mi");
+}
+
+// 1.32 silently drops the initContainers part of a /resize: never plan one.
+TEST(PlanResize, NativeSidecarIsNotResizableBefore1_33) {
+    const Pod p = pod_from_json(R"({"spec":{"initContainers":[{"name":"side","restartPolicy":"Always",
+      "resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"200m"}}}],
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"200m"}}}]},"status":{"qosClass":"Burstable"}})");
+    const ContainerTarget side[] = {target("side", rl({{"cpu", "150m"}}))};
+    EXPECT_EQ(skip_reason(plan_resize(p, side, caps(32, false), ControlledValues::RequestsOnly)), "not_resizable");
+    EXPECT_TRUE(as_plan(plan_resize(p, side, caps(33, false), ControlledValues::RequestsOnly)).body.contains("spec"));
 }
 
 }  // namespace

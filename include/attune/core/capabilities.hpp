@@ -32,6 +32,10 @@ struct Capabilities {
     // Version-locked (not discoverable): 1.33 rejects it in validation while
     // still advertising /resize.
     bool allow_in_place_memory_limit_decrease = false;  // git version >= 1.34
+    // Native sidecars (restartPolicy: Always init containers) resizable in
+    // place: git version >= 1.33. The 1.32 apiserver accepts such a /resize
+    // but silently drops the initContainers part (seen on v1.32.9).
+    bool in_place_sidecar_resize = false;
 
     // Hooks for alpha features; always false until Beta plus e2e.
     bool scheduler_resize_preemption = false;  // KEP-5836
