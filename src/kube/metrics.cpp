@@ -46,11 +46,7 @@ kube_metrics::kube_metrics(Registry& r)
       relists(BuildCounter().Name("attune_kube_relists_total").Help("full relists (410 or start)").Register(r)),
       informer_objects(BuildGauge().Name("attune_kube_informer_objects").Help("objects in the informer cache").Register(r)),
       k8s_events(BuildCounter().Name("attune_kube_events_written_total").Help("Kubernetes Events written").Register(r)),
-      leader(BuildGauge().Name("attune_leader").Help("1 while this replica holds the lease").Register(r).Add({})),
-      task_crashes(BuildCounter()
-                       .Name("attune_task_crashes_total")
-                       .Help("coroutines restarted after an unexpected exception")
-                       .Register(r)) {}
+      leader(BuildGauge().Name("attune_leader").Help("1 while this replica holds the lease").Register(r).Add({})) {}
 
 std::shared_ptr<kube_metrics> kube_metrics::standalone() {
     auto reg = std::make_shared<Registry>();

@@ -33,7 +33,6 @@ struct kube_metrics {
     prometheus::Family<prometheus::Gauge>& informer_objects;       // {resource}
     prometheus::Family<prometheus::Counter>& k8s_events;           // {result}
     prometheus::Gauge& leader;
-    prometheus::Family<prometheus::Counter>& task_crashes;         // {task}
 
     void count_request(std::string_view verb, unsigned code);  // code 0: transport failure
     void observe_duration(std::string_view verb, double seconds);
