@@ -5,6 +5,7 @@
 # that version and by the module's go.sum, so later runs and CI reuse it.
 # Prints the path of the cached binary on stdout.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/go-env.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 minor=${1:?usage: controlplane-build.sh 1.N}
 read -r _ patch _ < <(awk -v m="$minor" '$1==m' "$here/hack/k8s-versions.txt")
@@ -23,7 +24,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 start=$(date +%s)
 echo "controlplane-build: building $patch (cold builds take a while on 2 cores)..." >&2
-( cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 nice -n 10 go build -trimpath -mod=readonly \
+( cd "$src" && CGO_ENABLED=0 nice -n 10 go build -trimpath -mod=readonly \
     -ldflags "$ld" -o "$cache/k8s.tmp" . ) >&2
 mv "$cache/k8s.tmp" "$cache/k8s"
 for c in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do ln -sf k8s "$cache/$c"; done

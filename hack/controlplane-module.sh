@@ -4,6 +4,7 @@
 # k8s.io/kubernetes requires its staging modules at v0.0.0, so every staging
 # module gets a replace pinned to the matching v0.N.P.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/go-env.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 minor=${1:?usage: controlplane-module.sh 1.N [v1.N.P] [outdir]}
 read -r _ patch godir < <(awk -v m="$minor" '$1==m' "$here/hack/k8s-versions.txt")
@@ -15,7 +16,7 @@ mkdir -p "$dir"
 # One source for every minor: the module links to it rather than copying it.
 ln -sfn "$(realpath --relative-to="$dir" "$here/e2e/controlplane/main.go.tmpl")" "$dir/main.go"
 cd "$dir"
-export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+export GOFLAGS=-mod=mod
 rm -f go.mod go.sum
 go mod init attune.local/e2e/controlplane >/dev/null 2>&1
 go mod edit -go="$godir"

@@ -70,6 +70,6 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" | $SUDO tee /etc/apt/
     $SUDO ln -sf /usr/lib/go-1.23/bin/go /usr/local/bin/go
   fi
   GOTOOLCHAIN=go1.26.8 go version >/dev/null   # downloads the toolchain once
-  log "Go toolchain: use GOTOOLCHAIN=go1.26.8 (hack/env.sh sets it)"
+  log "Go toolchain: go1.26.8 through GOTOOLCHAIN (hack/go-env.sh selects it)"
 fi
 log "ok"

@@ -5,8 +5,9 @@
 #   qos_vectors.json       k8s.io/kubernetes v1.36.3 ComputePodQOS
 # Deterministic (fixed seeds): a rerun with the same versions changes nothing.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/go-env.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
-export GOTOOLCHAIN=local GOFLAGS=-mod=mod
+export GOFLAGS=-mod=mod
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 cd "$here/test/golden"

@@ -3,6 +3,7 @@
 # under a directory keyed by its sources, so later runs and CI reuse it.
 # Prints the path of the cached binary on stdout; logs go to stderr.
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/go-env.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 src="$here/e2e/kubesim"
 command -v go >/dev/null || { echo "kubesim-build: no Go toolchain on PATH (hack/deps.sh installs one)" >&2; exit 2; }
@@ -17,7 +18,7 @@ echo "kubesim-build: building $key..." >&2
 # A private temp name, so two concurrent builds cannot clobber each other.
 tmp=$(mktemp "$cache/kubesim.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
-( cd "$src" && GOTOOLCHAIN=local CGO_ENABLED=0 nice -n 10 go build -trimpath -mod=readonly \
+( cd "$src" && CGO_ENABLED=0 nice -n 10 go build -trimpath -mod=readonly \
     -ldflags "-s -w" -o "$tmp" . ) >&2
 chmod 755 "$tmp"
 mv -f "$tmp" "$cache/kubesim"
