@@ -100,9 +100,11 @@ done
 KUBECONFIG=$sa_kubeconfig MGR_READY_TIMEOUT=120 start_manager --kube-qps 0 --workers 4 \
   --leader-elect --leader-election-namespace attune-system
 
-saw_429() { [ "$(metric_sum attune_kube_requests_total 'code="429"')" -gt 0 ]; }
+# Wait for a *retried* 429: a 429 on a watch open is counted too, but the
+# client leaves those to the informer's backoff rather than retrying them.
+retried_429() { [ "$(metric_sum attune_kube_request_retries_total 'reason="429"')" -gt 0 ]; }
 for i in $(seq 1 30); do
-  saw_429 && break
+  retried_429 && break
   k -n "$ns" create deployment "warmup-$i" --image=attune.local/pause:1 --replicas=0 >/dev/null
   k -n "$ns" label deployment "warmup-$i" tier=web >/dev/null
   sleep 1
