@@ -22,6 +22,14 @@ else
 fi
 
 k() { "$KUBECTL" "$@"; }
+
+# at_exit CMD: runs CMD when the test exits, newest first, whatever else
+# fails. The one cleanup mechanism: helpers that create objects register
+# their own deletion here, so tests never restate each other's traps.
+_at_exit_cmds=()
+_run_at_exit() { local i; for (( i=${#_at_exit_cmds[@]}-1; i>=0; i-- )); do eval "${_at_exit_cmds[$i]}" || true; done; }
+trap _run_at_exit EXIT
+at_exit() { _at_exit_cmds+=("$1"); }
 # require_local: the test needs the local harness (simulated nodes, loopback
 # webhook URL, the harness's Prometheus); skipped on a real cluster.
 require_local() { [ -z "${E2E_EXTERNAL:-}" ] || skip "needs the local control plane (${1:-simulated nodes})"; }
@@ -52,11 +60,11 @@ wait_eq() {
 expect_eq() { [ "$2" == "$3" ] || fail "$1: got '$2', want '$3'"; }
 
 # test_namespace: sets $ns to a fresh namespace for this test, deleted when the
-# test exits. Call it directly, not in $(...): the trap belongs to the test.
+# test exits. Call it directly, not in $(...): the cleanup belongs to the test.
 test_namespace() {
   ns="e2e-$(basename "$0" .sh | tr '_' '-' | tr -cd 'a-z0-9-' | cut -c1-40)-$RANDOM"
   k create namespace "$ns" >/dev/null
-  trap "k delete namespace $ns --wait=false >/dev/null 2>&1 || true" EXIT
+  at_exit "k delete namespace $ns --wait=false >/dev/null 2>&1"
   # The default ServiceAccount is created asynchronously by the controller manager.
   wait_until 30 k -n "$ns" get serviceaccount default || fail "no default serviceaccount in $ns"
 }
@@ -82,10 +90,10 @@ resize_view() {
 expected_resize_mechanism() { if [ "$K8S_MINOR" = 1.32 ]; then echo field; else echo conditions; fi; }
 
 # sim_node NAME CPU MEMORY [DECLARED-FEATURES-JSON]: a dedicated simulated node
-# (kubesim adopts it), tainted so the scheduler keeps other tests' pods off it;
-# the caller deletes it. It declares the same status.declaredFeatures as the
+# (kubesim adopts it), tainted so the scheduler keeps other tests' pods off it. It declares the same status.declaredFeatures as the
 # harness's own nodes unless told otherwise ('[]' for none): from 1.36 the
-# apiserver checks the pod's own node before a pod-level resize.
+# apiserver checks the pod's own node before a pod-level resize. Deleted when
+# the test exits.
 sim_node() {
   local features=${4:-}
   [ -n "$features" ] || features=$(k get nodes -l attune.io/kubesim=true -o json \
@@ -105,6 +113,7 @@ status:
   allocatable: {cpu: "$2", memory: "$3", pods: "110"}
   declaredFeatures: $features
 YAML
+  at_exit "k delete node $1 --wait=false >/dev/null 2>&1"
   wait_until 30 node_is_ready "$1" || fail "kubesim did not adopt node $1"
 }
 node_is_ready() { [ "$(k get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]; }

@@ -3,7 +3,7 @@
 . "$(dirname "$0")/../lib.sh"
 require_local
 cs="$REPO_ROOT/hack/cluster.sh"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); at_exit "rm -rf $tmp"
 
 out=$(ATTUNE_RUN="$tmp/a" "$cs" up --k8s 1.99 2>&1) && fail "unknown minor accepted"
 grep -q "unknown Kubernetes minor '1.99'" <<<"$out" || fail "unclear unknown-minor error: $out"

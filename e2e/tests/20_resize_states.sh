@@ -8,7 +8,6 @@ require_local
 test_namespace
 node="e2e-resize-$RANDOM"
 sim_node "$node" 2 4Gi
-trap "k delete namespace $ns --wait=false >/dev/null 2>&1; k delete node $node --wait=false >/dev/null 2>&1 || true" EXIT
 mech=$(expected_resize_mechanism)
 
 pod() {  # pod NAME CPU-REQ CPU-LIM

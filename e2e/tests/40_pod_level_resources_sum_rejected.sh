@@ -51,7 +51,6 @@ wait_until 30 applied || fail "envelope resize not applied: $(k -n "$ns" get pod
 # other nodes declare in-place pod-level resize.
 bare="e2e-nodecl-$RANDOM"
 sim_node "$bare" 4 8Gi '[]'
-trap "k delete namespace $ns --wait=false >/dev/null 2>&1; k delete node $bare --wait=false >/dev/null 2>&1 || true" EXIT
 manifest bare | sed "s/^spec:/spec:\n  nodeName: $bare\n  tolerations: [{key: attune.io\/e2e-dedicated, operator: Exists}]/" | k -n "$ns" apply -f - >/dev/null
 wait_until 60 pod_running "$ns" bare || fail "pod on the undeclared node never ran"
 out=$(k -n "$ns" patch pod bare --subresource resize --type strategic \

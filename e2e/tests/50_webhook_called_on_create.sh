@@ -6,19 +6,14 @@ require_local
 test_namespace
 tmp=$(mktemp -d)
 wh="attune-e2e-$ns"
-cleanup() {
-  [ -n "${srv:-}" ] && kill "$srv" 2>/dev/null
-  k delete mutatingwebhookconfiguration "$wh" --ignore-not-found >/dev/null 2>&1
-  k delete namespace "$ns" --wait=false >/dev/null 2>&1
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+at_exit "rm -rf $tmp; k delete mutatingwebhookconfiguration $wh --ignore-not-found >/dev/null 2>&1"
 # Serving certificate signed by the cluster CA, with the IP SAN the URL uses.
 openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$tmp/tls.key" -out "$tmp/tls.csr" 2>/dev/null
 printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$tmp/ext"
 openssl x509 -req -in "$tmp/tls.csr" -CA "$CLUSTER_DIR/pki/ca.crt" -CAkey "$CLUSTER_DIR/pki/ca.key" \
   -CAcreateserial -CAserial "$tmp/ca.srl" -days 1 -extfile "$tmp/ext" -out "$tmp/tls.crt" 2>/dev/null
 python3 "$E2E_ROOT/testwebhook/webhook.py" "$WEBHOOK_PORT" "$tmp/tls.crt" "$tmp/tls.key" > "$tmp/webhook.log" 2>&1 & srv=$!
+at_exit "kill $srv"
 wait_until 10 curl -s --cacert "$CLUSTER_DIR/pki/ca.crt" -o /dev/null "https://127.0.0.1:$WEBHOOK_PORT/" || fail "test webhook did not start: $(cat "$tmp/webhook.log")"
 k apply -f - >/dev/null <<YAML
 apiVersion: admissionregistration.k8s.io/v1

@@ -25,7 +25,7 @@ sim_node "$node" 1000 4000Gi
 # resizes there, so plan_resize must skip envelope raises for its pods.
 sim_node "$bare" 1000 4000Gi '[]'
 tmp=$(mktemp -d)
-trap "rm -rf $tmp; k delete namespace $ns --wait=false >/dev/null 2>&1; k delete node $node $bare --wait=false >/dev/null 2>&1 || true" EXIT
+at_exit "rm -rf $tmp"
 
 minor=${K8S_MINOR#1.}
 k version -o json > "$tmp/version.json"

@@ -13,21 +13,6 @@ MGR_LOG=""
 # Under make test (E2E_REQUIRE_BUILD=1) a missing binary fails; by hand it skips.
 require_manager() { require_built "$ATTUNE_MANAGER" attune-manager; }
 
-# at_exit CMD: runs CMD when the test exits. Commands registered earlier (the
-# namespace cleanup of test_namespace included) are kept; newest runs first.
-_at_exit_cmds=()
-_run_at_exit() { local i; for (( i=${#_at_exit_cmds[@]}-1; i>=0; i-- )); do eval "${_at_exit_cmds[$i]}" || true; done; }
-at_exit() {
-  local cmd=$1
-  if [ ${#_at_exit_cmds[@]} -eq 0 ]; then
-    local prev
-    prev=$(trap -p EXIT)
-    if [ -n "$prev" ]; then eval "set -- $prev"; _at_exit_cmds+=("$3"); fi
-    trap _run_at_exit EXIT
-  fi
-  _at_exit_cmds+=("$cmd")
-}
-
 apply_policy_crd() {
   k apply -f "$REPO_ROOT/deploy/kustomize/base/crd/attunepolicy.yaml" >/dev/null
   k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=60s >/dev/null \
