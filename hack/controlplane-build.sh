@@ -17,6 +17,11 @@ key=$(cat "$src/go.sum" "$src/main.go" | sha256sum | cut -c1-12)
 cache="${ATTUNE_CACHE:-$HOME/.cache/attune}/controlplane/$patch-$key"
 if [ -x "$cache/k8s" ]; then echo "$cache/k8s"; exit 0; fi
 mkdir -p "$cache"
+# Two checkouts (or two make targets) may want the same minor at once: the
+# second waits for the first build instead of writing the same file.
+exec 9>"$cache/.lock"
+flock 9
+if [ -x "$cache/k8s" ]; then echo "$cache/k8s"; exit 0; fi
 maj=1; min=${minor#1.}
 ld="-s -w"
 for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
