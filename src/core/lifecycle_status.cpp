@@ -133,6 +133,15 @@ LifecycleStatusEntry decode_entry(const json::value& v, const std::string& path)
     return e;
 }
 
+// Human text is cut to kMaxLifecycleText bytes (the schema's maxLength),
+// never inside a UTF-8 sequence.
+std::string bounded(const std::string& text) {
+    if (text.size() <= kMaxLifecycleText) return text;
+    std::size_t cut = kMaxLifecycleText - 3;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return text.substr(0, cut) + "...";
+}
+
 bool entry_order(const LifecycleStatusEntry& a, const LifecycleStatusEntry& b) {
     return a.kind != b.kind ? a.kind < b.kind : a.workload < b.workload;
 }
@@ -181,7 +190,7 @@ json::value encode_lifecycle_entry(const LifecycleStatusEntry& e) {
     }
     o["pods"] = std::move(pods);
     if (!e.handled_revalidation_token.empty()) o["handledRevalidationToken"] = e.handled_revalidation_token;
-    if (!e.message.empty()) o["message"] = e.message;
+    if (!e.message.empty()) o["message"] = bounded(e.message);
     if (e.attempt_started_at) o["attemptStartedAt"] = format_timestamp(*e.attempt_started_at);
     if (e.step_applied_at) o["stepAppliedAt"] = format_timestamp(*e.step_applied_at);
     if (e.step_ready_at) o["stepReadyAt"] = format_timestamp(*e.step_ready_at);
@@ -190,7 +199,7 @@ json::value encode_lifecycle_entry(const LifecycleStatusEntry& e) {
         const auto& a = *e.last_analysis;
         o["lastAnalysis"] = json::object{{"step", static_cast<std::int64_t>(a.step)},
                                          {"passed", a.passed},
-                                         {"explanation", a.explanation},
+                                         {"explanation", bounded(a.explanation)},
                                          {"evaluatedAt", format_timestamp(a.evaluated_at)}};
     }
     o["attempt"] = e.attempt;

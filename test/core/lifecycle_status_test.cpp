@@ -40,7 +40,8 @@ LifecycleStatusEntry full_entry() {
     return e;
 }
 
-// The shape contracts.md fixes for the webhook's deferred persistence.
+// The shape the lifecycle contract fixes for the webhook's deferred
+// persistence (docs/lifecycle.md).
 TEST(LifecycleStatus, EncodesTheContractShape) {
     const auto v = encode_lifecycle_entry(full_entry());
     const auto& o = v.as_object();
@@ -61,7 +62,7 @@ TEST(LifecycleStatus, EncodesTheContractShape) {
         {"name":"web-def","state":"Deferred","since":"2026-12-01T10:00:45Z","uid":"uid-def"}])"));
     EXPECT_EQ(o.at("handledRevalidationToken"), "t1");
     EXPECT_EQ(o.at("message").as_string().subview().substr(0, 9), "validated");
-    // Additions (contracts.md allows adding fields).
+    // Additions (the contract allows adding fields, not renaming).
     EXPECT_EQ(o.at("attemptStartedAt"), "2026-12-01T09:40:00Z");
     EXPECT_EQ(o.at("stepAppliedAt"), "2026-12-01T10:00:50Z");
     EXPECT_EQ(o.at("stepReadyAt"), "2026-12-01T10:00:55Z");
@@ -123,7 +124,11 @@ TEST(LifecycleStatus, Bounds) {
     EXPECT_EQ(e.failed_revisions.back(), "rev-24");
     add_failed_revision(e.failed_revisions, "rev-24");  // present: no duplicate
     EXPECT_EQ(e.failed_revisions.size(), kMaxFailedRevisions);
+    e.message = std::string(1020, 'x') + "\xC3\xA9\xC3\xA9\xC3\xA9";  // a 2-byte character across the cut
     const auto ev = encode_lifecycle_entry(e);
+    const auto message = ev.at("message").as_string();
+    EXPECT_EQ(message.size(), 1020u + 3);
+    EXPECT_TRUE(message.ends_with("x..."));
     EXPECT_EQ(ev.at("pods").as_array().size(), kMaxLifecyclePods);
     EXPECT_EQ(ev.at("failedRevisions").as_array().size(), kMaxFailedRevisions);
 }

@@ -85,7 +85,7 @@ struct RunThrottlingAnalysis {
     friend bool operator==(const RunThrottlingAnalysis&, const RunThrottlingAnalysis&) = default;
 };
 // TemplatePatch persistence: patch the pod template with `resources` and
-// the revision annotations (contracts.md). Idempotent; repeated until the
+// the revision annotations (docs/lifecycle.md). Idempotent; repeated until the
 // workload carries attune.io/persisted-revision == revision.
 struct PatchTemplate {
     ContainerResourceMap resources;

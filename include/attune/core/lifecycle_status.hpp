@@ -1,9 +1,10 @@
 #pragma once
 // status.lifecycle.workloads[] of an AttunePolicy (issue #11): one entry per
-// workload under validation, exactly in the shape /work/wt/briefs/contracts.md
-// fixes (the webhook's deferred persistence reads it), plus the fields the
-// state machine needs to resume after a restart. Bounded: 100 workloads,
-// 100 pods and 20 failed revisions per entry.
+// workload under validation, exactly in the shape the lifecycle contract
+// fixes (the webhook's deferred persistence reads it; docs/lifecycle.md),
+// plus the fields the state machine needs to resume after a restart.
+// Bounded: 100 workloads, 100 pods and 20 failed revisions per entry, and
+// 1024 bytes of message.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@ namespace attune::core {
 inline constexpr std::size_t kMaxLifecycleWorkloads = 100;
 inline constexpr std::size_t kMaxLifecyclePods = 100;
 inline constexpr std::size_t kMaxFailedRevisions = 20;
+inline constexpr std::size_t kMaxLifecycleText = 1024;  // message, lastAnalysis.explanation
 
 // Workload annotation the webhook (AdmissionOnNextPodTemplateChange) and
 // TemplatePatch write once the validated candidate is in the template.
@@ -66,7 +68,7 @@ struct LifecycleAnalysisStatus {
 };
 
 struct LifecycleStatusEntry {
-    // ---- the contract (contracts.md) ----
+    // ---- the contract with the webhook (docs/lifecycle.md) ----
     std::string workload;  // name
     std::string kind;      // Deployment | StatefulSet | DaemonSet | ReplicaSet
     LifecyclePhase phase = LifecyclePhase::ValidationRunning;
