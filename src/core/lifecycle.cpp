@@ -70,17 +70,16 @@ private:
 
     // The pods in StableHash order (workload UID + pod UID).
     std::vector<const LifecyclePod*> ordered() const {
+        std::vector<const LifecyclePod*> live;
         std::vector<std::string> uids;
-        for (const auto& p : in_.pods)
-            if (p.pod) uids.push_back(p.pod->uid);
-        std::vector<const LifecyclePod*> out;
-        for (const auto& uid : order_pods_for_selection(in_.workload.uid, uids)) {
-            for (const auto& p : in_.pods)
-                if (p.pod && p.pod->uid == uid && std::find(out.begin(), out.end(), &p) == out.end()) {
-                    out.push_back(&p);
-                    break;
-                }
+        for (const auto& p : in_.pods) {
+            if (!p.pod) continue;
+            live.push_back(&p);
+            uids.push_back(p.pod->uid);
         }
+        std::vector<const LifecyclePod*> out;
+        out.reserve(live.size());
+        for (std::size_t i : selection_order(in_.workload.uid, uids)) out.push_back(live[i]);
         return out;
     }
 

@@ -15,10 +15,7 @@ std::vector<const Pod*> stable_order(const WorkloadIdentity& w, std::span<const 
     for (const auto& p : pods) uids.push_back(p.uid);
     std::vector<const Pod*> out;
     out.reserve(pods.size());
-    for (const auto& uid : order_pods_for_selection(w.uid, uids)) {
-        auto it = std::find_if(pods.begin(), pods.end(), [&](const Pod& p) { return p.uid == uid; });
-        if (it != pods.end() && std::find(out.begin(), out.end(), &*it) == out.end()) out.push_back(&*it);
-    }
+    for (std::size_t i : selection_order(w.uid, uids)) out.push_back(&pods[i]);
     return out;
 }
 
