@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include "lifecycle_sample.hpp"
 #include "test_pods.hpp"
 
 namespace attune::core {
@@ -13,32 +14,9 @@ using namespace std::chrono;
 using testing::rl;
 namespace json = boost::json;
 
-const Timestamp kT0{sys_days{year{2026} / 12 / 1} + hours{10}};
+const Timestamp kT0 = testing::kSampleTime;
 
-LifecycleStatusEntry full_entry() {
-    LifecycleStatusEntry e;
-    e.workload = "web";
-    e.kind = "Deployment";
-    e.phase = LifecyclePhase::ValidatedAwaitingPersistence;
-    e.current_revision = "rev-3f2a9c1e7b4d0000";
-    e.validated_revision = "rev-3f2a9c1e7b4d0000";
-    e.failed_revisions = {"rev-1111111111111111"};
-    e.step = 2;
-    e.step_started_at = kT0;
-    e.baseline = {{"app", {rl({{"cpu", "500m"}, {"memory", "256Mi"}}), rl({{"cpu", "1"}, {"memory", "512Mi"}})}}};
-    e.candidate = {{"app", {rl({{"cpu", "200m"}, {"memory", "192Mi"}}), rl({{"cpu", "1"}, {"memory", "512Mi"}})}}};
-    e.pods = {{"web-abc", "uid-abc", ResizeState::Applied, kT0 + seconds{30}},
-              {"web-def", "uid-def", ResizeState::Deferred, kT0 + seconds{45}}};
-    e.handled_revalidation_token = "t1";
-    e.message = "validated; the webhook injects it into the next update that changes the pod template";
-    e.attempt_started_at = kT0 - minutes{20};
-    e.step_applied_at = kT0 + seconds{50};
-    e.step_ready_at = kT0 + seconds{55};
-    e.source = RecommendationSource::Manual;
-    e.last_analysis = LifecycleAnalysisStatus{2, true, "no pod throttled", kT0 + minutes{6}};
-    e.attempt = 3;
-    return e;
-}
+LifecycleStatusEntry full_entry() { return testing::sample_lifecycle_entry(); }
 
 // The shape the lifecycle contract fixes for the webhook's deferred
 // persistence (docs/lifecycle.md).

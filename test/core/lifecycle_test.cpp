@@ -63,6 +63,14 @@ Timestamp run_until(LifecycleReconciler& r, Timestamp now, LifecyclePhase phase)
     return now;
 }
 
+// The first step's resizes at kT0, applied by kT0 + 1s: the canary pods.
+Strings run_first_step(LifecycleReconciler& r) {
+    const auto resized = actions_of<ResizePods>(tick(r, kT0));
+    EXPECT_EQ(resized.size(), 1u);
+    tick(r, kT0 + 1s);
+    return resized.empty() ? Strings{} : names(resized[0].pods);
+}
+
 Strings uids(const LifecycleWorld& w) {
     Strings out;
     for (const auto& p : w.pods) out.push_back(p.uid);
@@ -458,8 +466,7 @@ TEST(Lifecycle, AThrottlingCandidateFailsIsRolledBackAndNotRetried) {
     w.add_pods(4, kTemplate);
     const LifecycleRecommendation tight{RecommendationSource::Manual, {{"app", {rl({{"cpu", "100m"}}), rl({{"cpu", "100m"}})}}}};
     LifecycleReconciler r{&w, analysed({{50, 1min}, {100, 0s}}), tight};
-    const auto canary = names(actions_of<ResizePods>(tick(r, kT0)).at(0).pods);
-    tick(r, kT0 + 1s);
+    const auto canary = run_first_step(r);
     r.measurement = throttled(canary, 0.6);
     const auto d = tick(r, kT0 + 1s + 5min);
     EXPECT_EQ(r.entry->phase, LifecyclePhase::Failed);
@@ -480,8 +487,7 @@ TEST(Lifecycle, AFailedRollbackIsRetriedWhileAPodStillCarriesTheCandidate) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
     LifecycleReconciler r{&w, analysed({{50, 0s}, {100, 0s}}), manual_cpu("200m")};
-    const auto canary = names(actions_of<ResizePods>(tick(r, kT0)).at(0).pods);
-    tick(r, kT0 + 1s);
+    const auto canary = run_first_step(r);
     r.measurement = throttled(canary, 0.9);
     const auto failed = r.decide(kT0 + 5min + 1s);  // the shell crashes before any rollback
     r.entry = failed.status;
@@ -496,8 +502,7 @@ TEST(Lifecycle, AnAnalysisForAnotherStepOrRevisionIsNotUsed) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
     LifecycleReconciler r{&w, analysed({{50, 0s}, {100, 0s}}), manual_cpu("200m")};
-    const auto canary = names(actions_of<ResizePods>(tick(r, kT0)).at(0).pods);
-    tick(r, kT0 + 1s);
+    const auto canary = run_first_step(r);
     auto plan = plan_attempt(AttemptInputs{w.workload, w.pods, r.recommendation, "", &*r.entry}).value();
     LifecycleInputs in{w.workload, "", plan, w.classify(plan.candidate), r.spec, &*r.entry, false, kT0 + 6min, std::nullopt};
     for (const auto& stale : {LifecycleAnalysisInput{plan.revision, 1, throttled(canary, 0)},
@@ -524,8 +529,7 @@ TEST(Lifecycle, APodThatIsNotReadyHoldsThePauseAndFailsAfterTheReadinessTimeout)
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
     LifecycleReconciler r{&w, steps({{50, 2min}, {100, 0s}}), manual_cpu("200m")};
-    const auto canary = names(actions_of<ResizePods>(tick(r, kT0)).at(0).pods);
-    tick(r, kT0 + 1s);
+    const auto canary = run_first_step(r);
     EXPECT_EQ(r.entry->step_ready_at, kT0 + 1s);
     // NotReady during the pause: the pause starts again once it is back.
     w.set_ready(canary[0], false);

@@ -10,10 +10,11 @@
 #include <vector>
 
 #include "attune/core/lifecycle.hpp"
+#include "lifecycle_sample.hpp"
 
 namespace attune::core::testing {
 
-inline const Timestamp kT0{std::chrono::sys_days{std::chrono::year{2026} / 12 / 1} + std::chrono::hours{10}};
+inline const Timestamp kT0 = kSampleTime;
 
 struct LifecycleWorld {
     WorkloadIdentity workload{"apps/v1", "Deployment", "shop", "web", "uid-web"};
