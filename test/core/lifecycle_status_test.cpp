@@ -11,7 +11,6 @@ namespace attune::core {
 namespace {
 
 using namespace std::chrono;
-using testing::rl;
 namespace json = boost::json;
 
 const Timestamp kT0 = testing::kSampleTime;
