@@ -47,6 +47,14 @@ TEST(StableSelection, OrderIsIndependentOfInputOrderAndStableAcrossCalls) {
     EXPECT_NE(order_pods_for_selection("other-uid", all), a);
 }
 
+TEST(StableSelection, IndicesFollowTheSameOrder) {
+    const auto all = pods(15);
+    const auto ordered = order_pods_for_selection("w-uid", all);
+    const auto idx = selection_order("w-uid", all);
+    ASSERT_EQ(idx.size(), all.size());
+    for (std::size_t i = 0; i < idx.size(); ++i) EXPECT_EQ(all[idx[i]], ordered[i]);
+}
+
 TEST(StableSelection, SurvivorsKeepTheirRelativeOrderWhenPodsGo) {
     auto all = pods(12);
     const auto before = order_pods_for_selection("w-uid", all);

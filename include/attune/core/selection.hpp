@@ -17,6 +17,10 @@ std::uint64_t pod_selection_hash(std::string_view workload_uid, std::string_view
 // Pod UIDs in selection order: by hash, ties broken by UID.
 std::vector<std::string> order_pods_for_selection(std::string_view workload_uid, std::span<const std::string> pod_uids);
 
+// The same order as indices into `pod_uids`, for callers that order their
+// own pod values.
+std::vector<std::size_t> selection_order(std::string_view workload_uid, std::span<const std::string> pod_uids);
+
 // ceil(percent x n / 100), percent clamped to 100: 10% of 11 is 2.
 std::size_t desired_pod_count(unsigned percent, std::size_t n);
 
