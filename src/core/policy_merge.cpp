@@ -172,15 +172,15 @@ void clamp_duration(Duration& value, Duration lo, Duration hi, std::string_view 
 // The prometheus block the defaults offer: with both scopes present only the
 // namespace object's counts, even when it sets none (Go CombineDefaultsLayers
 // never copies the cluster's block).
-const PrometheusSpec* defaults_prometheus(const AttuneDefaults* cluster, const AttuneDefaults* ns) {
+const AttuneDefaults* defaults_prometheus(const AttuneDefaults* cluster, const AttuneDefaults* ns) {
     const AttuneDefaults* layer = ns ? ns : cluster;
     if (!layer || !layer->spec.metrics_source.prometheus) return nullptr;
-    const auto& p = *layer->spec.metrics_source.prometheus;
-    return p.address.empty() ? nullptr : &p;
+    return layer->spec.metrics_source.prometheus->address.empty() ? nullptr : layer;
 }
 
-PrometheusSource to_source(const PrometheusSpec& p) {
+PrometheusSource to_source(const PrometheusSpec& p, std::string origin) {
     PrometheusSource s;
+    s.origin = std::move(origin);
     s.address = p.address;
     s.headers = p.headers;
     s.query_parameters = p.query_parameters;
@@ -206,8 +206,12 @@ MetricsProvider provider(const AttunePolicy& policy, const AttuneDefaults* clust
     if (m.manual) return ManualSource{m.manual->containers};
     if (m.datadog) return UnsupportedMetricsSource{"datadog"};
     if (m.cloudwatch) return UnsupportedMetricsSource{"cloudwatch"};
-    if (m.prometheus && !m.prometheus->address.empty()) return to_source(*m.prometheus);
-    if (const auto* p = defaults_prometheus(cluster, ns)) return to_source(*p);
+    constexpr std::string_view kBlock = "spec.metricsSource.prometheus";
+    if (m.prometheus && !m.prometheus->address.empty()) return to_source(*m.prometheus, std::string(kBlock));
+    if (const auto* d = defaults_prometheus(cluster, ns)) {
+        const std::string kind = d == ns ? "AttuneNamespaceDefaults " : "AttuneDefaults ";
+        return to_source(*d->spec.metrics_source.prometheus, kind + d->meta.name + ": " + std::string(kBlock));
+    }
     return NoMetricsSource{};
 }
 

@@ -322,6 +322,9 @@ inline constexpr std::string_view kKnownSidecars[] = {"istio-proxy",     "linker
                                                       "cloudsql-proxy",  "gce-proxy"};
 
 struct PrometheusSource {
+    // Where the block came from, for messages: "spec.metricsSource.prometheus",
+    // "AttuneNamespaceDefaults team: spec.metricsSource.prometheus", ...
+    std::string origin;
     std::string address;
     StringMap headers;
     StringMap query_parameters;
