@@ -41,7 +41,7 @@ spec:
 apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: web}
-spec: {selector: {matchLabels: {tier: web}}}
+spec: {targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}, cpu: {}, memory: {}}
 YAML
 
 # The manager's identity: the ServiceAccount and RBAC of deploy/kustomize.
