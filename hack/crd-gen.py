@@ -115,12 +115,22 @@ def duration(path, desc, bounds=None, **kw):
     return string(desc, rules=rules, maxLength=64, **kw)
 
 
-def quantity(path, desc, rules=None):
-    """resource.Quantity (int or string). CEL instead of the usual pattern, so the message names the field."""
-    # maxLength bounds the CEL cost estimate (it applies to the string form only).
-    q = {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}], "maxLength": 64}
+# resource.Quantity's grammar, as controller-gen writes it.
+QUANTITY = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+
+
+def quantity(path, desc, rules=None, in_list=False):
+    """resource.Quantity (int or string). A CEL rule rather than the usual pattern, so the message names the field;
+    inside lists the pattern, because there the CEL cost estimate of 1.32 (which ignores maxLength on an
+    int-or-string) exceeds the budget."""
+    q = {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]}
     if desc:
         q["description"] = desc
+    if in_list:
+        q["pattern"] = QUANTITY
+        return q
+    # maxLength bounds the CEL cost estimate on 1.33+ (it applies to the string form only).
+    q["maxLength"] = 64
     q["x-kubernetes-validations"] = [rule("isQuantity(string(self))", f"{path} must be a quantity such as 250m, 2 or 512Mi")] + (rules or [])
     return q
 
@@ -175,8 +185,10 @@ def resource_config(path, kind, for_policy=False, container_policy=False):
         "percentile": integer("Usage percentile to target (0 = the default: cpu 95, memory 99).", enum=[0, 50, 90, 95, 99]),
         "overhead": number(f"{path}.overhead", "Percent headroom over the percentile (default cpu \"20\", memory \"30\").",
                            "{v} <= 900.0", "must be a number of percent between 0 and 900", pattern=OVERHEAD, allow_empty=True),
-        "minAllowed": quantity(f"{path}.minAllowed", "Lower bound of a recommendation (default cpu 1m, memory 4Mi)."),
-        "maxAllowed": quantity(f"{path}.maxAllowed", "Upper bound of a recommendation (default cpu 4000m, memory 8Gi)."),
+        "minAllowed": quantity(f"{path}.minAllowed", "Lower bound of a recommendation (default cpu 1m, memory 4Mi).",
+                               in_list=container_policy),
+        "maxAllowed": quantity(f"{path}.maxAllowed", "Upper bound of a recommendation (default cpu 4000m, memory 8Gi).",
+                               in_list=container_policy),
         "controlledValues": string("RequestsOnly (default) or RequestsAndLimits (keeps the live limit/request ratio).",
                                    enum=["RequestsOnly", "RequestsAndLimits"]),
         "burstSensitivity": number(f"{path}.burstSensitivity", "Burst boost strength (default \"0.1\"; \"0\" turns it off).",
@@ -214,10 +226,13 @@ def resource_config(path, kind, for_policy=False, container_policy=False):
                 "window": duration(f"{path}.surge.window", "Short history window (default 30m).", ("min", "5m")),
             }, desc="A short history while usage runs hot; absent = off."),
         })
-    rules = [rule(f"!has(self.minAllowed) || !has(self.maxAllowed) || !isQuantity(string(self.minAllowed)) || "
-                  f"!isQuantity(string(self.maxAllowed)) || {q_of('self.minAllowed')}.compareTo({q_of('self.maxAllowed')}) <= 0",
-                  f"{path}.minAllowed must be less than or equal to maxAllowed")]
+    # Not on containerPolicies (as upstream, for the cost budget): the controller checks those
+    # (core::validate_effective_policy).
+    rules = []
     if not container_policy:
+        rules.append(rule(f"!has(self.minAllowed) || !has(self.maxAllowed) || !isQuantity(string(self.minAllowed)) || "
+                          f"!isQuantity(string(self.maxAllowed)) || {q_of('self.minAllowed')}.compareTo({q_of('self.maxAllowed')}) <= 0",
+                          f"{path}.minAllowed must be less than or equal to maxAllowed"))
         rules.append(rule("!has(self.limitMultiplier) || !has(self.controlledValues) || self.controlledValues != 'RequestsOnly'",
                           f"{path}.limitMultiplier cannot be used with controlledValues RequestsOnly"))
     if for_policy:
@@ -225,7 +240,7 @@ def resource_config(path, kind, for_policy=False, container_policy=False):
         rules.append(rule(f"!has(self.maxAllowed) || !isQuantity(string(self.maxAllowed)) || "
                           f"{q_of('self.maxAllowed')}.compareTo(quantity({cap})) <= 0",
                           f"{path}.maxAllowed must be at most {text}"))
-    return obj(props, desc=f"Tuning of {'CPU' if cpu else 'memory'}.", rules=rules)
+    return obj(props, desc=f"Tuning of {'CPU' if cpu else 'memory'}.", rules=rules or None)
 
 
 def metrics_source(path, for_policy):
@@ -267,9 +282,9 @@ def metrics_source(path, for_policy):
                 "name": string("Container name.", minLength=1, maxLength=63),
                 "resources": obj({
                     "requests": obj(desc="Explicit requests; omitted keys keep the live value.", maxProperties=16,
-                                    additionalProperties=quantity(f"{path}.manual.containers[].resources.requests[]", None)),
+                                    additionalProperties=quantity(None, None, in_list=True)),
                     "limits": obj(desc="Explicit limits; omitted keys keep the live value.", maxProperties=16,
-                                  additionalProperties=quantity(f"{path}.manual.containers[].resources.limits[]", None)),
+                                  additionalProperties=quantity(None, None, in_list=True)),
                 }, desc="Overlaid on the live baseline."),
             }, required=["name"]), maxItems=100, **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}),
         }, desc="Attune extension (seed 001): explicit resources per container, overlaid on the live baseline."),

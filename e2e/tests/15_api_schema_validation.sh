@@ -22,7 +22,8 @@ expect_eq "AttuneNamespaceDefaults scope/short name" \
 
 # ------------------------------------------------------------ bad input ---
 # refused NAME SPEC WANT: a policy with SPEC (YAML flow) must be refused, and
-# the apiserver's answer must contain WANT.
+# the apiserver's answer must contain WANT. (A CEL refusal shows the value on
+# 1.33+ and only its type, "string", on 1.32; WANT never includes it.)
 refused() {
   local out
   if out=$(printf 'apiVersion: attune.io/v1alpha1\nkind: AttunePolicy\nmetadata: {name: bad}\nspec: %s\n' "$2" |
@@ -33,11 +34,11 @@ refused() {
 }
 ok='targetRef: {kind: Deployment, name: web}, cpu: {}, memory: {}'
 refused "non-numeric overhead" "{targetRef: {kind: Deployment, name: web}, cpu: {overhead: lots}, memory: {}}" \
-  'spec.cpu.overhead: Invalid value: "lots": spec.cpu.overhead must be a number of percent between 0 and 900'
+  'spec.cpu.overhead must be a number of percent between 0 and 900'
 refused "overhead over 900" "{targetRef: {kind: Deployment, name: web}, cpu: {}, memory: {overhead: '901'}}" \
   'spec.memory.overhead must be a number of percent between 0 and 900'
 refused "bad quantity" "{targetRef: {kind: Deployment, name: web}, cpu: {maxAllowed: 2 cores}, memory: {}}" \
-  'spec.cpu.maxAllowed: Invalid value: "2 cores": spec.cpu.maxAllowed must be a quantity such as 250m, 2 or 512Mi'
+  'spec.cpu.maxAllowed must be a quantity such as 250m, 2 or 512Mi'
 refused "minAllowed > maxAllowed" "{targetRef: {kind: Deployment, name: web}, cpu: {}, memory: {minAllowed: 2Gi, maxAllowed: 512Mi}}" \
   'spec.memory.minAllowed must be less than or equal to maxAllowed'
 refused "minAllowed > maxAllowed (int and string)" "{targetRef: {kind: Deployment, name: web}, cpu: {minAllowed: 3, maxAllowed: 2500m}, memory: {}}" \
@@ -88,8 +89,11 @@ refused "pull request without a repository" "{$ok, updateStrategy: {export: {pul
   'spec.updateStrategy.export.pullRequest.repository is required when pullRequest.enabled is true'
 refused "two wildcard container policies" "{$ok, containerPolicies: [{containerName: '*'}, {containerName: '*'}]}" \
   'spec.containerPolicies may hold at most one "*" entry'
+# Inside lists a quantity is checked by its pattern (the CEL cost estimate of 1.32 is too high there).
 refused "manual quantity" "{$ok, metricsSource: {manual: {containers: [{name: app, resources: {requests: {cpu: lots}}}]}}}" \
-  'must be a quantity such as 250m, 2 or 512Mi'
+  'spec.metricsSource.manual.containers[0].resources.requests.cpu: Invalid value: "lots": spec.metricsSource.manual.containers[0].resources.requests.cpu in body should match'
+refused "container policy quantity" "{$ok, containerPolicies: [{containerName: app, cpu: {maxAllowed: 2x}}]}" \
+  'spec.containerPolicies[0].cpu.maxAllowed: Invalid value: "2x"'
 log "every bad policy was refused with its rule's message"
 
 # The defaults kinds share the rules (each message names its own field).

@@ -194,6 +194,17 @@ std::optional<error> validate_effective_policy(const EffectivePolicy& policy, co
             if (!options.allow_secret_reads) return needs_secret_reads(field, "put the PEM bundle in tls.ca instead");
         }
     }
+    // The schema checks minAllowed <= maxAllowed on cpu and memory, but not per
+    // containerPolicies entry (the CEL cost budget): here, after the overlay.
+    for (const auto& t : policy.container_tunings) {
+        for (const auto* r : {&t.cpu, &t.memory}) {
+            if (r->min_allowed > r->max_allowed)
+                return make_error("invalid_config", "spec.containerPolicies \"" + t.container_name + "\": " +
+                                                        (r == &t.cpu ? "cpu" : "memory") + ".minAllowed " +
+                                                        r->min_allowed.to_string() + " exceeds maxAllowed " +
+                                                        r->max_allowed.to_string());
+        }
+    }
     if (const auto& pr = policy.update_strategy.export_.pull_request; pr && pr->enabled && !pr->api_url.empty()) {
         if (auto e = check_endpoint_url("spec.updateStrategy.export.pullRequest.apiUrl", pr->api_url, false)) return e;
     }

@@ -144,6 +144,16 @@ TEST(PolicyValidation, SecretReferencesNeedSecretReadsAndSayHowToEnableThem) {
     EXPECT_NE(e->message.find("must not contain '/'"), std::string::npos) << e->message;
 }
 
+TEST(PolicyValidation, ContainerPolicyBoundsAreCheckedAfterTheOverlay) {
+    // The entry's minAllowed exceeds the policy's maxAllowed it inherits.
+    auto e = validate_effective_policy(
+        merged(R"({"cpu":{"maxAllowed":"1"},"containerPolicies":[{"containerName":"app","cpu":{"minAllowed":"2"}}]})"), {});
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->message, "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1");
+    EXPECT_FALSE(validate_effective_policy(
+        merged(R"({"containerPolicies":[{"containerName":"*","memory":{"minAllowed":"1Gi","maxAllowed":"2Gi"}}]})"), {}));
+}
+
 TEST(PolicyValidation, GitOpsApiUrlGetsTheSameHostRule) {
     const auto p = merged(R"({"updateStrategy":{"export":{"pullRequest":{"enabled":true,"repository":"o/r",
         "tokenSecretRef":{"name":"gh","key":"t"},"apiUrl":"http://169.254.169.254"}}}})");

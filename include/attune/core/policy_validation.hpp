@@ -32,7 +32,9 @@ std::optional<error> check_endpoint_url(std::string_view field, std::string_view
 
 // Every rule above for the policy's effective metrics source and GitOps
 // API URL, plus: a Secret reference (bearerTokenSecret, tls.caSecret) needs
-// allow_secret_reads, and the message says how to enable it.
+// allow_secret_reads, and the message says how to enable it; and each
+// containerPolicies entry keeps minAllowed <= maxAllowed after its overlay
+// (the schema cannot afford that rule inside the list).
 std::optional<error> validate_effective_policy(const EffectivePolicy& policy, const PolicyValidationOptions& options);
 
 }  // namespace attune::core
