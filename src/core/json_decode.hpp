@@ -8,7 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "attune/core/pod_model.hpp"
+#include "attune/core/json_path.hpp"
+#include "attune/core/result.hpp"
 
 namespace attune::core::detail {
 
@@ -28,8 +29,7 @@ inline const boost::json::object& as_object(const boost::json::value& v, const s
 // Field lookup where JSON null and absence mean the same (Kubernetes omits
 // empty fields but some clients send null).
 inline const boost::json::value* field(const boost::json::object& o, std::string_view key) {
-    const auto* v = o.if_contains(key);
-    return (v == nullptr || v->is_null()) ? nullptr : v;
+    return json_at(o, {key});
 }
 
 inline const boost::json::object* opt_object(const boost::json::object& o, std::string_view key,
@@ -65,6 +65,15 @@ inline std::optional<std::int64_t> opt_int(const boost::json::object& o, std::st
         if (d == static_cast<double>(static_cast<std::int64_t>(d))) return static_cast<std::int64_t>(d);
     }
     fail(path + "." + std::string(key), "expected an integer");
+}
+
+// A replica count or similar: an int32 that must not be negative.
+inline std::optional<std::int32_t> opt_count(const boost::json::object& o, std::string_view key,
+                                             const std::string& path) {
+    const auto v = opt_int(o, key, path);
+    if (!v) return std::nullopt;
+    if (*v < 0 || *v > INT32_MAX) fail(path + "." + std::string(key), "out of range");
+    return static_cast<std::int32_t>(*v);
 }
 
 inline bool opt_bool(const boost::json::object& o, std::string_view key, const std::string& path) {

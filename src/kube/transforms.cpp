@@ -122,6 +122,11 @@ void strip_workload(json::object& obj) {
     }
 }
 
+void strip_hpa(json::object& obj) {
+    strip_common(obj);
+    if (auto* st = object_at(obj, "status")) st->erase("currentMetrics");
+}
+
 void strip_node(json::object& obj) {
     strip_common(obj);
     obj.erase("spec");

@@ -6,7 +6,6 @@
 #include <attune/controller/controller.hpp>
 #include <attune/kube/supervise.hpp>
 #include <attune/core/capabilities.hpp>
-#include <attune/core/idle.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/kube/discovery.hpp>
 #include <attune/kube/event_recorder.hpp>
@@ -84,8 +83,8 @@ public:
         // Jobs and CronJobs are targets too (recommendations only).
         add_informer("jobs", kube::resources::jobs(), kube::strip_workload);
         add_informer("cronjobs", kube::resources::cronjobs(), kube::strip_workload);
-        // The core's HPA transform keeps status.conditions: ScaledToZero lives there.
-        add_informer("horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(), core::strip_hpa_json);
+        // The HPA transform keeps status.conditions: ScaledToZero lives there.
+        add_informer("horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(), kube::strip_hpa);
         add_informer("nodes", kube::resources::nodes(), kube::strip_node);
         add_informer("namespaces", kube::resources::namespaces(), kube::strip_generic);
         add_informer("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);

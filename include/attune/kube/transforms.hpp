@@ -33,7 +33,11 @@ void strip_workload(boost::json::object& obj);
 // versions; images and volumes dropped.
 void strip_node(boost::json::object& obj);
 
-// HPAs and everything else: common only. HPA status.conditions (ScaledToZero) survive.
+// HPA: common + status.currentMetrics. KEEPS status.conditions: ScaledToZero
+// lives there (seed 000).
+void strip_hpa(boost::json::object& obj);
+
+// Everything else: common only.
 inline void strip_generic(boost::json::object& obj) { strip_common(obj); }
 
 }  // namespace attune::kube
