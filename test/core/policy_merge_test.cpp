@@ -404,5 +404,73 @@ TEST(DefaultsMerge, NewerUpstreamBlocksGetTheirDefaults) {
     EXPECT_EQ(e.update_strategy.max_total_cpu_increase, q("3"));
 }
 
+// docs/api.md "Worked example": deploy/examples/defaults.yaml (as the
+// apiserver stores it, CRD defaults applied) and the policy shown there.
+TEST(DefaultsMerge, DocsWorkedExample) {
+    const auto cluster = defaults("cluster-defaults", R"({
+      "metricsSource":{"historyWindow":"336h","queryStep":"1m","prometheus":{"address":"http://prometheus.monitoring.svc:9090"}},
+      "cpu":{"percentile":90,"overhead":"25","maxChangePercent":20},"memory":{"percentile":95},
+      "updateStrategy":{"type":"Observe","cooldown":"2h","maxConcurrentResizes":1,
+                        "schedule":{"windows":[{"start":"01:00","end":"05:00"}],"timezone":"UTC"}},
+      "costPricing":{"cpuPerCoreHour":"0.05","memoryPerGiBHour":"0.006"},"excludeKnownSidecars":true})");
+    const auto ignored = defaults("zz-legacy", R"({"cpu":{"percentile":50},"memory":{"overhead":"99"}})");
+    const auto ns = defaults("team-defaults", R"({"metricsSource":{"minimumDataPoints":96},"cpu":{"overhead":"10"},
+      "memory":{"allowDecrease":true,"maxAllowed":"2Gi"},"updateStrategy":{"type":"Recommend","maxConcurrentResizes":1}})", "shop");
+    const auto e = merge(policy(R"({"runtimeProfile":"java","cpu":{"percentile":99},"memory":{},"weight":100,
+                                   "excludedContainers":["debug-shell"]})"),
+                         {ignored, cluster}, {ns});
+    EXPECT_EQ(e.cluster_defaults, "cluster-defaults");
+    EXPECT_EQ(e.namespace_defaults, "team-defaults");
+    // cpu
+    EXPECT_EQ(e.cpu.percentile, 99);
+    EXPECT_EQ(e.cpu.overhead_percent, 10);
+    EXPECT_EQ(e.cpu.min_allowed, q("1m"));
+    EXPECT_EQ(e.cpu.max_allowed, q("4"));
+    EXPECT_EQ(e.cpu.controlled_values, ControlledValues::RequestsOnly);
+    EXPECT_EQ(e.cpu.burst_sensitivity, 0.1);
+    EXPECT_TRUE(e.cpu.allow_decrease);
+    EXPECT_EQ(e.cpu.max_increase_percent, 20);
+    EXPECT_EQ(e.cpu.max_decrease_percent, 20);
+    // memory
+    EXPECT_EQ(e.memory.percentile, 95);
+    EXPECT_EQ(e.memory.overhead_percent, 40);  // java, since no layer sets it
+    EXPECT_EQ(e.memory.min_allowed, q("4Mi"));
+    EXPECT_EQ(e.memory.max_allowed, q("2Gi"));
+    EXPECT_TRUE(e.memory.allow_decrease);  // the namespace's explicit true beats java's false
+    EXPECT_EQ(e.memory.max_increase_percent, 30);
+    EXPECT_EQ(e.memory.decrease_usage_margin_percent, 10);
+    // metricsSource: both scopes exist, so the cluster's prometheus block is dropped
+    EXPECT_EQ(e.metrics.history_window, 336h);
+    EXPECT_EQ(e.metrics.minimum_data_points, 96);
+    EXPECT_EQ(e.metrics.query_step, 1min);
+    EXPECT_EQ(e.metrics.rate_window, 1min);
+    EXPECT_EQ(e.metrics.pod_aggregation, PodAggregation::Max);
+    EXPECT_TRUE(std::holds_alternative<NoMetricsSource>(e.metrics.provider));
+    // updateStrategy
+    const auto& u = e.update_strategy;
+    EXPECT_EQ(u.type, UpdateMode::Recommend);
+    EXPECT_EQ(u.cooldown, 2h);
+    ASSERT_TRUE(u.schedule);
+    EXPECT_EQ(u.schedule->windows, (std::vector<TimeWindow>{{60, 300}}));
+    EXPECT_EQ(u.max_concurrent_resizes, 1);
+    EXPECT_TRUE(u.auto_revert);
+    EXPECT_EQ(u.resize_method, ResizeMethod::InPlaceOnly);
+    EXPECT_EQ(u.max_status_recommendations, 100);
+    EXPECT_EQ(u.safety_observation_period, 5min);
+    // the rest
+    EXPECT_EQ(e.weight, 100);
+    EXPECT_TRUE(e.excludes("debug-shell"));
+    EXPECT_TRUE(e.excludes("istio-proxy"));
+    EXPECT_EQ(e.cost_pricing.cpu_per_core_hour, 0.05);
+    EXPECT_EQ(e.cost_pricing.memory_per_gib_hour, 0.006);
+    EXPECT_EQ(e.inherited, (std::vector<std::string>{"cpu.overhead", "memory.maxAllowed", "memory.allowDecrease",
+                                                     "metricsSource.minimumDataPoints", "updateStrategy.type",
+                                                     "updateStrategy.maxConcurrentResizes", "cpu.maxChangePercent",
+                                                     "memory.percentile", "metricsSource.historyWindow",
+                                                     "metricsSource.queryStep", "updateStrategy.cooldown",
+                                                     "updateStrategy.schedule", "excludeKnownSidecars"}));
+    EXPECT_TRUE(e.clamped.empty());
+}
+
 }  // namespace
 }  // namespace attune::core
