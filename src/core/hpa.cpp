@@ -15,10 +15,7 @@ HpaView hpa(const boost::json::value& json) {
     if (const auto* meta = opt_object(root, "metadata", "hpa")) {
         h.namespace_ = opt_string(*meta, "namespace", "metadata");
         h.name = opt_string(*meta, "name", "metadata");
-        if (const auto* ann = opt_object(*meta, "annotations", "metadata")) {
-            for (const auto& [k, v] : *ann)
-                if (v.is_string()) h.annotations.emplace(std::string(k), std::string(v.get_string()));
-        }
+        h.annotations = opt_string_map(*meta, "annotations", "metadata");
     }
     const auto* spec = opt_object(root, "spec", "hpa");
     if (!spec) fail("spec", "missing HPA spec");
@@ -59,11 +56,7 @@ HpaView hpa(const boost::json::value& json) {
 }  // namespace
 
 result<HpaView> decode_hpa(const boost::json::value& json) {
-    try {
-        return hpa(json);
-    } catch (const decode_failure& e) {
-        return make_error("invalid_hpa", e.what());
-    }
+    return guarded("invalid_hpa", [&] { return result<HpaView>(hpa(json)); });
 }
 
 const HpaView* find_matching_hpa(std::span<const HpaView> hpas, std::string_view kind, std::string_view name) {

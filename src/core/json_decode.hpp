@@ -4,6 +4,8 @@
 // a result, so no malformed object ever escapes as an exception.
 #include <boost/json.hpp>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -83,12 +85,27 @@ inline bool opt_bool(const boost::json::object& o, std::string_view key, const s
     return v->get_bool();
 }
 
+// An object of strings (labels, annotations, headers); absent = empty.
+inline std::map<std::string, std::string, std::less<>> opt_string_map(const boost::json::object& o,
+                                                                      std::string_view key, const std::string& path) {
+    std::map<std::string, std::string, std::less<>> out;
+    const auto* m = opt_object(o, key, path);
+    if (!m) return out;
+    for (const auto& [k, v] : *m) {
+        if (!v.is_string()) fail(path + "." + std::string(key) + "." + std::string(k), "expected a string");
+        out.emplace(std::string(k), std::string(v.get_string()));
+    }
+    return out;
+}
+
+// The public entry point of a decoder: f() may throw decode_failure, which
+// becomes the error `code` with the failure's path and text.
 template <class F>
-auto guarded(F&& f) -> decltype(f()) {
+auto guarded(std::string_view code, F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const decode_failure& e) {
-        return make_error("invalid_object", e.what());
+        return make_error(std::string(code), e.what());
     }
 }
 

@@ -114,17 +114,6 @@ std::optional<E> opt_enum(const json::object& o, std::string_view key, const std
     fail(join(path, key), "\"" + s + "\" is not one of " + allowed);
 }
 
-StringMap string_map(const json::object& o, std::string_view key, const std::string& path) {
-    StringMap out;
-    const auto* m = opt_object(o, key, path);
-    if (!m) return out;
-    for (const auto& [k, v] : *m) {
-        if (!v.is_string()) fail(join(join(path, key), k), "expected a string");
-        out.emplace(std::string(k), std::string(v.get_string()));
-    }
-    return out;
-}
-
 std::vector<std::string> string_list(const json::object& o, std::string_view key, const std::string& path) {
     std::vector<std::string> out;
     const auto* a = opt_array(o, key, path);
@@ -227,8 +216,8 @@ MetricsSourceSpec metrics_source(const json::object* o, const std::string& path)
         const auto at = join(path, "prometheus");
         PrometheusSpec ps;
         ps.address = opt_string(*p, "address", at);
-        ps.headers = string_map(*p, "headers", at);
-        ps.query_parameters = string_map(*p, "queryParameters", at);
+        ps.headers = opt_string_map(*p, "headers", at);
+        ps.query_parameters = opt_string_map(*p, "queryParameters", at);
         ps.bearer_token_secret = opt_secret_ref(*p, "bearerTokenSecret", at);
         if (const auto* t = opt_object(*p, "tls", at)) {
             const auto tat = join(at, "tls");
@@ -398,10 +387,7 @@ ObjectIdentity identity(const json::object& root) {
     if (id.name.empty()) fail("metadata.name", "missing");
     id.uid = opt_string(*meta, "uid", "metadata");
     id.generation = opt_int(*meta, "generation", "metadata").value_or(0);
-    if (const auto* ann = opt_object(*meta, "annotations", "metadata")) {
-        for (const auto& [k, v] : *ann)
-            if (v.is_string()) id.annotations.emplace(std::string(k), std::string(v.get_string()));
-    }
+    id.annotations = opt_string_map(*meta, "annotations", "metadata");
     return id;
 }
 
@@ -462,19 +448,11 @@ AttuneDefaults defaults(const json::value& json) {
 }  // namespace
 
 result<AttunePolicy> decode_attune_policy(const boost::json::value& json) {
-    try {
-        return policy(json);
-    } catch (const decode_failure& e) {
-        return make_error("invalid_policy", e.what());
-    }
+    return guarded("invalid_policy", [&] { return result<AttunePolicy>(policy(json)); });
 }
 
 result<AttuneDefaults> decode_attune_defaults(const boost::json::value& json) {
-    try {
-        return defaults(json);
-    } catch (const decode_failure& e) {
-        return make_error("invalid_defaults", e.what());
-    }
+    return guarded("invalid_defaults", [&] { return result<AttuneDefaults>(defaults(json)); });
 }
 
 }  // namespace attune::core

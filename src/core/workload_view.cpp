@@ -8,7 +8,7 @@ namespace attune::core {
 
 result<WorkloadView> decode_workload(std::string_view kind, const boost::json::value& json) {
     using namespace detail;
-    try {
+    return guarded("invalid_workload", [&]() -> result<WorkloadView> {
         const auto& root = as_object(json, std::string(kind));
         WorkloadView w;
         w.kind = std::string(kind);
@@ -20,9 +20,7 @@ result<WorkloadView> decode_workload(std::string_view kind, const boost::json::v
             return make_error("invalid_workload", "unsupported workload kind \"" + w.kind + "\"");
         }
         return w;
-    } catch (const decode_failure& e) {
-        return make_error("invalid_workload", e.what());
-    }
+    });
 }
 
 }  // namespace attune::core
