@@ -6,7 +6,7 @@
 # it is in production: the attune-manager ServiceAccount with the RBAC from
 # deploy/kustomize (which this also proves sufficient), its token in a
 # kubeconfig, and a FlowSchema that puts it in a priority level that rejects
-# instead of queueing. Its nine informers' first lists, discovery and status
+# instead of queueing. Its eleven informers' first lists, discovery and status
 # writes then meet 429s; the manager retries them (its metrics count both)
 # and still converges. The cluster is torn down on exit.
 . "$(dirname "$0")/../lib.sh"
