@@ -198,7 +198,15 @@ def resource_config(path, kind, for_policy=False, container_policy=False):
         "maxIncreasePercent": percent("Largest step up per cycle (default maxChangePercent)."),
         "maxDecreasePercent": percent("Largest step down per cycle (default maxChangePercent)."),
     }
-    if not container_policy:
+    if container_policy:
+        # Declared (so a rule can see them) but refused: Go's webhook allows only the fields above here.
+        for name, schema in (("memoryFromCpuRatio", {"type": "string"}), ("decreaseUsageMarginPercent", {"type": "integer"}),
+                             ("limitMultiplier", {"type": "string"}), ("startupBoost", {"type": "object"}),
+                             ("oomBump", {"type": "object"}), ("surge", {"type": "object"})):
+            if schema["type"] == "object":
+                schema["x-kubernetes-preserve-unknown-fields"] = True
+            props[name] = schema
+    else:
         props.update({
             "memoryFromCpuRatio": number(f"{path}.memoryFromCpuRatio", "Memory only: GiB of memory per recommended CPU core.",
                                          "{v} > 0.0 && {v} <= 1000.0", "must be a number greater than 0 and at most 1000"),
@@ -229,7 +237,12 @@ def resource_config(path, kind, for_policy=False, container_policy=False):
     # Not on containerPolicies (as upstream, for the cost budget): the controller checks those
     # (core::validate_effective_policy).
     rules = []
-    if not container_policy:
+    if container_policy:
+        rules.append(rule("!has(self.memoryFromCpuRatio) && !has(self.decreaseUsageMarginPercent) && !has(self.limitMultiplier) && "
+                          "!has(self.startupBoost) && !has(self.oomBump) && !has(self.surge)",
+                          f"{path} may set only percentile, overhead, minAllowed, maxAllowed, controlledValues, "
+                          "burstSensitivity, allowDecrease and the max*Percent caps"))
+    else:
         rules.append(rule(f"!has(self.minAllowed) || !has(self.maxAllowed) || !isQuantity(string(self.minAllowed)) || "
                           f"!isQuantity(string(self.maxAllowed)) || {q_of('self.minAllowed')}.compareTo({q_of('self.maxAllowed')}) <= 0",
                           f"{path}.minAllowed must be less than or equal to maxAllowed"))

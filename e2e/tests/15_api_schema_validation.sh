@@ -87,6 +87,8 @@ refused "bad time zone" "{$ok, updateStrategy: {schedule: {timezone: 'UTC +2'}}}
   'spec.updateStrategy.schedule.timezone must be an IANA time zone'
 refused "pull request without a repository" "{$ok, updateStrategy: {export: {pullRequest: {enabled: true, tokenSecretRef: {name: t, key: k}}}}}" \
   'spec.updateStrategy.export.pullRequest.repository is required when pullRequest.enabled is true'
+refused "a field containerPolicies cannot override" "{$ok, containerPolicies: [{containerName: app, cpu: {startupBoost: {multiplier: '2', duration: 1m}}}]}" \
+  'spec.containerPolicies[].cpu may set only percentile, overhead, minAllowed, maxAllowed, controlledValues, burstSensitivity, allowDecrease and the max*Percent caps'
 refused "two wildcard container policies" "{$ok, containerPolicies: [{containerName: '*'}, {containerName: '*'}]}" \
   'spec.containerPolicies may hold at most one "*" entry'
 # Inside lists a quantity is checked by its pattern (the CEL cost estimate of 1.32 is too high there).
