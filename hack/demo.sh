@@ -104,7 +104,7 @@ k -n demo get pods -o custom-columns=POD:.metadata.name,NODE:.spec.nodeName,QOS:
 
 if [ -x "$manager" ]; then
   step "attune-manager: one io_context, informers, workers, status aggregator"
-  k apply -f "$here/deploy/kustomize/base/crd/attunepolicy.yaml" >/dev/null
+  k apply -f "$here/deploy/kustomize/base/crd/" >/dev/null
   k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=30s >/dev/null
   port=$(( ${ATTUNE_PORT_BASE:-16440} + 9 ))
   "$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
@@ -115,7 +115,9 @@ apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: demo}
 spec:
-  selector: {matchLabels: {tier: demo}}
+  targetRef: {kind: Deployment, selector: {matchLabels: {tier: demo}}}
+  cpu: {}
+  memory: {}
 YAML
   for _ in $(seq 60); do
     [ "$(k -n demo get attunepolicy demo -o json | jq '.status.idleWorkloads // [] | length')" -ge 2 ] && break; sleep 0.5

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make run: attune-manager against the current kubeconfig, in the foreground.
-# Applies the AttunePolicy CRD first (the policy informer needs it), then runs
+# Applies the Attune CRDs first (the policy informer needs it), then runs
 # with text logs and /metrics /healthz /readyz on 127.0.0.1:8080.
 #
 #   hack/run.sh [extra manager flags...]
@@ -23,8 +23,8 @@ if [ -z "$kubectl" ]; then
 fi
 command -v "$kubectl" >/dev/null || { echo "run: no kubectl (set KUBECTL)" >&2; exit 1; }
 
-echo "run: applying the AttunePolicy CRD (context $("$kubectl" config current-context))" >&2
-"$kubectl" apply -f "$here/deploy/kustomize/base/crd/attunepolicy.yaml" >/dev/null
+echo "run: applying the Attune CRDs (context $("$kubectl" config current-context))" >&2
+"$kubectl" apply -f "$here/deploy/kustomize/base/crd/" >/dev/null
 "$kubectl" wait --for=condition=Established crd/attunepolicies.attune.io --timeout=60s >/dev/null
 
 exec "$bin" \

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# attune-manager end to end: an AttunePolicy's status.idleWorkloads lists the
-# Deployment scaled to 0 (WorkloadReplicasZero) and the Deployment whose
-# autoscaling/v2 HPA reports ScaledToZero=True (HPAScaledToZero), with the
-# gauge attune_workload_idle and a Normal HPAScaledToZero Event; both leave
-# the list when they scale up again. Deployment-owned ReplicaSets and
-# unselected workloads never appear. The harness runs no HPA controller, so
-# the test writes the HPA status itself.
+# attune-manager end to end: an AttunePolicy whose targetRef selects
+# Deployments by label lists, in status.idleWorkloads, the Deployment scaled to
+# 0 (WorkloadReplicasZero) and the Deployment whose autoscaling/v2 HPA reports
+# ScaledToZero=True (HPAScaledToZero), with the gauge attune_workload_idle and
+# a Normal HPAScaledToZero Event; both leave the list when they scale up
+# again. A second policy targets ReplicaSets: a bare one at 0 is listed, the
+# Deployments' own ReplicaSets never are. Unselected workloads and one that
+# opts out (attune.io/skip: "true") never appear. The harness runs no HPA
+# controller, so the test writes the HPA status itself.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 require_manager
@@ -14,7 +16,8 @@ test_namespace
 start_manager --workers 2
 
 # The pod templates carry tier=web too, so the Deployments' ReplicaSets match
-# the selector: they must still not be listed on their own.
+# the ReplicaSet policy's selector: they must still not be listed on their own
+# ("stopped"'s ReplicaSet is at 0 too).
 k -n "$ns" apply -f - >/dev/null <<'YAML'
 apiVersion: apps/v1
 kind: Deployment
@@ -48,6 +51,16 @@ spec:
 ---
 apiVersion: apps/v1
 kind: Deployment
+metadata: {name: opted-out, labels: {tier: web}, annotations: {attune.io/skip: "true"}}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: opted-out}}
+  template:
+    metadata: {labels: {app: opted-out}}
+    spec: {containers: [{name: app, image: attune.local/pause:1}]}
+---
+apiVersion: apps/v1
+kind: Deployment
 metadata: {name: unselected, labels: {tier: batch}}
 spec:
   replicas: 0
@@ -73,8 +86,17 @@ apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: web}
 spec:
-  selector:
-    matchLabels: {tier: web}
+  targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}
+  cpu: {}
+  memory: {}
+---
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: web-replicasets}
+spec:
+  targetRef: {kind: ReplicaSet, selector: {matchLabels: {tier: web}}}
+  cpu: {}
+  memory: {}
 YAML
 
 # What an HPA controller with HPAScaleToZero would write.
@@ -85,11 +107,17 @@ hpa_scaled_to_zero() {
 }
 hpa_scaled_to_zero True ScaledToZero
 
-idle_list() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[] | "\(.kind)/\(.workload)/\(.reason)"] | sort'; }
+# idle_list [POLICY]: "Kind/name/reason" of status.idleWorkloads, sorted.
+idle_list() { k -n "$ns" get attunepolicy "${1:-web}" -o json | jq -c '[(.status.idleWorkloads // [])[] | "\(.kind)/\(.workload)/\(.reason)"] | sort'; }
 want='["Deployment/queue-worker/HPAScaledToZero","Deployment/stopped/WorkloadReplicasZero"]'
-idle_is() { [ "$(idle_list)" = "$1" ]; }
+idle_is() { [ "$(idle_list "${2:-web}")" = "$1" ]; }
 wait_until 30 idle_is "$want" || fail "status.idleWorkloads: got $(idle_list), want $want"
 log "status.idleWorkloads = $(idle_list)"
+# The Deployments' ReplicaSets ("stopped"'s is at 0) are never targets: once
+# the ReplicaSet policy's pass is written, its list is empty.
+wait_eq 30 1 k -n "$ns" get attunepolicy web-replicasets -o jsonpath='{.status.observedGeneration}' \
+  || fail "web-replicasets: no status written"
+expect_eq "web-replicasets idleWorkloads" "$(idle_list web-replicasets)" '[]' 
 
 gen=$(k -n "$ns" get attunepolicy web -o jsonpath='{.metadata.generation}')
 expect_eq "status.observedGeneration" "$(k -n "$ns" get attunepolicy web -o jsonpath='{.status.observedGeneration}')" "$gen"
@@ -116,14 +144,17 @@ spec:
     metadata: {labels: {app: bare}}
     spec: {containers: [{name: app, image: attune.local/pause:1}]}
 YAML
-want='["Deployment/queue-worker/HPAScaledToZero","Deployment/stopped/WorkloadReplicasZero","ReplicaSet/bare/WorkloadReplicasZero"]'
-wait_until 30 idle_is "$want" || fail "after a bare ReplicaSet at 0: got $(idle_list), want $want"
+want='["ReplicaSet/bare/WorkloadReplicasZero"]'
+wait_until 30 idle_is "$want" web-replicasets || fail "after a bare ReplicaSet at 0: got $(idle_list web-replicasets), want $want"
+expect_eq "the Deployment policy after a bare ReplicaSet" "$(idle_list)" \
+  '["Deployment/queue-worker/HPAScaledToZero","Deployment/stopped/WorkloadReplicasZero"]' 
 
 # Scaling up takes them out again.
 k -n "$ns" scale deployment stopped --replicas=1 >/dev/null
 k -n "$ns" delete replicaset bare >/dev/null
 hpa_scaled_to_zero False ScaledUp
 wait_until 30 idle_is '[]' || fail "after scale-up: status.idleWorkloads is $(idle_list), want []"
+wait_until 30 idle_is '[]' web-replicasets || fail "after deleting the bare ReplicaSet: $(idle_list web-replicasets), want []"
 wait_until 10 gauges_are 0 0 || fail "attune_workload_idle after scale-up: $(gauge hpa_scaled_to_zero) and $(gauge manual_zero), want 0 and 0"
 k -n "$ns" get attunepolicy web -o json | jq -e '.status | has("idleWorkloads")' >/dev/null \
   || fail "status.idleWorkloads should be an empty list, not absent"

@@ -13,10 +13,11 @@ MGR_LOG=""
 # Under make test (E2E_REQUIRE_BUILD=1) a missing binary fails; by hand it skips.
 require_manager() { require_built "$ATTUNE_MANAGER" attune-manager; }
 
+# apply_policy_crd: the three Attune CRDs of deploy/kustomize, Established.
 apply_policy_crd() {
-  k apply -f "$REPO_ROOT/deploy/kustomize/base/crd/attunepolicy.yaml" >/dev/null
-  k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=60s >/dev/null \
-    || fail "the AttunePolicy CRD never became Established"
+  k apply -f "$REPO_ROOT/deploy/kustomize/base/crd/" >/dev/null || fail "the Attune CRDs were refused"
+  k wait --for=condition=Established crd/attunepolicies.attune.io crd/attunedefaults.attune.io \
+    crd/attunenamespacedefaults.attune.io --timeout=60s >/dev/null || fail "the Attune CRDs never became Established"
 }
 
 manager_ready() { curl -fsS --max-time 2 "http://127.0.0.1:$MGR_PORT/readyz" >/dev/null; }

@@ -31,7 +31,7 @@ k -n "$ns" apply -f - >/dev/null <<'YAML'
 apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: web}
-spec: {selector: {matchLabels: {tier: web}}}
+spec: {targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}, cpu: {}, memory: {}}
 YAML
 pods before 20
 idle_deployment before

@@ -6,7 +6,7 @@
 # it is in production: the attune-manager ServiceAccount with the RBAC from
 # deploy/kustomize (which this also proves sufficient), its token in a
 # kubeconfig, and a FlowSchema that puts it in a priority level that rejects
-# instead of queueing. Its nine informers' first lists, discovery and status
+# instead of queueing. Its eleven informers' first lists, discovery and status
 # writes then meet 429s; the manager retries them (its metrics count both)
 # and still converges. The cluster is torn down on exit.
 . "$(dirname "$0")/../lib.sh"
@@ -41,7 +41,7 @@ spec:
 apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: web}
-spec: {selector: {matchLabels: {tier: web}}}
+spec: {targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}, cpu: {}, memory: {}}
 YAML
 
 # The manager's identity: the ServiceAccount and RBAC of deploy/kustomize.

@@ -32,7 +32,7 @@ k -n "$ns" apply -f - >/dev/null <<'YAML'
 apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: web}
-spec: {selector: {matchLabels: {tier: web}}}
+spec: {targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}, cpu: {}, memory: {}}
 YAML
 idle_deployment() {
   k -n "$ns" create deployment "$1" --image=attune.local/pause:1 --replicas=0 >/dev/null

@@ -1,6 +1,7 @@
 #include <attune/controller/event_keys.hpp>
 
 #include <attune/controller/workload_key.hpp>
+#include <attune/core/json_path.hpp>
 
 #include <boost/json/object.hpp>
 
@@ -19,25 +20,17 @@ std::string workload_key(std::string_view cache_key, std::string_view kind) {
 void add_hpa_target(const kube::object_cache::object_ptr& hpa, std::vector<std::string>& out) {
     if (!hpa) return;
     const auto ns = kube::meta_string(*hpa, "namespace");
-    const auto* o = hpa->if_object();
-    const auto* spec = o ? o->if_contains("spec") : nullptr;
-    const auto* ref = spec && spec->is_object() ? spec->get_object().if_contains("scaleTargetRef") : nullptr;
-    if (!ref || !ref->is_object()) return;
-    const auto* kind = ref->get_object().if_contains("kind");
-    const auto* name = ref->get_object().if_contains("name");
-    if (!kind || !name || !kind->is_string() || !name->is_string()) return;
-    if (!is_workload_kind(kind->get_string()) || ns.empty() || name->get_string().empty()) return;
-    auto key = std::string(ns) + "/" + std::string(kind->get_string()) + "/" + std::string(name->get_string());
+    const auto kind = core::string_at(*hpa, {"spec", "scaleTargetRef", "kind"});
+    const auto name = core::string_at(*hpa, {"spec", "scaleTargetRef", "name"});
+    if (!is_workload_kind(kind) || ns.empty() || name.empty()) return;
+    auto key = std::string(ns) + "/" + std::string(kind) + "/" + std::string(name);
     for (const auto& k : out)
         if (k == key) return;
     out.push_back(std::move(key));
 }
 
 long long generation_of(const kube::object_cache::object_ptr& obj) {
-    const auto* o = obj ? obj->if_object() : nullptr;
-    const auto* md = o ? o->if_contains("metadata") : nullptr;
-    const auto* g = md && md->is_object() ? md->get_object().if_contains("generation") : nullptr;
-    return g && g->is_int64() ? g->get_int64() : 0;
+    return obj ? core::int_at(*obj, {"metadata", "generation"}).value_or(0) : 0;
 }
 }  // namespace
 

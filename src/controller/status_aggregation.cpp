@@ -1,5 +1,7 @@
 #include <attune/controller/status_aggregation.hpp>
 
+#include <attune/core/json_path.hpp>
+
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -99,19 +101,11 @@ std::size_t status_aggregation::pending(const std::string& ns, const std::string
 
 policy_status policy_status_from(const json::value& policy) {
     policy_status out;
-    const auto* o = policy.if_object();
-    const auto* status = o ? o->if_contains("status") : nullptr;
-    if (!status || !status->is_object()) return out;
-    const auto& s = status->get_object();
-    if (const auto* g = s.if_contains("observedGeneration"); g && g->is_int64()) out.observed_generation = g->get_int64();
-    if (const auto* iw = s.if_contains("idleWorkloads"); iw && iw->is_array()) {
-        for (const auto& e : iw->get_array()) {
-            const auto* eo = e.if_object();
-            if (!eo) continue;
-            auto str = [&](std::string_view k) {
-                const auto* v = eo->if_contains(k);
-                return v && v->is_string() ? std::string(v->get_string()) : std::string();
-            };
+    out.observed_generation = core::int_at(policy, {"status", "observedGeneration"}).value_or(0);
+    if (const auto* iw = core::array_at(policy, {"status", "idleWorkloads"})) {
+        for (const auto& e : *iw) {
+            if (!e.is_object()) continue;
+            auto str = [&](std::string_view k) { return std::string(core::string_at(e, {k})); };
             out.idle_workloads.push_back({str("workload"), str("kind"), str("reason")});
         }
     }

@@ -1,5 +1,7 @@
 #include "attune/core/capabilities.hpp"
 
+#include "attune/core/json_path.hpp"
+
 #include <algorithm>
 #include <charconv>
 
@@ -103,22 +105,13 @@ result<Capabilities> decide_capabilities(const ServerVersionProbe& server_versio
 // read counts as not Ready / not reported.
 NodeProbe decode_node_probe(const boost::json::value& node) {
     NodeProbe p;
-    const auto* obj = node.if_object();
-    const auto* status = obj ? obj->if_contains("status") : nullptr;
-    if (!status || !status->is_object()) return p;
-    if (const auto* conds = status->get_object().if_contains("conditions"); conds && conds->is_array()) {
-        for (const auto& c : conds->get_array()) {
-            const auto* co = c.if_object();
-            if (!co) continue;
-            const auto* t = co->if_contains("type");
-            const auto* s = co->if_contains("status");
-            if (t && s && t->is_string() && s->is_string() && t->get_string() == "Ready")
-                p.ready = s->get_string() == "True";
-        }
+    if (const auto* conds = array_at(node, {"status", "conditions"})) {
+        for (const auto& c : *conds)
+            if (string_at(c, {"type"}) == "Ready") p.ready = string_at(c, {"status"}) == "True";
     }
-    if (const auto* df = status->get_object().if_contains("declaredFeatures"); df && df->is_array()) {
+    if (const auto* df = array_at(node, {"status", "declaredFeatures"})) {
         std::vector<std::string> names;
-        for (const auto& f : df->get_array())
+        for (const auto& f : *df)
             if (f.is_string()) names.emplace_back(f.get_string());
         p.declared_features = std::move(names);
     }

@@ -4,11 +4,14 @@
 // a result, so no malformed object ever escapes as an exception.
 #include <boost/json.hpp>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 
-#include "attune/core/pod_model.hpp"
+#include "attune/core/json_path.hpp"
+#include "attune/core/result.hpp"
 
 namespace attune::core::detail {
 
@@ -28,8 +31,7 @@ inline const boost::json::object& as_object(const boost::json::value& v, const s
 // Field lookup where JSON null and absence mean the same (Kubernetes omits
 // empty fields but some clients send null).
 inline const boost::json::value* field(const boost::json::object& o, std::string_view key) {
-    const auto* v = o.if_contains(key);
-    return (v == nullptr || v->is_null()) ? nullptr : v;
+    return json_at(o, {key});
 }
 
 inline const boost::json::object* opt_object(const boost::json::object& o, std::string_view key,
@@ -67,6 +69,15 @@ inline std::optional<std::int64_t> opt_int(const boost::json::object& o, std::st
     fail(path + "." + std::string(key), "expected an integer");
 }
 
+// A replica count or similar: an int32 that must not be negative.
+inline std::optional<std::int32_t> opt_count(const boost::json::object& o, std::string_view key,
+                                             const std::string& path) {
+    const auto v = opt_int(o, key, path);
+    if (!v) return std::nullopt;
+    if (*v < 0 || *v > INT32_MAX) fail(path + "." + std::string(key), "out of range");
+    return static_cast<std::int32_t>(*v);
+}
+
 inline bool opt_bool(const boost::json::object& o, std::string_view key, const std::string& path) {
     const auto* v = field(o, key);
     if (!v) return false;
@@ -90,12 +101,27 @@ std::optional<E> opt_enum(const boost::json::object& o, std::string_view key, co
     fail(at, "\"" + std::string(v->get_string()) + "\" is not one of " + allowed);
 }
 
+// An object of strings (labels, annotations, headers); absent = empty.
+inline std::map<std::string, std::string, std::less<>> opt_string_map(const boost::json::object& o,
+                                                                      std::string_view key, const std::string& path) {
+    std::map<std::string, std::string, std::less<>> out;
+    const auto* m = opt_object(o, key, path);
+    if (!m) return out;
+    for (const auto& [k, v] : *m) {
+        if (!v.is_string()) fail(path + "." + std::string(key) + "." + std::string(k), "expected a string");
+        out.emplace(std::string(k), std::string(v.get_string()));
+    }
+    return out;
+}
+
+// The public entry point of a decoder: f() may throw decode_failure, which
+// becomes the error `code` with the failure's path and text.
 template <class F>
-auto guarded(F&& f) -> decltype(f()) {
+auto guarded(std::string_view code, F&& f) -> decltype(f()) {
     try {
         return f();
     } catch (const decode_failure& e) {
-        return make_error("invalid_object", e.what());
+        return make_error(std::string(code), e.what());
     }
 }
 

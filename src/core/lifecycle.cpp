@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "attune/core/go_duration.hpp"
+#include "attune/core/duration.hpp"
 #include "attune/core/qos_compat.hpp"
 #include "attune/core/selection.hpp"
 
@@ -13,7 +13,7 @@ std::string plural(std::size_t n, std::string_view word) {
     return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
 }
 
-std::string duration_text(Seconds s) { return format_go_duration(s); }
+std::string duration_text(Seconds s) { return format_duration(s); }
 
 // What to change when a resize would move the QoS class: check_qos_compatibility
 // already explains the resource-less BestEffort case.

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attune/core/go_duration.hpp"
+#include "attune/core/duration.hpp"
 #include "json_decode.hpp"
 
 namespace attune::core {
@@ -22,7 +22,7 @@ std::optional<Seconds> opt_duration(const boost::json::object& o, std::string_vi
     const auto* v = field(o, key);
     if (!v) return std::nullopt;
     if (!v->is_string()) fail(at, "expected a duration string such as \"5m\"");
-    auto d = parse_go_duration(v->get_string());
+    auto d = parse_duration(v->get_string());
     if (!d.ok()) fail(at, d.error().message);
     return std::chrono::ceil<Seconds>(d.value());
 }

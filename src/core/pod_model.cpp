@@ -91,18 +91,6 @@ std::vector<ContainerStatus> statuses(const boost::json::object& status, std::st
     return out;
 }
 
-std::map<std::string, std::string, std::less<>> string_map(const boost::json::object& o, std::string_view key,
-                                                           const std::string& path) {
-    std::map<std::string, std::string, std::less<>> out;
-    const auto* m = opt_object(o, key, path);
-    if (!m) return out;
-    for (const auto& [k, v] : *m) {
-        if (!v.is_string()) fail(path + "." + std::string(key) + "." + std::string(k), "expected a string");
-        out.emplace(std::string(k), std::string(v.get_string()));
-    }
-    return out;
-}
-
 Pod pod(const boost::json::value& json) {
     const auto& root = as_object(json, "pod");
     Pod p;
@@ -113,8 +101,8 @@ Pod pod(const boost::json::value& json) {
         p.uid = opt_string(*meta, "uid", at);
         p.resource_version = opt_string(*meta, "resourceVersion", at);
         p.generation = opt_int(*meta, "generation", at).value_or(0);
-        p.labels = string_map(*meta, "labels", at);
-        p.annotations = string_map(*meta, "annotations", at);
+        p.labels = opt_string_map(*meta, "labels", at);
+        p.annotations = opt_string_map(*meta, "annotations", at);
         if (const auto* refs = opt_array(*meta, "ownerReferences", at)) {
             for (std::size_t i = 0; i < refs->size(); ++i) {
                 const std::string rat = at + ".ownerReferences[" + std::to_string(i) + "]";
@@ -212,19 +200,15 @@ const OwnerReference* Pod::controller_ref() const {
 }
 
 result<Pod> decode_pod(const boost::json::value& json) {
-    try {
-        return pod(json);
-    } catch (const decode_failure& e) {
-        return make_error("invalid_pod", e.what());
-    }
+    return guarded("invalid_pod", [&] { return result<Pod>(pod(json)); });
 }
 
 result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path) {
-    return guarded([&]() -> result<ResourceList> { return resource_list(json, path); });
+    return guarded("invalid_object", [&]() -> result<ResourceList> { return resource_list(json, path); });
 }
 
 result<ResourceRequirements> decode_requirements(const boost::json::value& json, const std::string& path) {
-    return guarded([&]() -> result<ResourceRequirements> { return requirements(json, path); });
+    return guarded("invalid_object", [&]() -> result<ResourceRequirements> { return requirements(json, path); });
 }
 
 }  // namespace attune::core

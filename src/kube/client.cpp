@@ -2,6 +2,8 @@
 #include <attune/kube/request_queue.hpp>
 #include <attune/kube/token_bucket.hpp>
 
+#include <attune/core/json_path.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -46,13 +48,6 @@ api_result<json::value> parse_json(http::response&& resp) {
         return e;
     }
     return v;
-}
-
-std::string string_at(const json::object& o, std::string_view a, std::string_view b) {
-    if (auto* m = o.if_contains(a); m && m->is_object()) {
-        if (auto* s = m->get_object().if_contains(b); s && s->is_string()) return std::string(s->get_string());
-    }
-    return {};
 }
 
 unsigned long long pick_seed(unsigned long long s) {
@@ -200,8 +195,8 @@ client::task<api_result<list_page>> client::list(resource_type rt, std::string n
     if (!v->is_object()) co_return api_error{error_kind::decode, 200, "", "list body is not an object"};
     auto& o = v->get_object();
     list_page page;
-    page.resource_version = string_at(o, "metadata", "resourceVersion");
-    page.continue_token = string_at(o, "metadata", "continue");
+    page.resource_version = std::string(core::string_at(o, {"metadata", "resourceVersion"}));
+    page.continue_token = std::string(core::string_at(o, {"metadata", "continue"}));
     if (auto* items = o.if_contains("items"); items && items->is_array()) page.items = std::move(items->get_array());
     co_return page;
 }

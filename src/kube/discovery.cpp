@@ -1,5 +1,7 @@
 #include <attune/kube/discovery.hpp>
 
+#include <attune/core/json_path.hpp>
+
 #include <boost/json.hpp>
 
 #include <spdlog/spdlog.h>
@@ -8,21 +10,9 @@ namespace attune::kube {
 namespace json = boost::json;
 namespace asio = boost::asio;
 
-namespace {
-const json::value* path(const json::value& v, std::initializer_list<std::string_view> keys) {
-    const json::value* cur = &v;
-    for (auto k : keys) {
-        if (!cur->is_object()) return nullptr;
-        cur = cur->get_object().if_contains(k);
-        if (!cur) return nullptr;
-    }
-    return cur;
-}
-}  // namespace
-
 core::ServerVersionProbe server_version_from(const json::value& doc) {
     core::ServerVersionProbe p;
-    if (auto* gv = path(doc, {"gitVersion"}); gv && gv->is_string()) {
+    if (const auto* gv = core::json_at(doc, {"gitVersion"}); gv && gv->is_string()) {
         p.git_version = gv->get_string();
     } else {
         p.error = "/version has no gitVersion";
@@ -32,45 +22,35 @@ core::ServerVersionProbe server_version_from(const json::value& doc) {
 
 core::ApiResourcesProbe api_resources_from(const json::value& list) {
     core::ApiResourcesProbe p;
-    auto* res = path(list, {"resources"});
-    if (!res || !res->is_array()) {
+    const auto* res = core::array_at(list, {"resources"});
+    if (!res) {
         p.error = "/api/v1 has no resources list";
         return p;
     }
-    for (const auto& r : res->get_array()) {
-        if (auto* n = path(r, {"name"}); n && n->is_string()) p.core_v1_resources.emplace_back(n->get_string());
+    for (const auto& r : *res) {
+        if (const auto* n = core::json_at(r, {"name"}); n && n->is_string()) p.core_v1_resources.emplace_back(n->get_string());
     }
     return p;
 }
 
 std::string openapi_path_for(const json::value& root, std::string_view gv) {
-    auto* paths = path(root, {"paths"});
-    if (!paths || !paths->is_object()) return {};
-    auto* entry = paths->get_object().if_contains(gv);
-    if (!entry) return {};
-    if (auto* url = path(*entry, {"serverRelativeURL"}); url && url->is_string()) return std::string(url->get_string());
-    return {};
+    return std::string(core::string_at(root, {"paths", gv, "serverRelativeURL"}));
 }
 
 bool pod_spec_has_resources(const json::value& doc) {
-    auto* schemas = path(doc, {"components", "schemas"});
-    if (!schemas || !schemas->is_object()) return false;
-    auto* props = path(*schemas, {"io.k8s.api.core.v1.PodSpec", "properties"});
-    return props && props->is_object() && props->get_object().contains("resources");
+    const auto* props = core::object_at(doc, {"components", "schemas", "io.k8s.api.core.v1.PodSpec", "properties"});
+    return props && props->contains("resources");
 }
 
 bool hpa_conditions_list_scaled_to_zero(const json::value& doc) {
-    auto* schemas = path(doc, {"components", "schemas"});
-    if (!schemas) return false;
-    auto* type = path(*schemas, {"io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition", "properties", "type"});
+    const auto* type = core::json_at(
+        doc, {"components", "schemas", "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerCondition", "properties", "type"});
     if (!type) return false;
-    if (auto* e = path(*type, {"enum"}); e && e->is_array()) {
-        for (const auto& v : e->get_array())
+    if (const auto* e = core::array_at(*type, {"enum"})) {
+        for (const auto& v : *e)
             if (v.is_string() && v.get_string() == "ScaledToZero") return true;
     }
-    if (auto* d = path(*type, {"description"}); d && d->is_string())
-        return std::string_view(d->get_string()).find("\"ScaledToZero\"") != std::string_view::npos;
-    return false;
+    return core::string_at(*type, {"description"}).find("\"ScaledToZero\"") != std::string_view::npos;
 }
 
 asio::awaitable<core::ServerVersionProbe> probe_server_version(client& c) {

@@ -1,6 +1,8 @@
 #include <attune/kube/leader_election.hpp>
 #include <attune/kube/micro_time.hpp>
 
+#include <attune/core/json_path.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -62,28 +64,12 @@ bool lease_fsm::is_leader(clock::time_point now) const {
 
 lease_record lease_from_json(const json::value& lease) {
     lease_record r;
-    if (!lease.is_object()) return r;
-    const auto& o = lease.get_object();
-    if (auto* md = o.if_contains("metadata"); md && md->is_object()) {
-        if (auto* rv = md->get_object().if_contains("resourceVersion"); rv && rv->is_string())
-            r.resource_version = rv->get_string();
-    }
-    auto* spec = o.if_contains("spec");
-    if (!spec || !spec->is_object()) return r;
-    const auto& s = spec->get_object();
-    auto str = [&](const char* k) -> std::string {
-        auto* v = s.if_contains(k);
-        return v && v->is_string() ? std::string(v->get_string()) : std::string();
-    };
-    auto num = [&](const char* k) -> long long {
-        auto* v = s.if_contains(k);
-        return v && v->is_int64() ? v->get_int64() : 0;
-    };
-    r.holder = str("holderIdentity");
-    r.acquire_time = str("acquireTime");
-    r.renew_time = str("renewTime");
-    r.duration_seconds = num("leaseDurationSeconds");
-    r.transitions = num("leaseTransitions");
+    r.resource_version = std::string(core::string_at(lease, {"metadata", "resourceVersion"}));
+    r.holder = std::string(core::string_at(lease, {"spec", "holderIdentity"}));
+    r.acquire_time = std::string(core::string_at(lease, {"spec", "acquireTime"}));
+    r.renew_time = std::string(core::string_at(lease, {"spec", "renewTime"}));
+    r.duration_seconds = core::int_at(lease, {"spec", "leaseDurationSeconds"}).value_or(0);
+    r.transitions = core::int_at(lease, {"spec", "leaseTransitions"}).value_or(0);
     return r;
 }
 

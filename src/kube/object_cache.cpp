@@ -1,5 +1,7 @@
 #include <attune/kube/object_cache.hpp>
 
+#include <attune/core/json_path.hpp>
+
 #include <boost/json.hpp>
 
 #include <stdexcept>
@@ -8,24 +10,15 @@ namespace attune::kube {
 namespace json = boost::json;
 
 std::string_view meta_string(const json::value& obj, std::string_view field) noexcept {
-    if (!obj.is_object()) return {};
-    auto* md = obj.get_object().if_contains("metadata");
-    if (!md || !md->is_object()) return {};
-    auto* v = md->get_object().if_contains(field);
-    return v && v->is_string() ? std::string_view(v->get_string()) : std::string_view{};
+    return core::string_at(obj, {"metadata", field});
 }
 
 namespace {
 std::vector<std::string> owner_uids(const json::value& obj) {
     std::vector<std::string> out;
-    if (!obj.is_object()) return out;
-    auto* md = obj.get_object().if_contains("metadata");
-    if (!md || !md->is_object()) return out;
-    auto* refs = md->get_object().if_contains("ownerReferences");
-    if (!refs || !refs->is_array()) return out;
-    for (const auto& r : refs->get_array()) {
-        if (!r.is_object()) continue;
-        if (auto* uid = r.get_object().if_contains("uid"); uid && uid->is_string()) out.emplace_back(uid->get_string());
+    if (const auto* refs = core::array_at(obj, {"metadata", "ownerReferences"})) {
+        for (const auto& r : *refs)
+            if (const auto uid = core::string_at(r, {"uid"}); !uid.empty()) out.emplace_back(uid);
     }
     return out;
 }

@@ -6,7 +6,6 @@
 #include <attune/controller/controller.hpp>
 #include <attune/kube/supervise.hpp>
 #include <attune/core/capabilities.hpp>
-#include <attune/core/idle.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/kube/discovery.hpp>
 #include <attune/kube/event_recorder.hpp>
@@ -81,8 +80,11 @@ public:
         add_informer("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
         add_informer("replicasets", kube::resources::replicasets(), kube::strip_workload);
         add_informer("daemonsets", kube::resources::daemonsets(), kube::strip_workload);
-        // The core's HPA transform keeps status.conditions: ScaledToZero lives there.
-        add_informer("horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(), core::strip_hpa_json);
+        // Jobs and CronJobs are targets too (recommendations only).
+        add_informer("jobs", kube::resources::jobs(), kube::strip_workload);
+        add_informer("cronjobs", kube::resources::cronjobs(), kube::strip_workload);
+        // The HPA transform keeps status.conditions: ScaledToZero lives there.
+        add_informer("horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(), kube::strip_hpa);
         add_informer("nodes", kube::resources::nodes(), kube::strip_node);
         add_informer("namespaces", kube::resources::namespaces(), kube::strip_generic);
         add_informer("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);
@@ -92,6 +94,8 @@ public:
         views.statefulsets = &informers_.at("statefulsets")->cache();
         views.replicasets = &informers_.at("replicasets")->cache();
         views.daemonsets = &informers_.at("daemonsets")->cache();
+        views.jobs = &informers_.at("jobs")->cache();
+        views.cronjobs = &informers_.at("cronjobs")->cache();
         views.hpas = &informers_.at("horizontalpodautoscalers")->cache();
         views.policies = &informers_.at("attunepolicies")->cache();
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,
@@ -101,6 +105,8 @@ public:
         informers_.at("statefulsets")->add_handler(controller_->on_workload_change("StatefulSet"));
         informers_.at("replicasets")->add_handler(controller_->on_workload_change("ReplicaSet"));
         informers_.at("daemonsets")->add_handler(controller_->on_workload_change("DaemonSet"));
+        informers_.at("jobs")->add_handler(controller_->on_workload_change("Job"));
+        informers_.at("cronjobs")->add_handler(controller_->on_workload_change("CronJob"));
         informers_.at("horizontalpodautoscalers")->add_handler(controller_->on_hpa_change());
         informers_.at("attunepolicies")->add_handler(controller_->on_policy_change());
         // Pods, nodes and namespaces enqueue nothing yet: idleness reads only
@@ -248,7 +254,8 @@ private:
         spdlog::info("informers synced pods={} workloads={} hpas={} policies={} elapsed_ms={}",
                      informers_.at("pods")->cache().size(),
                      informers_.at("deployments")->cache().size() + informers_.at("statefulsets")->cache().size() +
-                         informers_.at("replicasets")->cache().size() + informers_.at("daemonsets")->cache().size(),
+                         informers_.at("replicasets")->cache().size() + informers_.at("daemonsets")->cache().size() +
+                         informers_.at("jobs")->cache().size() + informers_.at("cronjobs")->cache().size(),
                      informers_.at("horizontalpodautoscalers")->cache().size(),
                      informers_.at("attunepolicies")->cache().size(),
                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
@@ -350,8 +357,9 @@ int run_manager(const manager_options& opts) {
         return 1;
     }
     spdlog::info("starting attune-manager host={} port={} context={} workers={} leader_elect={} kube_qps={} "
-                 "kube_burst={}",
-                 cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst);
+                 "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={}",
+                 cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst,
+                 opts.allow_local_metrics_addresses, opts.allow_secret_reads);
     // io_context and manager are deliberately never destroyed: io.stop()
     // may leave coroutine frames that still point into the manager, and the
     // process exits right after. The OS reclaims both.

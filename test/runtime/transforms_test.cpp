@@ -1,5 +1,7 @@
 #include <attune/kube/transforms.hpp>
 
+#include <attune/core/idle.hpp>
+
 #include <boost/json.hpp>
 
 #include <gtest/gtest.h>
@@ -95,6 +97,36 @@ TEST(Transforms, WorkloadTemplateIsStrippedLikeAPod) {
     EXPECT_TRUE(d.at("status").as_object().contains("replicas"));
 }
 
+// Seed 000: "Add a unit test that a ScaledToZero=True condition survives
+// StripHPAFields."
+TEST(Transforms, HpaScaledToZeroConditionSurvivesStrip) {
+    json::value hpa = json::parse(R"({
+      "metadata": {"name": "web", "namespace": "shop", "managedFields": [{"manager": "kube-controller-manager"}]},
+      "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "minReplicas": 0, "maxReplicas": 5},
+      "status": {"currentMetrics": [{"type": "External"}],
+                 "conditions": [{"type": "ScaledToZero", "status": "True", "reason": "ScaledToZero", "message": "idle"}]}})");
+    strip_hpa(hpa.as_object());
+    EXPECT_FALSE(hpa.at("metadata").as_object().contains("managedFields"));
+    EXPECT_FALSE(hpa.at("status").as_object().contains("currentMetrics"));
+    auto r = core::decode_hpa(hpa);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    const core::WorkloadView web{"Deployment", "web", 0};
+    EXPECT_EQ(core::classify_workload_idle(web, &r.value()), core::IdleKind::HPAScaledToZero);
+}
+
+TEST(Transforms, CronJobTemplateIsStrippedAsAPodSpec) {
+    json::value c = json::parse(R"({"kind":"CronJob","metadata":{"name":"c","managedFields":[{}]},
+      "spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"volumes":[{}],
+        "containers":[{"name":"job","image":"x","resources":{"requests":{"cpu":"1"}}}]}}}}}})");
+    strip_workload(c.as_object());
+    EXPECT_FALSE(c.at("metadata").as_object().contains("managedFields"));
+    EXPECT_EQ(c.at("spec").at("schedule").as_string(), "* * * * *");
+    const auto& tspec = c.at("spec").at("jobTemplate").at("spec").at("template").at("spec").as_object();
+    EXPECT_FALSE(tspec.contains("volumes"));
+    EXPECT_FALSE(tspec.at("containers").as_array()[0].as_object().contains("image"));
+    EXPECT_TRUE(tspec.at("containers").as_array()[0].as_object().contains("resources"));
+}
+
 TEST(Transforms, NodeKeepsDeclaredFeatures) {
     json::value n = json::parse(R"({"kind":"Node","metadata":{"name":"n1"},"spec":{"podCIDR":"x"},
       "status":{"declaredFeatures":["InPlacePodLevelResourcesVerticalScaling"],"images":[{"names":["a"]}],
@@ -112,6 +144,7 @@ TEST(Transforms, TolerateUnexpectedShapes) {
         json::value v = json::parse(s);
         strip_pod(v.as_object());
         strip_workload(v.as_object());
+        strip_hpa(v.as_object());
         strip_node(v.as_object());
     }
     SUCCEED();

@@ -24,15 +24,20 @@ void strip_pod_spec(boost::json::object& spec);
 // uid, controller); only attune.io/ annotations are kept.
 void strip_pod(boost::json::object& obj);
 
-// Workloads (Deployment, StatefulSet, ReplicaSet, DaemonSet): common + the
-// pod template's spec stripped as a pod spec; status kept.
+// Workloads (Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, CronJob):
+// common + the pod template's spec (a CronJob's under spec.jobTemplate)
+// stripped as a pod spec; status kept.
 void strip_workload(boost::json::object& obj);
 
 // Node: common + status.declaredFeatures, capacity/allocatable, nodeInfo
 // versions; images and volumes dropped.
 void strip_node(boost::json::object& obj);
 
-// HPAs and everything else: common only. HPA status.conditions (ScaledToZero) survive.
+// HPA: common + status.currentMetrics. KEEPS status.conditions: ScaledToZero
+// lives there (seed 000).
+void strip_hpa(boost::json::object& obj);
+
+// Everything else: common only.
 inline void strip_generic(boost::json::object& obj) { strip_common(obj); }
 
 }  // namespace attune::kube

@@ -1,0 +1,630 @@
+#!/usr/bin/env python3
+"""Writes the three Attune CRDs (deploy/kustomize/base/crd/) from one description.
+
+    hack/crd-gen.py           regenerate the files
+    hack/crd-gen.py --check   exit 1 when a committed file differs (meson test 'crds')
+
+The three kinds share metricsSource, cpu, memory and updateStrategy, and every
+validation message names the full field path ("spec.cpu.overhead must ..."),
+so the schemas are built here once per path instead of being copied by hand.
+Fields and bounds: docs/api.md (attune-api.md §1-§4, §2.6, §7). Every bound the
+Go original checks only in its validating webhook is a CEL rule or a pattern
+here; the Prometheus address host rule is not (the controller checks it, see
+core/policy_validation.hpp).
+"""
+import pathlib
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "deploy" / "kustomize" / "base" / "crd"
+
+# A decimal number as the Go API writes them in strings ("20", "0.1", "1e-1").
+NUMBER = r"^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+SIGNED_NUMBER = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+OVERHEAD = r"^[0-9]+(\.[0-9]+)?$"  # the Go CRD's pattern, minus the empty string
+# time.ParseDuration's grammar.
+DURATION = r"^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
+METRIC_NAME = r"^[a-zA-Z_:][a-zA-Z0-9_:]*$"
+HHMM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+# IANA zone names are checked for their shape only (tz data is not in CEL);
+# a well-formed unknown zone fails open at runtime, as in Go.
+TIMEZONE = r"^(UTC|Local|[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2})$"
+DNS_SUBDOMAIN_MAX = 253
+
+
+def cel(s):
+    """A CEL single-quoted string literal."""
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+# ------------------------------------------------------------ schema parts ---
+
+def obj(props=None, required=None, desc=None, rules=None, **extra):
+    o = {"type": "object"}
+    if desc:
+        o["description"] = desc
+    if props is not None:
+        o["properties"] = props
+    if required:
+        o["required"] = required
+    if rules:
+        o["x-kubernetes-validations"] = rules
+    o.update(extra)
+    return o
+
+
+def string(desc=None, rules=None, **kw):
+    s = {"type": "string"}
+    if desc:
+        s["description"] = desc
+    s.update(kw)
+    if rules:
+        s["x-kubernetes-validations"] = rules
+    return s
+
+
+def integer(desc=None, fmt="int32", **kw):
+    i = {"type": "integer", "format": fmt}
+    if desc:
+        i["description"] = desc
+    i.update(kw)
+    return i
+
+
+def boolean(desc=None, **kw):
+    b = {"type": "boolean"}
+    if desc:
+        b["description"] = desc
+    b.update(kw)
+    return b
+
+
+def array(items, desc=None, **kw):
+    a = {"type": "array", "items": items}
+    if desc:
+        a["description"] = desc
+    a.update(kw)
+    return a
+
+
+def string_map(desc, max_props=64, max_len=4096):
+    return obj(desc=desc, additionalProperties={"type": "string", "maxLength": max_len}, maxProperties=max_props)
+
+
+def rule(expr, message):
+    return {"rule": expr, "message": message}
+
+
+def duration(path, desc, bounds=None, **kw):
+    """A Go duration string. bounds: ('between', lo, hi) | ('min', lo) | ('zero_or_min', lo)."""
+    fmt = "self.matches(" + cel(DURATION) + ")"
+    rules = [rule(fmt, f"{path} must be a duration such as 90s, 5m or 1h30m")]
+    if bounds:
+        d = lambda v: f"duration({cel(v)})"  # noqa: E731
+        if bounds[0] == "between":
+            cond, text = f"duration(self) >= {d(bounds[1])} && duration(self) <= {d(bounds[2])}", \
+                f"{path} must be between {bounds[1]} and {bounds[2]}"
+        elif bounds[0] == "min":
+            cond, text = f"duration(self) >= {d(bounds[1])}", f"{path} must be at least {bounds[1]}"
+        else:
+            cond, text = f"duration(self) == duration('0s') || duration(self) >= {d(bounds[1])}", \
+                f"{path} must be 0 or at least {bounds[1]}"
+        rules.append(rule(f"!{fmt} || {cond}", text))
+    return string(desc, rules=rules, maxLength=64, **kw)
+
+
+# resource.Quantity's grammar, as controller-gen writes it.
+QUANTITY = r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+
+
+def quantity(path, desc, rules=None, in_list=False):
+    """resource.Quantity (int or string). A CEL rule rather than the usual pattern, so the message names the field;
+    inside lists the pattern, because there the CEL cost estimate of 1.32 (which ignores maxLength on an
+    int-or-string) exceeds the budget."""
+    q = {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]}
+    if desc:
+        q["description"] = desc
+    if in_list:
+        q["pattern"] = QUANTITY
+        return q
+    # maxLength bounds the CEL cost estimate on 1.33+ (it applies to the string form only).
+    q["maxLength"] = 64
+    q["x-kubernetes-validations"] = [rule("isQuantity(string(self))", f"{path} must be a quantity such as 250m, 2 or 512Mi")] + (rules or [])
+    return q
+
+
+def q_of(expr):
+    return f"quantity(string({expr}))"
+
+
+def number(path, desc, cond, text, pattern=NUMBER, allow_empty=False):
+    """A number carried as a string; `cond` is a CEL condition on {v} (the double)."""
+    body = f"self.matches({cel(pattern)}) && ({cond.format(v='double(self)')})"
+    if allow_empty:
+        body = f"self == '' || ({body})"
+    return string(desc, rules=[rule(body, f"{path} {text}")], maxLength=64)
+
+
+def secret_ref(path, desc, required=None):
+    return obj({
+        "name": string("Secret name, in the policy's namespace.", maxLength=DNS_SUBDOMAIN_MAX, minLength=1,
+                       rules=[rule("!self.contains('/')", f"{path}.name must not contain '/'; secrets are read from the policy's namespace")]),
+        "key": string("Key within the Secret.", minLength=1, maxLength=DNS_SUBDOMAIN_MAX),
+    }, required=["name", "key"], desc=desc)
+
+
+def label_selector(path):
+    return obj({
+        "matchLabels": string_map("Labels that must all match.", max_props=64, max_len=63),
+        "matchExpressions": array(obj({
+            "key": string(minLength=1, maxLength=317),
+            "operator": string(enum=["In", "NotIn", "Exists", "DoesNotExist"]),
+            "values": array(string(maxLength=63), maxItems=64),
+        }, required=["key", "operator"], rules=[
+            rule("self.operator in ['In', 'NotIn'] ? (has(self.values) && size(self.values) > 0) : (!has(self.values) || size(self.values) == 0)",
+                 f"{path}.matchExpressions: In and NotIn need values; Exists and DoesNotExist take none"),
+        ]), maxItems=32),
+    }, desc="Workloads of targetRef.kind in the policy's namespace whose labels match.",
+        rules=[rule("(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)",
+                    f"{path} must include at least one matchLabels or matchExpressions entry")],
+        **{"x-kubernetes-map-type": "atomic"})
+
+
+def percent(desc, lo=1, hi=100):
+    return integer(desc, minimum=lo, maximum=hi)
+
+
+# ------------------------------------------------------------- the spec ---
+
+def resource_config(path, kind, for_policy=False, container_policy=False):
+    """ResourceConfig at `path` ("spec.cpu"); kind is "cpu" or "memory"."""
+    cpu = kind == "cpu"
+    props = {
+        "percentile": integer("Usage percentile to target (0 = the default: cpu 95, memory 99).", enum=[0, 50, 90, 95, 99]),
+        "overhead": number(f"{path}.overhead", "Percent headroom over the percentile (default cpu \"20\", memory \"30\").",
+                           "{v} <= 900.0", "must be a number of percent between 0 and 900", pattern=OVERHEAD, allow_empty=True),
+        "minAllowed": quantity(f"{path}.minAllowed", "Lower bound of a recommendation (default cpu 1m, memory 4Mi).",
+                               in_list=container_policy),
+        "maxAllowed": quantity(f"{path}.maxAllowed", "Upper bound of a recommendation (default cpu 4000m, memory 8Gi).",
+                               in_list=container_policy),
+        "controlledValues": string("RequestsOnly (default) or RequestsAndLimits (keeps the live limit/request ratio).",
+                                   enum=["RequestsOnly", "RequestsAndLimits"]),
+        "burstSensitivity": number(f"{path}.burstSensitivity", "Burst boost strength (default \"0.1\"; \"0\" turns it off).",
+                                   "{v} <= 1.0", "must be a number between 0 and 1.0"),
+        "allowDecrease": boolean("Allow recommending below the current value (default cpu true, memory false)."),
+        "maxChangePercent": percent("Largest step per cycle, either way (default cpu 50, memory 30)."),
+        "maxIncreasePercent": percent("Largest step up per cycle (default maxChangePercent)."),
+        "maxDecreasePercent": percent("Largest step down per cycle (default maxChangePercent)."),
+    }
+    if container_policy:
+        # Declared (so a rule can see them) but refused: Go's webhook allows only the fields above here.
+        for name, schema in (("memoryFromCpuRatio", {"type": "string"}), ("decreaseUsageMarginPercent", {"type": "integer"}),
+                             ("limitMultiplier", {"type": "string"}), ("startupBoost", {"type": "object"}),
+                             ("oomBump", {"type": "object"}), ("surge", {"type": "object"})):
+            if schema["type"] == "object":
+                schema["x-kubernetes-preserve-unknown-fields"] = True
+            props[name] = schema
+    else:
+        props.update({
+            "memoryFromCpuRatio": number(f"{path}.memoryFromCpuRatio", "Memory only: GiB of memory per recommended CPU core.",
+                                         "{v} > 0.0 && {v} <= 1000.0", "must be a number greater than 0 and at most 1000"),
+            "startupBoost": obj({
+                "multiplier": number(f"{path}.startupBoost.multiplier", "CPU factor while a pod starts.",
+                                     "{v} > 1.0 && {v} <= 10.0", "must be a number greater than 1 and at most 10"),
+                "duration": duration(f"{path}.startupBoost.duration", "Longest boost time.", ("between", "10s", "1h")),
+                "excludeFromHistory": boolean("Drop CPU samples taken while boosted."),
+            }, required=["multiplier", "duration"], desc="CPU only: a higher request while a pod starts. Taken whole in the defaults merge."),
+            "decreaseUsageMarginPercent": percent("Memory: margin above usage for limit decreases (default 10).", lo=0),
+            "limitMultiplier": number(f"{path}.limitMultiplier", "Limit = request x this (default: the live ratio).",
+                                      "{v} <= 100.0", "must be a number of at most 100", pattern=OVERHEAD),
+            "oomBump": obj({
+                "ratio": number(f"{path}.oomBump.ratio", "Request factor after an OOMKill (default \"1.2\").",
+                                "{v} >= 1.0 && {v} <= 10.0", "must be a number between 1 and 10"),
+                "minBump": quantity(f"{path}.oomBump.minBump", "Smallest raise (default 100Mi).",
+                                    [rule(f"!isQuantity(string(self)) || {q_of('self')}.compareTo(quantity('0')) > 0", f"{path}.oomBump.minBump must be greater than 0")]),
+                "maxBumps": integer("Raises before giving up (default 3).", minimum=1, maximum=10),
+                "hold": duration(f"{path}.oomBump.hold", "How long a raise holds (default 24h).", ("between", "1m", "168h")),
+            }, desc="Memory: raise the request after an OOMKill; absent = off."),
+            "surge": obj({
+                "triggerRatio": number(f"{path}.surge.triggerRatio", "Short-window usage over the recommendation that starts a surge (default \"1.5\").",
+                                       "{v} > 1.0 && {v} <= 100.0", "must be a number greater than 1 and at most 100"),
+                "percentile": integer("Percentile over the surge window (default 99).", enum=[50, 90, 95, 99]),
+                "window": duration(f"{path}.surge.window", "Short history window (default 30m).", ("min", "5m")),
+            }, desc="A short history while usage runs hot; absent = off."),
+        })
+    # Not on containerPolicies (as upstream, for the cost budget): the controller checks those
+    # (core::validate_effective_policy).
+    rules = []
+    if container_policy:
+        rules.append(rule("!has(self.memoryFromCpuRatio) && !has(self.decreaseUsageMarginPercent) && !has(self.limitMultiplier) && "
+                          "!has(self.startupBoost) && !has(self.oomBump) && !has(self.surge)",
+                          f"{path} may set only percentile, overhead, minAllowed, maxAllowed, controlledValues, "
+                          "burstSensitivity, allowDecrease and the max*Percent caps"))
+    else:
+        rules.append(rule(f"!has(self.minAllowed) || !has(self.maxAllowed) || !isQuantity(string(self.minAllowed)) || "
+                          f"!isQuantity(string(self.maxAllowed)) || {q_of('self.minAllowed')}.compareTo({q_of('self.maxAllowed')}) <= 0",
+                          f"{path}.minAllowed must be less than or equal to maxAllowed"))
+        rules.append(rule("!has(self.limitMultiplier) || !has(self.controlledValues) || self.controlledValues != 'RequestsOnly'",
+                          f"{path}.limitMultiplier cannot be used with controlledValues RequestsOnly"))
+    if for_policy:
+        cap, text = ("'256'", "256 cores") if cpu else ("'16Ti'", "16Ti")
+        rules.append(rule(f"!has(self.maxAllowed) || !isQuantity(string(self.maxAllowed)) || "
+                          f"{q_of('self.maxAllowed')}.compareTo(quantity({cap})) <= 0",
+                          f"{path}.maxAllowed must be at most {text}"))
+    return obj(props, desc=f"Tuning of {'CPU' if cpu else 'memory'}.", rules=rules or None)
+
+
+def metrics_source(path, for_policy):
+    prom = f"{path}.prometheus"
+    props = {
+        "historyWindow": duration(f"{path}.historyWindow", "History span (default 168h).", ("between", "1h", "720h")),
+        "minimumDataPoints": integer("Samples needed before recommending (default 48).", minimum=1),
+        "queryStep": duration(f"{path}.queryStep", "Query step, and the requeue interval while collecting (default 5m).",
+                              ("between", "10s", "1h")),
+        "rateWindow": duration(f"{path}.rateWindow", "CPU rate() window (default: queryStep).", ("min", "30s")),
+        "podAggregation": string("How per-pod series are reduced (default Max).", enum=["Max", "Avg", "None"]),
+        "cpuRecordingMetric": string("Used instead of rate(container_cpu_usage_seconds_total), not wrapped.", maxLength=256,
+                                     rules=[rule(f"self == '' || self.matches({cel(METRIC_NAME)})", f"{path}.cpuRecordingMetric must be a metric name ({METRIC_NAME})")]),
+        "memoryRecordingMetric": string("Used instead of container_memory_working_set_bytes.", maxLength=256,
+                                        rules=[rule(f"self == '' || self.matches({cel(METRIC_NAME)})", f"{path}.memoryRecordingMetric must be a metric name ({METRIC_NAME})")]),
+        "prometheus": obj({
+            "address": string("Query endpoint, an http(s) URL. Cloud metadata hosts and loopback, link-local or "
+                              "unspecified IPs are refused by the controller (Ready=False, InvalidConfig).", maxLength=2048),
+            "headers": string_map("Headers added to every query."),
+            "queryParameters": obj(desc="Added to every query URL; query, time, start, end, step and timeout (any case) are reserved.",
+                                   additionalProperties={"type": "string", "maxLength": 1024}, maxProperties=32,
+                                   rules=[rule("self.all(k, !(k.lowerAscii() in ['query', 'time', 'start', 'end', 'step', 'timeout']))",
+                                               f"{prom}.queryParameters must not set query, time, start, end, step or timeout")]),
+            "bearerTokenSecret": secret_ref(f"{prom}.bearerTokenSecret", "Token Secret in the policy namespace; honoured only when the manager runs with --allow-secret-reads."),
+            "tls": obj({
+                "insecureSkipVerify": boolean("Skip TLS verification."),
+                "ca": string("Attune extension: PEM bundle that signs the server certificate.", maxLength=65536),
+                "caSecret": secret_ref(f"{prom}.tls.caSecret", "Attune extension: a Secret key holding that PEM bundle; needs --allow-secret-reads."),
+            }, desc="TLS to Prometheus."),
+        }, required=["address"], desc="A Prometheus-compatible query endpoint."),
+        "vpa": obj({
+            "name": string("The VerticalPodAutoscaler to read.", minLength=1, maxLength=DNS_SUBDOMAIN_MAX),
+            "namespace": string("Its namespace (default: the policy's).", maxLength=63),
+            "selection": string("Attune extension: which recommendation to use (default Target).",
+                                enum=["Target", "LowerBound", "UpperBound"]),
+        }, required=["name"], desc="Read status.recommendation.containerRecommendations[] of an autoscaling.k8s.io/v1 VerticalPodAutoscaler."),
+        "manual": obj({
+            "containers": array(obj({
+                "name": string("Container name.", minLength=1, maxLength=63),
+                "resources": obj({
+                    "requests": obj(desc="Explicit requests; omitted keys keep the live value.", maxProperties=16,
+                                    additionalProperties=quantity(None, None, in_list=True)),
+                    "limits": obj(desc="Explicit limits; omitted keys keep the live value.", maxProperties=16,
+                                  additionalProperties=quantity(None, None, in_list=True)),
+                }, desc="Overlaid on the live baseline."),
+            }, required=["name"]), maxItems=100, **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}),
+        }, desc="Attune extension (seed 001): explicit resources per container, overlaid on the live baseline."),
+        "datadog": obj({
+            "site": string("Datadog site.", default="datadoghq.com",
+                           enum=["datadoghq.com", "datadoghq.eu", "us3.datadoghq.com", "us5.datadoghq.com", "ap1.datadoghq.com", "ddog-gov.com"]),
+            "apiKeySecretRef": secret_ref(f"{path}.datadog.apiKeySecretRef", "API key Secret."),
+        }, required=["apiKeySecretRef"], desc="Accepted for compatibility; not implemented."),
+        "cloudwatch": obj({
+            "region": string(minLength=1, maxLength=64),
+            "clusterName": string(minLength=1, maxLength=DNS_SUBDOMAIN_MAX),
+            "roleArn": string(maxLength=2048),
+            "cpuUnit": string(enum=["Millicores", "Cores", "Nanocores"]),
+        }, required=["region", "clusterName"], desc="Accepted for compatibility; not implemented."),
+    }
+    rules = [
+        rule("[has(self.prometheus), has(self.datadog), has(self.cloudwatch), has(self.vpa), has(self.manual)].filter(x, x).size() <= 1",
+             f"{path} may set at most one of prometheus, datadog, cloudwatch, vpa or manual"),
+        rule("!has(self.rateWindow) || !self.rateWindow.matches(" + cel(DURATION) + ") || "
+             "(has(self.historyWindow) && !self.historyWindow.matches(" + cel(DURATION) + ")) || "
+             "duration(self.rateWindow) <= duration(has(self.historyWindow) ? self.historyWindow : '168h')",
+             f"{path}.rateWindow must not exceed historyWindow (default 168h)"),
+    ]
+    return obj(props, desc="Where usage data comes from." + ("" if for_policy else " Defaults: the scalars and the prometheus block."), rules=rules)
+
+
+def update_strategy(path):
+    pr = f"{path}.export.pullRequest"
+    props = {
+        "type": string("Observe, Recommend (default), OneShot, Canary or Auto; the last three resize.",
+                       enum=["Observe", "Recommend", "OneShot", "Canary", "Auto"]),
+        "canary": obj({
+            "percentage": integer("Share of pods resized first.", minimum=1, maximum=100),
+            "observationPeriod": duration(f"{path}.canary.observationPeriod", "Watch time for canary pods (0 = the default).", ("zero_or_min", "1m")),
+            "autoPromote": boolean("Roll out the rest after a clean watch."),
+        }, required=["percentage", "observationPeriod"], desc="Canary rollout. Taken whole in the defaults merge."),
+        "cooldown": duration(f"{path}.cooldown", "Minimum gap between resize cycles (default 1h; raised to 1m).", ("zero_or_min", "1m")),
+        "initialSizing": boolean("Size pods at CREATE (needs the namespace label attune.io/initial-sizing=enabled)."),
+        "autoRevert": boolean("Roll back on a failed safety check (default true)."),
+        "resizeMethod": string("InPlaceOnly (default) or InPlaceOrRecreate.", enum=["InPlaceOnly", "InPlaceOrRecreate"]),
+        "schedule": obj({
+            "windows": array(obj({
+                "start": string("HH:MM.", maxLength=5, rules=[
+                    rule(f"self.matches({cel(HHMM)})", f"{path}.schedule.windows[].start must be a time HH:MM between 00:00 and 23:59")]),
+                "end": string("HH:MM; before start wraps midnight.", maxLength=5, rules=[
+                    rule(f"self.matches({cel(HHMM)})", f"{path}.schedule.windows[].end must be a time HH:MM between 00:00 and 23:59")]),
+            }, required=["start", "end"]), maxItems=24),
+            "daysOfWeek": array(string(enum=["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]), maxItems=7),
+            "timezone": string("IANA zone of the windows.", default="UTC", maxLength=64,
+                               rules=[rule(f"self.matches({cel(TIMEZONE)})", f"{path}.schedule.timezone must be an IANA time zone such as UTC or Europe/Berlin")]),
+        }, desc="Allowed resize times. Taken whole in the defaults merge."),
+        "maxConcurrentResizes": integer("Parallel pod resizes per cycle.", minimum=1, maximum=50, default=1),
+        "maxStatusRecommendations": integer("Cap on status.recommendations (default 100).", minimum=1, maximum=500),
+        "includeExplanationsInStatus": boolean("Write the explanation chain to status (default true)."),
+        "maxTotalCpuIncrease": quantity(f"{path}.maxTotalCpuIncrease", "CPU increase budget per cycle (default unlimited).",
+                                        [rule(f"!isQuantity(string(self)) || {q_of('self')}.compareTo(quantity('0')) >= 0", f"{path}.maxTotalCpuIncrease must not be negative")]),
+        "maxTotalMemoryIncrease": quantity(f"{path}.maxTotalMemoryIncrease", "Memory increase budget per cycle (default unlimited).",
+                                           [rule(f"!isQuantity(string(self)) || {q_of('self')}.compareTo(quantity('0')) >= 0", f"{path}.maxTotalMemoryIncrease must not be negative")]),
+        "maxCpuIncreasePerMinute": quantity(f"{path}.maxCpuIncreasePerMinute", "CPU increase budget per minute (default unlimited)."),
+        "maxMemoryIncreasePerMinute": quantity(f"{path}.maxMemoryIncreasePerMinute", "Memory increase budget per minute (default unlimited)."),
+        "safetyObservationPeriod": duration(f"{path}.safetyObservationPeriod", "Watch time after a resize (default: the canary period, else 5m).", ("zero_or_min", "1m")),
+        "sloGuardrails": array(obj({
+            "name": string("Revert reason becomes slo:<name>.", minLength=1, maxLength=63),
+            "query": string("PromQL; {{ .Namespace }}, {{ .WorkloadName }} and {{ .PodName }} are filled in.", minLength=1, maxLength=4096),
+            "threshold": number(f"{path}.sloGuardrails[].threshold", "Breach value.", "true", "must be a finite number", pattern=SIGNED_NUMBER),
+            "comparison": string("Breach direction.", enum=["above", "below"], default="above"),
+            "evaluationWindow": duration(f"{path}.sloGuardrails[].evaluationWindow", "Check period after a resize (default 5m).", ("zero_or_min", "1m")),
+        }, required=["name", "query", "threshold"]), maxItems=10,
+            desc="PromQL checks that force a revert. Taken whole in the defaults merge.",
+            **{"x-kubernetes-validations": [rule("self.all(g, self.exists_one(h, h.name == g.name))", f"{path}.sloGuardrails names must be unique")]}),
+        "templatePersistence": obj({
+            "enabled": boolean("Patch Deployment/StatefulSet templates."),
+            "when": string("Patch trigger (default AfterSuccessfulResize).", enum=["AfterSuccessfulResize", "OnRecommendation"]),
+        }, desc="Taken whole in the defaults merge."),
+        "export": obj({
+            "configMap": boolean("One ConfigMap per workload."),
+            "pullRequest": obj({
+                "enabled": boolean("GitOps pull requests."),
+                "provider": string("Hosting API (default github).", enum=["github", "gitlab"]),
+                "tokenSecretRef": secret_ref(f"{pr}.tokenSecretRef", "Token Secret."),
+                "repository": string("owner/name or group/project.", maxLength=512),
+                "baseBranch": string("PR target branch (default main).", maxLength=255),
+                "apiUrl": string("API base URL; the controller applies the Prometheus address host rule.", maxLength=2048),
+                "cooldown": duration(f"{pr}.cooldown", "Minimum gap between PR attempts (default 24h)."),
+                "minChangePercent": percent("Drift needed for a PR (default 10)."),
+                "labels": array(string(maxLength=63), maxItems=20),
+                "dryRun": boolean("Report only; no remote calls."),
+                "allowPrivateEndpoints": boolean("Allow RFC1918/ULA hosts."),
+            }, rules=[
+                rule("!has(self.enabled) || !self.enabled || (has(self.repository) && self.repository != '')",
+                     f"{pr}.repository is required when pullRequest.enabled is true"),
+                rule("!has(self.enabled) || !self.enabled || has(self.tokenSecretRef)",
+                     f"{pr}.tokenSecretRef is required when pullRequest.enabled is true"),
+            ]),
+        }, desc="Taken whole in the defaults merge."),
+        "hpaTargetBounds": obj({
+            r: obj({"min": integer(minimum=1, maximum=10000), "max": integer(minimum=1, maximum=10000)}) for r in ("cpu", "memory")
+        }, desc="Clamp on tuned HPA targets."),
+    }
+    return obj(props, desc="Mode and resize controls.", rules=[
+        rule("!has(self.type) || self.type != 'Canary' || has(self.canary)", f"{path}.canary is required when type is Canary"),
+    ])
+
+
+def policy_spec():
+    p = "spec"
+    cps = f"{p}.containerPolicies"
+    container_policy = obj({
+        "containerName": string("A container name, or \"*\" for every container.", minLength=1, maxLength=253),
+        "cpu": resource_config(f"{cps}[].cpu", "cpu", container_policy=True),
+        "memory": resource_config(f"{cps}[].memory", "memory", container_policy=True),
+    }, required=["containerName"])
+    return obj({
+        "targetRef": obj({
+            "kind": string("Workload kind.", enum=["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob"]),
+            "name": string("One workload in the policy's namespace.", maxLength=DNS_SUBDOMAIN_MAX),
+            "selector": label_selector(f"{p}.targetRef.selector"),
+        }, required=["kind"], desc="The workloads this policy manages. Jobs and CronJobs get recommendations only.",
+            rules=[rule("(has(self.name) && self.name != '') != has(self.selector)", f"{p}.targetRef must set exactly one of name or selector")]),
+        "metricsSource": metrics_source(f"{p}.metricsSource", True),
+        "cpu": resource_config(f"{p}.cpu", "cpu", for_policy=True),
+        "memory": resource_config(f"{p}.memory", "memory", for_policy=True),
+        "paused": boolean("Stops all work (Ready=False, Paused); resizes already done stay."),
+        "updateStrategy": update_strategy(f"{p}.updateStrategy"),
+        "excludedContainers": array(string(maxLength=63), maxItems=100, desc="Never sized; added to the known sidecars."),
+        "excludeKnownSidecars": boolean("Skip istio-proxy, linkerd-proxy, consul-dataplane, kuma-dp, vault-agent, "
+                                        "cloud-sql-proxy, cloudsql-proxy and gce-proxy (default true)."),
+        "weight": integer("Higher wins when policies overlap; a tie goes to the smaller name.", minimum=1, maximum=1000, default=100),
+        "runtimeProfile": string("Runtime defaults for unset fields.", enum=["generic", "java", "python", "golang", "nodejs"]),
+        "containerPolicies": array(container_policy, maxItems=100, desc="Per-container overlay: a literal name > \"*\" > the policy.",
+                                   **{"x-kubernetes-validations": [rule("self.filter(c, c.containerName == '*').size() <= 1",
+                                                                        f"{cps} may hold at most one \"*\" entry")]}),
+    }, required=["targetRef", "cpu", "memory"], desc="What to right-size and how. Unset fields come from the defaults objects (docs/api.md).")
+
+
+def defaults_spec():
+    p = "spec"
+    return obj({
+        "metricsSource": metrics_source(f"{p}.metricsSource", False),
+        "cpu": resource_config(f"{p}.cpu", "cpu"),
+        "memory": resource_config(f"{p}.memory", "memory"),
+        "updateStrategy": update_strategy(f"{p}.updateStrategy"),
+        "costPricing": obj({
+            "cpuPerCoreHour": number(f"{p}.costPricing.cpuPerCoreHour", "$ per vCPU-hour (default \"0.031\").", "{v} > 0.0", "must be a number greater than 0"),
+            "memoryPerGiBHour": number(f"{p}.costPricing.memoryPerGiBHour", "$ per GiB-hour (default \"0.004\").", "{v} > 0.0", "must be a number greater than 0"),
+        }, desc="Prices for the savings estimate."),
+        "excludeKnownSidecars": boolean("For policies that leave it unset (default true)."),
+    }, desc="Defaults for the policies that leave a field unset.")
+
+
+# ------------------------------------------------------------ the status ---
+
+def condition():
+    return obj({
+        "type": string(maxLength=316, pattern=r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"),
+        "status": string(enum=["True", "False", "Unknown"]),
+        "observedGeneration": integer(fmt="int64", minimum=0),
+        "lastTransitionTime": string(format="date-time"),
+        "reason": string(maxLength=1024, minLength=1, pattern=r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"),
+        "message": string(maxLength=32768),
+    }, required=["type", "status", "lastTransitionTime", "reason", "message"])
+
+
+def qty_plain(desc=None):
+    q = {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]}
+    if desc:
+        q["description"] = desc
+    return q
+
+
+def resource_values():
+    return obj({k: qty_plain() for k in ("cpuRequest", "cpuLimit", "memoryRequest", "memoryLimit")},
+               required=["cpuRequest", "cpuLimit", "memoryRequest", "memoryLimit"])
+
+
+def explanation():
+    return obj({
+        "rawPercentile": qty_plain(), "overhead": {"type": "number"}, "afterOverhead": qty_plain(),
+        "burstFactor": {"type": "number"}, "afterBurst": qty_plain(),
+        "confidence": {"type": "number"}, "confidenceFactor": {"type": "number"}, "afterConfidence": qty_plain(),
+        "bounds": obj({"min": qty_plain(), "max": qty_plain()}, required=["min"]),
+        "boundsApplied": string(enum=["", "min", "max"]), "afterBounds": qty_plain(),
+        "minChangePercent": {"type": "number"}, "maxChangePercent": {"type": "number"},
+        "changeFilterApplied": string(enum=["", "min_change_filtered", "max_change_capped"]),
+        "afterChangeFilter": qty_plain(), "final": qty_plain(), "finalAdjustment": string(),
+    }, required=["rawPercentile", "overhead", "afterOverhead", "confidence", "confidenceFactor", "afterConfidence",
+                 "bounds", "afterBounds", "minChangePercent", "maxChangePercent", "afterChangeFilter", "final"])
+
+
+def policy_status():
+    int32 = lambda d=None: integer(d)  # noqa: E731
+    return obj({
+        "observedGeneration": integer("The metadata.generation of the spec the status was computed from.", fmt="int64"),
+        "idleWorkloads": array(obj({
+            "workload": string("Name of the workload."),
+            "kind": string(enum=["Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"]),
+            "reason": string(enum=["HPAScaledToZero", "WorkloadReplicasZero"]),
+        }, required=["workload", "kind", "reason"]), desc="Selected workloads that are idle (Attune leaves them alone until they scale up)."),
+        "conditions": array(condition(), **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]}),
+        "workloads": obj({
+            "discovered": int32("Workloads matched."), "withRecommendations": int32(), "resized": int32(), "pending": int32(),
+            "deferred": int32("Pods whose kubelet resize is Deferred."), "infeasible": int32("Pods whose kubelet resize is Infeasible."),
+            "dataPointsCollected": int32("Largest sample count."), "dataPointsRequired": int32("minimumDataPoints."),
+        }, required=["discovered", "withRecommendations", "resized", "pending"]),
+        "cooldown": obj({
+            "effectiveCooldown": string("Cooldown after backoff (a duration)."),
+            "backoffMultiplier": integer(enum=[1, 2, 4, 8, 16]),
+            "consecutiveReverts": int32(),
+        }),
+        "recommendations": array(obj({
+            "workload": string(), "kind": string(),
+            "containers": array(obj({
+                "name": string(), "current": resource_values(), "recommended": resource_values(),
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "dataPoints": int32(), "lastUpdated": string(format="date-time"),
+                "explanation": obj({"cpu": explanation(), "memory": explanation()}),
+            }, required=["name", "current", "recommended", "confidence", "dataPoints", "lastUpdated"])),
+            "lastDataTime": string(format="date-time"),
+            "stale": boolean("Cached data; no resize."),
+        }, required=["workload", "kind", "containers"]), maxItems=500),
+        "savings": obj({k: string() for k in (
+            "cpuRequestReduction", "cpuRequestTotal", "cpuRequestIncrease", "memoryRequestReduction", "memoryRequestTotal",
+            "memoryRequestIncrease", "reclaimedCpuRequest", "reclaimedMemoryRequest", "estimatedMonthlySavings",
+            "estimatedMonthlyCostIncrease")}),
+        "resizeHistory": array(obj({
+            "timestamp": string(format="date-time"), "workload": string(), "container": string(),
+            "resource": string(enum=["cpu", "memory", "cpu+memory", "template"]),
+            "from": string(), "to": string(),
+            "method": string(enum=["InPlace", "Eviction", "TemplatePersistence"]),
+            "result": string(enum=["Success", "Failed", "Reverted", "Evicted", "TemplatePatched"]),
+            "reason": string(),
+        }, required=["timestamp", "workload", "container", "resource", "from", "to", "method", "result"]), maxItems=50),
+        "workloadErrors": array(obj({"workload": string(), "error": string()}, required=["workload", "error"]), maxItems=10),
+        "canary": obj({
+            "phase": string(enum=["CanaryInProgress", "FullRollout"]),
+            "startTime": string(format="date-time"),
+            "observedGeneration": integer(fmt="int64"),
+            "pods": array(string(), maxItems=100),
+            "workloads": array(obj({
+                "workload": string(), "phase": string(enum=["CanaryInProgress", "FullRollout"]),
+                "startTime": string(format="date-time"), "pods": array(string(), maxItems=100),
+            }, required=["workload"]), maxItems=100),
+        }),
+        "gitopsPR": obj({"driftFingerprint": string(), "lastAttempt": string(format="date-time"), "url": string()}),
+        "lastReconcileTime": string(format="date-time"),
+    }, desc="Written by attune-manager through the status subresource.")
+
+
+# ------------------------------------------------------------- the CRDs ---
+
+def crd(kind, plural, singular, short, scope, spec, columns, status=None, spec_required=False, desc=""):
+    props = {"apiVersion": string(), "kind": string(), "metadata": obj(), "spec": spec}
+    version = {"name": "v1alpha1", "served": True, "storage": True}
+    if status:
+        props["status"] = status
+        version["subresources"] = {"status": {}}
+    version["additionalPrinterColumns"] = columns
+    version["schema"] = {"openAPIV3Schema": obj(props, required=["spec"] if spec_required else None, desc=desc)}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.attune.io"},
+        "spec": {
+            "group": "attune.io",
+            "names": {"kind": kind, "listKind": kind + "List", "plural": plural, "singular": singular,
+                      "shortNames": [short], "categories": ["attune"]},
+            "scope": scope,
+            "versions": [version],
+        },
+    }
+
+
+def col(name, path, typ="string", priority=None):
+    c = {"name": name, "type": typ, "jsonPath": path}
+    if priority:
+        c["priority"] = priority
+    return c
+
+
+DEFAULTS_COLUMNS = [col("Prometheus", ".spec.metricsSource.prometheus.address"), col("Type", ".spec.updateStrategy.type"),
+                    col("Age", ".metadata.creationTimestamp", "date")]
+
+
+def all_crds():
+    return {
+        "attunepolicy.yaml": crd(
+            "AttunePolicy", "attunepolicies", "attunepolicy", "ap", "Namespaced", policy_spec(),
+            [col("Type", ".spec.updateStrategy.type"), col("Workloads", ".status.workloads.discovered", "integer"),
+             col("Recs", ".status.workloads.withRecommendations", "integer"), col("Resized", ".status.workloads.resized", "integer"),
+             col("Ready", '.status.conditions[?(@.type=="Ready")].status'), col("Age", ".metadata.creationTimestamp", "date"),
+             col("CPU Saved", ".status.savings.cpuRequestReduction", priority=1),
+             col("Mem Saved", ".status.savings.memoryRequestReduction", priority=1)],
+            status=policy_status(), spec_required=True,
+            desc="AttunePolicy right-sizes the CPU and memory of the workloads its targetRef names, in place."),
+        "attunedefaults.yaml": crd(
+            "AttuneDefaults", "attunedefaults", "attunedefaults", "ad", "Cluster", defaults_spec(), DEFAULTS_COLUMNS,
+            desc="AttuneDefaults holds cluster-wide defaults; at most one counts (the smallest metadata.name)."),
+        "attunenamespacedefaults.yaml": crd(
+            "AttuneNamespaceDefaults", "attunenamespacedefaults", "attunenamespacedefaults", "and", "Namespaced",
+            defaults_spec(), DEFAULTS_COLUMNS,
+            desc="AttuneNamespaceDefaults holds the defaults of its namespace; they win over AttuneDefaults."),
+    }
+
+
+HEADER = "# Generated by hack/crd-gen.py; edit that file and run it, not this one.\n"
+
+
+def render(doc):
+    return HEADER + yaml.safe_dump(doc, sort_keys=False, width=120, allow_unicode=True)
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    stale = []
+    for name, doc in all_crds().items():
+        path = OUT / name
+        text = render(doc)
+        if check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(str(path.relative_to(ROOT)))
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print("crd-gen: out of date (run hack/crd-gen.py): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
