@@ -55,10 +55,20 @@ struct Container {
     std::string_view resize_restart_policy(std::string_view resource) const;
 };
 
+struct ContainerTermination {
+    std::string reason;       // e.g. OOMKilled, Error, Completed
+    std::string finished_at;  // RFC 3339 as the kubelet wrote it; "" when absent
+    std::optional<std::int64_t> exit_code;
+};
+
 struct ContainerStatus {
     std::string name;
     std::optional<ResourceRequirements> resources;  // what the runtime applied
     std::optional<ResourceList> allocated_resources;
+    bool ready = false;
+    std::int64_t restart_count = 0;
+    std::optional<ContainerTermination> last_terminated;  // lastState.terminated
+    std::optional<ContainerTermination> terminated;       // state.terminated (not restarted yet)
 };
 
 struct PodCondition {
@@ -86,6 +96,7 @@ struct Pod {
     std::map<std::string, std::string, std::less<>> labels;
     std::map<std::string, std::string, std::less<>> annotations;
     std::vector<OwnerReference> owner_references;
+    std::string deletion_timestamp;  // metadata.deletionTimestamp; non-empty while the pod is deleting
 
     std::string node_name;
     std::vector<Container> containers;
