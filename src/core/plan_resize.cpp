@@ -98,7 +98,10 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
             changed.push_back(c);
         }
     }
-    if (changed.empty()) return Skip{"no_change", "targets already match the live pod after clamps"};
+    if (changed.empty()) {
+        return Skip{"no_change", "targets already match the live pod after the memory clamp and usage floor",
+                    plan.memory_clamped, plan.memory_floored};
+    }
 
     if (pod.pod_resources) {
         if (caps.in_place_pod_level_resources) {

@@ -52,6 +52,10 @@ struct ResizePlan {
 struct Skip {
     std::string reason;
     std::string message;
+    // For no_change: containers whose target the memory clamp or the usage
+    // floor cancelled (MemoryLimitClamped / MemoryLimitUsageFloor Events).
+    std::vector<std::string> memory_clamped;
+    std::vector<std::string> memory_floored;
 };
 
 using PlanOutcome = std::variant<ResizePlan, Skip>;
