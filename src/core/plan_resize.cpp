@@ -10,23 +10,21 @@
 namespace attune::core {
 namespace {
 
-boost::json::object resource_list_json(const ResourceList& l) {
-    boost::json::object o;
-    for (const auto& [k, q] : l) o[k] = q.to_string();
-    return o;
+Container* find_by_name(std::vector<Container>& v, std::string_view name) {
+    for (auto& c : v)
+        if (c.name == name) return &c;
+    return nullptr;
 }
 
-boost::json::object requirements_json(const ResourceRequirements& rr) {
-    boost::json::object o;
-    if (!rr.requests.empty()) o["requests"] = resource_list_json(rr.requests);
-    if (!rr.limits.empty()) o["limits"] = resource_list_json(rr.limits);
-    return o;
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+    return s;
 }
 
-// The target's cpu/memory written over the live resources. Keys the target
-// does not name are inherited; nothing is ever removed (the API forbids
-// removing requests or limits in a resize).
-ResourceRequirements merge_target(const ResourceRequirements& live, const ResourceRequirements& target,
+}  // namespace
+
+ResourceRequirements apply_target(const ResourceRequirements& live, const ResourceRequirements& target,
                                   ControlledValues cv) {
     ResourceRequirements controlled;  // only what /resize may change and the policy controls
     for (std::string_view r : {kCpu, kMemory}) {
@@ -44,20 +42,6 @@ ResourceRequirements merge_target(const ResourceRequirements& live, const Resour
     }
     return out;
 }
-
-Container* find_by_name(std::vector<Container>& v, std::string_view name) {
-    for (auto& c : v)
-        if (c.name == name) return &c;
-    return nullptr;
-}
-
-std::string join(const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
-    return s;
-}
-
-}  // namespace
 
 PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets, const Capabilities& caps,
                         ControlledValues cv, const PlanOptions& options) {
@@ -79,7 +63,7 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
             return Skip{"not_resizable", "native sidecar " + t.name + " cannot be resized in place before Kubernetes 1.33"};
         }
         const Container& live = *pod.find_container(t.name);
-        ResourceRequirements next = merge_target(live.resources, t.resources, cv);
+        ResourceRequirements next = apply_target(live.resources, t.resources, cv);
         // A container shaped Guaranteed (memory request == limit) in a
         // Guaranteed pod must keep that shape when its limit is held up.
         const Quantity* live_req = find(live.resources.requests, kMemory);

@@ -232,6 +232,19 @@ result<Pod> decode_pod(const boost::json::value& json) {
     }
 }
 
+boost::json::object resource_list_json(const ResourceList& l) {
+    boost::json::object o;
+    for (const auto& [k, q] : l) o[k] = q.to_string();
+    return o;
+}
+
+boost::json::object requirements_json(const ResourceRequirements& rr) {
+    boost::json::object o;
+    if (!rr.requests.empty()) o["requests"] = resource_list_json(rr.requests);
+    if (!rr.limits.empty()) o["limits"] = resource_list_json(rr.limits);
+    return o;
+}
+
 result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path) {
     return guarded([&]() -> result<ResourceList> { return resource_list(json, path); });
 }

@@ -60,6 +60,13 @@ struct Skip {
 
 using PlanOutcome = std::variant<ResizePlan, Skip>;
 
+// One target written over a container's resources, as plan_resize writes
+// it: only cpu/memory, limits only under RequestsAndLimits, keys the target
+// does not name inherited, nothing removed, requests kept <= limits.
+// Template persistence writes the same values onto the pod template.
+ResourceRequirements apply_target(const ResourceRequirements& live, const ResourceRequirements& target,
+                                  ControlledValues controlled_values);
+
 // Steps: write each target onto a copy of the live pod (RequestsOnly leaves
 // limits alone; requests are kept <= limits), apply the memory clamp
 // (caps.allow_in_place_memory_limit_decrease) and usage floor, then the

@@ -127,4 +127,8 @@ result<Pod> decode_pod(const boost::json::value& json);
 result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path);
 result<ResourceRequirements> decode_requirements(const boost::json::value& json, const std::string& path);
 
+// The reverse, for patch bodies: canonical quantity strings, empty maps left out.
+boost::json::object resource_list_json(const ResourceList& list);
+boost::json::object requirements_json(const ResourceRequirements& rr);
+
 }  // namespace attune::core
