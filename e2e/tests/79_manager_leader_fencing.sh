@@ -39,6 +39,7 @@ at_exit "rm -f $kc_a $proxy_log"
 
 KUBECONFIG="$kc_a" start_manager "${le_flags[@]}"
 a_pid=$MGR_PID a_port=$MGR_PORT a_log=$MGR_LOG
+at_exit "kill -TERM $a_pid 2>/dev/null"
 wait_until 30 is_leader "$a_port" || fail "manager A never became leader"
 a_id=$(holder)
 start_manager "${le_flags[@]}"
@@ -46,17 +47,7 @@ b_port=$MGR_PORT
 sleep 3
 [ "$(leader_of "$b_port")" = 0 ] || fail "B leads while A holds the Lease"
 
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: web}
-spec: {selector: {matchLabels: {tier: web}}}
-YAML
-idle_deployment() {
-  k -n "$ns" create deployment "$1" --image=attune.local/pause:1 --replicas=0 >/dev/null
-  k -n "$ns" label deployment "$1" tier=web >/dev/null
-}
-idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
+apply_web_policy
 idle_deployment first
 wait_eq 30 '["first"]' idle_names || fail "leader A did not write the status: $(idle_names)"
 
