@@ -35,6 +35,7 @@ boost::json::object* cpu_utilization_target(boost::json::value& metric) {
 
 int retuned_target(int base, const Quantity& base_request, const Quantity& new_request,
                    const std::optional<Quantity>& new_limit) {
+    if (new_request.milli_value() <= 0 || base_request.milli_value() <= 0) return base;  // no request: nothing to scale by
     const long double ratio = static_cast<long double>(base_request.milli_value()) /
                               static_cast<long double>(new_request.milli_value());
     long long t = static_cast<long long>(static_cast<long double>(base) * ratio + 0.5L);

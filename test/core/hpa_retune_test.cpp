@@ -27,6 +27,7 @@ TEST(HpaRetune, TargetMovesWithTheRequestAndIsCapped) {
         {"with a limit 2x the request the cap is 200", 80, "1", "500m", "1", 160},
         {"limit caps below the ratio", 80, "1", "250m", "500m", 200},
         {"never below 1", 1, "100m", "10", std::nullopt, 1},
+        {"no request: the base stays", 80, "1", "0", std::nullopt, 80},
     };
     for (const auto& c : cases) {
         std::optional<Quantity> limit;
