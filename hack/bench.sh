@@ -8,3 +8,7 @@ bin="$here/$build/bench/runtime_bench"
 [ -x "$bin" ] || { echo "bench: $bin is not built (make build)" >&2; exit 2; }
 echo "== watch decode + transform + cache apply, and cache bytes per pod (10k pods, 3 runs)"
 "$bin" "${PODS:-10000}" "${RUNS:-3}"
+core_bin="$here/$build/bench/decide_resize_bench"
+[ -x "$core_bin" ] || { echo "bench: $core_bin is not built (make build)" >&2; exit 2; }
+echo "== the executor's per-pod decision (plan + gates) for 1,000 workloads x 10 pods"
+"$core_bin" 1000 10 5

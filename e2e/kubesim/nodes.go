@@ -82,7 +82,7 @@ func (s *Sim) createOwnNodes(ctx context.Context) error {
 		status := map[string]any{
 			"capacity":        s.capacityMap(),
 			"allocatable":     s.capacityMap(),
-			"conditions":      nodeConditions(nil, now),
+			"conditions":      nodeConditions(nil, now, nil),
 			"addresses":       nodeAddresses(name),
 			"daemonEndpoints": map[string]any{"kubeletEndpoint": map[string]any{"Port": int64(10250)}},
 			"nodeInfo":        s.nodeInfo(name),
@@ -108,8 +108,9 @@ func nodeAddresses(name string) []any {
 }
 
 // nodeConditions: a healthy kubelet's conditions with fresh heartbeats,
-// keeping transition times from the existing ones when the status is unchanged.
-func nodeConditions(existing []any, now time.Time) []any {
+// keeping transition times from the existing ones when the status is
+// unchanged; the pressure a test asked for (sim.attune.io/pressure) is True.
+func nodeConditions(existing []any, now time.Time, pressure map[string]bool) []any {
 	ts := now.UTC().Format(timeFormat)
 	prev := map[string]map[string]any{}
 	for _, c := range existing {
@@ -126,6 +127,13 @@ func nodeConditions(existing []any, now time.Time) []any {
 		{"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
 		{"Ready", "True", "KubeletReady", "kubelet is posting ready status"},
 	} {
+		if pressure[c[0]] {
+			c = map[string][4]string{
+				"MemoryPressure": {"MemoryPressure", "True", "KubeletHasInsufficientMemory", "kubelet has insufficient memory available (sim.attune.io/pressure)"},
+				"DiskPressure":   {"DiskPressure", "True", "KubeletHasDiskPressure", "kubelet has disk pressure (sim.attune.io/pressure)"},
+				"PIDPressure":    {"PIDPressure", "True", "KubeletHasInsufficientPID", "kubelet has insufficient PID available (sim.attune.io/pressure)"},
+			}[c[0]]
+		}
 		trans := ts
 		if p := prev[c[0]]; p != nil && p["status"] == c[1] {
 			if t, ok := p["lastTransitionTime"].(string); ok {
@@ -212,9 +220,10 @@ func (s *Sim) syncNode(ctx context.Context, name string) error {
 		patch["addresses"] = nodeAddresses(name)
 	}
 	conds, _ := st["conditions"].([]any)
+	pressure := nodePressure(name, n.GetAnnotations())
 	// Heartbeat slack: the 10 s ticker must not skip a beat by a millisecond.
-	if !seen || now.Sub(last) >= heartbeat-2*time.Second || !nodeReady(conds) {
-		patch["conditions"] = nodeConditions(conds, now)
+	if !seen || now.Sub(last) >= heartbeat-2*time.Second || !nodeReady(conds) || pressureDiffers(conds, pressure) {
+		patch["conditions"] = nodeConditions(conds, now, pressure)
 	}
 	if len(patch) > 0 {
 		if err := s.patchNodeStatus(ctx, name, patch); err != nil {

@@ -474,6 +474,8 @@ func (s *Sim) resizePod(ctx context.Context, key string, u *unstructured.Unstruc
 			status["allocatedResources"] = resListToMap(o.PodAllocated.Requests)
 		}
 	}
+	// Harness faults (faults.go): OOM kills, injected restarts, NotReady.
+	faultRequeue := s.podFaults(key, u.GetAnnotations(), p, o, status, m, now)
 	gen := u.GetGeneration()
 	if s.dropsField("observedGeneration") {
 		gen = 0
@@ -507,6 +509,9 @@ func (s *Sim) resizePod(ctx context.Context, key string, u *unstructured.Unstruc
 	}
 	if o.RequeueAfter > 0 {
 		s.podQ.AddAfter(key, o.RequeueAfter)
+	}
+	if faultRequeue > 0 {
+		s.podQ.AddAfter(key, faultRequeue)
 	}
 	if o.AllocationChanged || o.Applied {
 		s.kickDeferred(node)

@@ -62,6 +62,7 @@ type podMemo struct {
 	writtenFrom string
 	written     *unstructured.Unstructured
 	loadWarned  string
+	lastOOM     map[string]time.Time // by container: when faults.go last OOM-killed it
 }
 
 // Sim is the simulated kubelet for every node labelled attune.io/kubesim=true.

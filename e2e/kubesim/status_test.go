@@ -133,8 +133,8 @@ func TestStatusResourcesParsing(t *testing.T) {
 
 func TestNodeConditionsHeartbeat(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	first := nodeConditions(nil, t0)
-	second := nodeConditions(first, t0.Add(10*time.Second))
+	first := nodeConditions(nil, t0, nil)
+	second := nodeConditions(first, t0.Add(10*time.Second), nil)
 	for i, c := range second {
 		m, p := c.(map[string]any), first[i].(map[string]any)
 		if m["lastHeartbeatTime"] == p["lastHeartbeatTime"] {

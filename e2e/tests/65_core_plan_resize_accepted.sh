@@ -5,7 +5,7 @@
 # accepted by the apiserver. Several rounds per pod, so later rounds plan on
 # already-resized pods. On 1.33 this also proves the memory-limit clamp: an
 # unclamped negative-control round must see rejections (1.32 accepts them). Skips have
-# teeth too: for each qos_change / envelope_constraint skip the naive body
+# teeth too: for each InPlaceResizeWouldChangeQoSClass / envelope_constraint skip the naive body
 # (targets without the envelope and QoS guards) must be refused.
 #
 # The pods run on a dedicated, large simulated node, so node room never

@@ -64,3 +64,19 @@ metric_value() { manager_metrics | awk -v s="$1" '$1 == s { print $2 }'; }
 metric_sum() {
   manager_metrics | awk -v n="$1" -v re="${2:-.}" 'index($1, n) == 1 && substr($1, length(n) + 1, 1) ~ /[{ ]|^$/ && $0 ~ re { s += $2 } END { print s + 0 }'
 }
+
+# The policy the manager tests share: "web", selecting Deployments labelled
+# tier=web in $ns, and idle Deployments for it to report.
+apply_web_policy() {
+  k -n "$ns" apply -f - >/dev/null <<'YAML'
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: web}
+spec: {targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}, cpu: {}, memory: {}}
+YAML
+}
+idle_deployment() {  # idle_deployment NAME
+  k -n "$ns" create deployment "$1" --image=attune.local/pause:1 --replicas=0 >/dev/null
+  k -n "$ns" label deployment "$1" tier=web >/dev/null
+}
+idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }

@@ -16,23 +16,13 @@ pods() {  # pods PREFIX COUNT
       spec: {schedulerName: "attune-e2e-unscheduled", containers: [{name: "app", image: "attune.local/pause:1"}]}}]}' \
     | k -n "$ns" create -f - >/dev/null
 }
-idle_deployment() {  # idle_deployment NAME
-  k -n "$ns" create deployment "$1" --image=attune.local/pause:1 --replicas=0 >/dev/null
-  k -n "$ns" label deployment "$1" tier=web >/dev/null
-}
 cluster_pods() { k get pods -A --no-headers 2>/dev/null | wc -l | tr -d ' '; }
 cached_pods() { local v; v=$(metric_value 'attune_kube_informer_objects{resource="pods"}'); echo "${v%.*}"; }
 cache_matches_kubectl() { [ "$(cached_pods)" = "$(cluster_pods)" ]; }
-idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
 idle_is() { [ "$(idle_names)" = "$1" ]; }
 
 start_manager
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: web}
-spec: {targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}, cpu: {}, memory: {}}
-YAML
+apply_web_policy
 pods before 20
 idle_deployment before
 wait_until 30 cache_matches_kubectl || fail "before the restart: cache $(cached_pods), kubectl $(cluster_pods)"

@@ -28,17 +28,7 @@ sleep 5
 [ "$(leader_of "$b_port")" = 0 ] || fail "the second manager leads too (attune_leader=$(leader_of "$b_port"))"
 expect_eq "lease holder" "$(holder)" "$a_id"
 
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: web}
-spec: {targetRef: {kind: Deployment, selector: {matchLabels: {tier: web}}}, cpu: {}, memory: {}}
-YAML
-idle_deployment() {
-  k -n "$ns" create deployment "$1" --image=attune.local/pause:1 --replicas=0 >/dev/null
-  k -n "$ns" label deployment "$1" tier=web >/dev/null
-}
-idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
+apply_web_policy
 idle_deployment first
 wait_eq 30 '["first"]' idle_names || fail "the leader did not write the status: $(idle_names)"
 grep -q "policy status written" "$MGR_LOG" && fail "the standby wrote status while not leading"

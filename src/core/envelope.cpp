@@ -10,24 +10,64 @@ const Quantity& value_or_zero(const ResourceList& l, std::string_view r) {
     return q ? *q : kZero;
 }
 
-}  // namespace
-
-Quantity sum_container_requests(const Pod& pod, std::string_view resource) {
+// component-helpers' aggregate: app containers and sidecars are resident;
+// a regular init container runs alone with the sidecars started before it.
+Quantity aggregate(const Pod& pod, std::string_view resource, ResourceList ResourceRequirements::*member) {
     Quantity running;  // app containers and sidecars, always resident
-    for (const auto& c : pod.containers) running += value_or_zero(c.resources.requests, resource);
+    for (const auto& c : pod.containers) running += value_or_zero(c.resources.*member, resource);
     Quantity sidecars_so_far;
     Quantity init_peak;
     for (const auto& c : pod.init_containers) {
-        const Quantity& req = value_or_zero(c.resources.requests, resource);
+        const Quantity& q = value_or_zero(c.resources.*member, resource);
         if (c.is_native_sidecar()) {
-            running += req;
-            sidecars_so_far += req;
+            running += q;
+            sidecars_so_far += q;
             init_peak = max(init_peak, sidecars_so_far);
         } else {
-            init_peak = max(init_peak, sidecars_so_far + req);
+            init_peak = max(init_peak, sidecars_so_far + q);
         }
     }
     return max(running, init_peak);
+}
+
+bool any_container_has(const Pod& pod, std::string_view resource, ResourceList ResourceRequirements::*member) {
+    for (const auto* list : {&pod.containers, &pod.init_containers})
+        for (const auto& c : *list)
+            if (find(c.resources.*member, resource)) return true;
+    return false;
+}
+
+}  // namespace
+
+Quantity sum_container_requests(const Pod& pod, std::string_view resource) {
+    return aggregate(pod, resource, &ResourceRequirements::requests);
+}
+
+ResourceList pod_requests(const Pod& pod) {
+    ResourceList out;
+    for (std::string_view r : {kCpu, kMemory}) {
+        Quantity q = sum_container_requests(pod, r);
+        if (pod.pod_resources) {
+            if (const Quantity* env = find(pod.pod_resources->requests, r)) q = max(q, *env);
+        }
+        out.emplace(std::string(r), q);
+    }
+    return out;
+}
+
+ResourceList pod_limits(const Pod& pod) {
+    ResourceList out;
+    for (std::string_view r : {kCpu, kMemory}) {
+        if (pod.pod_resources) {
+            if (const Quantity* env = find(pod.pod_resources->limits, r)) {
+                out.emplace(std::string(r), *env);
+                continue;
+            }
+        }
+        if (any_container_has(pod, r, &ResourceRequirements::limits))
+            out.emplace(std::string(r), aggregate(pod, r, &ResourceRequirements::limits));
+    }
+    return out;
 }
 
 Quantity max_container_limit(const Pod& pod, std::string_view resource) {

@@ -5,27 +5,26 @@
 #include "attune/core/envelope.hpp"
 #include "attune/core/memory_clamp.hpp"
 #include "attune/core/overlay.hpp"
+#include "attune/core/qos_compat.hpp"
 
 namespace attune::core {
 namespace {
 
-boost::json::object resource_list_json(const ResourceList& l) {
-    boost::json::object o;
-    for (const auto& [k, q] : l) o[k] = q.to_string();
-    return o;
+Container* find_by_name(std::vector<Container>& v, std::string_view name) {
+    for (auto& c : v)
+        if (c.name == name) return &c;
+    return nullptr;
 }
 
-boost::json::object requirements_json(const ResourceRequirements& rr) {
-    boost::json::object o;
-    if (!rr.requests.empty()) o["requests"] = resource_list_json(rr.requests);
-    if (!rr.limits.empty()) o["limits"] = resource_list_json(rr.limits);
-    return o;
+std::string join(const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
+    return s;
 }
 
-// The target's cpu/memory written over the live resources. Keys the target
-// does not name are inherited; nothing is ever removed (the API forbids
-// removing requests or limits in a resize).
-ResourceRequirements merge_target(const ResourceRequirements& live, const ResourceRequirements& target,
+}  // namespace
+
+ResourceRequirements apply_target(const ResourceRequirements& live, const ResourceRequirements& target,
                                   ControlledValues cv) {
     ResourceRequirements controlled;  // only what /resize may change and the policy controls
     for (std::string_view r : {kCpu, kMemory}) {
@@ -44,50 +43,11 @@ ResourceRequirements merge_target(const ResourceRequirements& live, const Resour
     return out;
 }
 
-bool in_place_envelope(const Pod& pod, const Capabilities& caps) {
-    return caps.in_place_pod_level_resources && pod.pod_resources.has_value();
-}
-
-QosClass live_qos(const Pod& live, const Capabilities& caps) {
-    if (auto q = parse_qos(live.qos_class)) return *q;
-    return compute_pod_qos(live, in_place_envelope(live, caps));
-}
-
-ResourceList capacity_requests(const Pod& planned) {
-    ResourceList out;
-    for (std::string_view r : {kCpu, kMemory}) {
-        Quantity q = sum_container_requests(planned, r);
-        if (planned.pod_resources) {
-            if (const Quantity* env = find(planned.pod_resources->requests, r)) q = max(q, *env);
-        }
-        out.emplace(std::string(r), q);
-    }
-    return out;
-}
-
-Container* find_by_name(std::vector<Container>& v, std::string_view name) {
-    for (auto& c : v)
-        if (c.name == name) return &c;
-    return nullptr;
-}
-
-std::string join(const std::vector<std::string>& v) {
-    std::string s;
-    for (const auto& x : v) s += (s.empty() ? "" : "; ") + x;
-    return s;
-}
-
-}  // namespace
-
-bool preserves_qos(const Pod& live, const Pod& planned, const Capabilities& caps) {
-    return live_qos(live, caps) == compute_pod_qos(planned, in_place_envelope(planned, caps));
-}
-
 PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets, const Capabilities& caps,
                         ControlledValues cv, const PlanOptions& options) {
     ResizePlan plan;
     plan.planned = pod;
-    const QosClass qos = live_qos(pod, caps);
+    const QosClass qos = pod_qos(pod, caps.in_place_pod_level_resources);
     const bool guaranteed = qos == QosClass::Guaranteed;
     std::vector<const Container*> changed;
 
@@ -103,7 +63,7 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
             return Skip{"not_resizable", "native sidecar " + t.name + " cannot be resized in place before Kubernetes 1.33"};
         }
         const Container& live = *pod.find_container(t.name);
-        ResourceRequirements next = merge_target(live.resources, t.resources, cv);
+        ResourceRequirements next = apply_target(live.resources, t.resources, cv);
         // A container shaped Guaranteed (memory request == limit) in a
         // Guaranteed pod must keep that shape when its limit is held up.
         const Quantity* live_req = find(live.resources.requests, kMemory);
@@ -122,7 +82,10 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
             changed.push_back(c);
         }
     }
-    if (changed.empty()) return Skip{"no_change", "targets already match the live pod after clamps"};
+    if (changed.empty()) {
+        return Skip{"no_change", "targets already match the live pod after the memory clamp and usage floor",
+                    plan.memory_clamped, plan.memory_floored};
+    }
 
     if (pod.pod_resources) {
         if (caps.in_place_pod_level_resources) {
@@ -155,9 +118,9 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
         }
     }
 
-    if (!preserves_qos(pod, plan.planned, caps)) {
-        return Skip{"qos_change", "resize would change the pod QoS class from " + std::string(qos_name(qos)) + " to " +
-                                      std::string(qos_name(compute_pod_qos(plan.planned, in_place_envelope(plan.planned, caps))))};
+    if (const auto qos_check = check_qos_compatibility(pod, plan.planned, caps.in_place_pod_level_resources);
+        !qos_check.compatible) {
+        return Skip{qos_check.reason, qos_check.message};
     }
 
     boost::json::array containers, init_containers;
@@ -170,7 +133,7 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
     if (!init_containers.empty()) spec["initContainers"] = std::move(init_containers);
     if (plan.envelope) spec["resources"] = requirements_json(*plan.envelope);
     plan.body["spec"] = std::move(spec);
-    plan.pod_requests = capacity_requests(plan.planned);
+    plan.pod_requests = pod_requests(plan.planned);
     return plan;
 }
 

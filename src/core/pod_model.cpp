@@ -73,6 +73,19 @@ std::vector<Container> containers(const boost::json::object& spec, std::string_v
     return out;
 }
 
+// `key` is "state" or "lastState"; only its "terminated" member matters.
+std::optional<ContainerTermination> termination(const boost::json::object& o, std::string_view key,
+                                                const std::string& path) {
+    const auto* st = opt_object(o, key, path);
+    if (!st) return std::nullopt;
+    const std::string at = path + "." + std::string(key);
+    const auto* t = opt_object(*st, "terminated", at);
+    if (!t) return std::nullopt;
+    return ContainerTermination{opt_string(*t, "reason", at + ".terminated"),
+                                opt_string(*t, "finishedAt", at + ".terminated"),
+                                opt_int(*t, "exitCode", at + ".terminated")};
+}
+
 std::vector<ContainerStatus> statuses(const boost::json::object& status, std::string_view key,
                                       const std::string& path) {
     std::vector<ContainerStatus> out;
@@ -86,6 +99,10 @@ std::vector<ContainerStatus> statuses(const boost::json::object& status, std::st
         if (const auto* r = field(o, "resources")) s.resources = requirements(*r, at + ".resources");
         if (const auto* a = field(o, "allocatedResources"))
             s.allocated_resources = resource_list(*a, at + ".allocatedResources");
+        s.ready = opt_bool(o, "ready", at);
+        s.restart_count = opt_int(o, "restartCount", at).value_or(0);
+        s.last_terminated = termination(o, "lastState", at);
+        s.terminated = termination(o, "state", at);
         out.push_back(std::move(s));
     }
     return out;
@@ -101,6 +118,7 @@ Pod pod(const boost::json::value& json) {
         p.uid = opt_string(*meta, "uid", at);
         p.resource_version = opt_string(*meta, "resourceVersion", at);
         p.generation = opt_int(*meta, "generation", at).value_or(0);
+        p.deletion_timestamp = opt_string(*meta, "deletionTimestamp", at);
         p.labels = opt_string_map(*meta, "labels", at);
         p.annotations = opt_string_map(*meta, "annotations", at);
         if (const auto* refs = opt_array(*meta, "ownerReferences", at)) {
@@ -201,6 +219,19 @@ const OwnerReference* Pod::controller_ref() const {
 
 result<Pod> decode_pod(const boost::json::value& json) {
     return guarded("invalid_pod", [&] { return result<Pod>(pod(json)); });
+}
+
+boost::json::object resource_list_json(const ResourceList& l) {
+    boost::json::object o;
+    for (const auto& [k, q] : l) o[k] = q.to_string();
+    return o;
+}
+
+boost::json::object requirements_json(const ResourceRequirements& rr) {
+    boost::json::object o;
+    if (!rr.requests.empty()) o["requests"] = resource_list_json(rr.requests);
+    if (!rr.limits.empty()) o["limits"] = resource_list_json(rr.limits);
+    return o;
 }
 
 result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path) {

@@ -79,4 +79,17 @@ ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request)
     return {ResizeState::Applied, "", ""};
 }
 
+ResizeStatus classify_current_resize(const Pod& pod) {
+    ResizeRequest own;
+    own.generation = pod.generation;
+    for (const auto& c : pod.containers) own.targets.emplace(c.name, c.resources);
+    for (const auto& c : pod.init_containers)
+        if (c.is_native_sidecar()) own.targets.emplace(c.name, c.resources);
+    // Only where the node reports pod-level status.resources (1.35+ with
+    // in-place pod-level resize): elsewhere there is nothing to compare, and
+    // the envelope cannot be resized in place anyway.
+    if (pod.pod_resources && pod.status_pod_resources) own.envelope = pod.pod_resources;
+    return classify_resize_state(pod, &own);
+}
+
 }  // namespace attune::core

@@ -17,6 +17,7 @@ std::string api_error::describe() const {
         case error_kind::queue_full: return "client request queue full: " + message;
         case error_kind::decode: return "cannot decode response: " + message;
         case error_kind::cancelled: return "request cancelled";
+        case error_kind::fenced: return message;
     }
     return message;
 }

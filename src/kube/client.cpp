@@ -73,6 +73,17 @@ struct client::impl : std::enable_shared_from_this<impl> {
     random_source rnd;
     request_queue queue;
     bool stopped = false;
+    write_fence fence;
+    // The lease's own connection (direct()); replaced after a deadline abort.
+    std::shared_ptr<http::https_client> direct_http;
+
+    bool fenced(const http::request& req) const {
+        return req.method != http::verb::get && fence && !fence(steady::now());
+    }
+
+    static api_error fenced_error() {
+        return api_error{error_kind::fenced, 0, "Fenced", "write refused: this manager does not hold the leader lease"};
+    }
 
     void authorize(http::request& req) {
         std::erase_if(req.headers, [](const http::header& h) { return h.name == "Authorization"; });
@@ -95,6 +106,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
             metrics->observe_duration(verb_label, std::chrono::duration<double>(steady::now() - start).count());
         };
         if (stopped) co_return api_error::from_transport(http::failure::cancelled, "client shut down");
+        if (fenced(req)) co_return fenced_error();
         auto slot = co_await queue.acquire();
         if (!slot) {
             api_error e;
@@ -107,6 +119,13 @@ struct client::impl : std::enable_shared_from_this<impl> {
 
         for (unsigned retries = 0;; ++retries) {
             co_await rate_limit();  // every attempt, retries included
+            // Leadership can lapse while queued, rate limited or backing off.
+            if (fenced(req)) {
+                finish();
+                auto e = fenced_error();
+                e.attempts = retries;
+                co_return e;
+            }
             authorize(req);
             auto r = co_await http.send(req);
             metrics->count_request(verb_label, r.ok() ? r.resp.status : 0);
@@ -154,6 +173,52 @@ void client::shutdown() noexcept {
     impl_->stopped = true;
     impl_->queue.shutdown();
     impl_->http.abort_all();
+    if (impl_->direct_http) impl_->direct_http->abort_all();
+}
+
+void client::set_write_fence(write_fence fence) { impl_->fence = std::move(fence); }
+
+client::task<client::json_result> client::direct(http::verb method, std::string path,
+                                                 std::optional<json::value> body, std::chrono::milliseconds deadline,
+                                                 std::string verb_label) {
+    auto self = impl_;
+    if (self->stopped) co_return api_error::from_transport(http::failure::cancelled, "client shut down");
+    if (!self->direct_http) {
+        http::client_options o = self->s.transport;
+        o.max_connections = 1;
+        o.limits.connect = o.limits.handshake = o.limits.write = o.limits.read = o.limits.pool_wait = deadline;
+        self->direct_http = std::make_shared<http::https_client>(self->ex, self->cfg.host, self->cfg.port,
+                                                                 self->cfg.tls, o);
+    }
+    auto conn = self->direct_http;
+    http::request req;
+    req.method = method;
+    req.target = self->cfg.path_prefix + path;
+    req.headers.push_back({"Accept", "application/json"});
+    if (body) {
+        req.headers.push_back({"Content-Type", "application/json"});
+        req.body = json::serialize(*body);
+    }
+    self->authorize(req);
+    // Watchdog: the phases are bounded one by one; this bounds their sum.
+    auto timer = std::make_shared<asio::steady_timer>(self->ex);
+    auto fired = std::make_shared<bool>(false);
+    timer->expires_after(deadline);
+    timer->async_wait([conn, fired](boost::system::error_code ec) {
+        if (ec) return;
+        *fired = true;
+        conn->abort_all();
+    });
+    const auto start = steady::now();
+    auto r = co_await conn->send(std::move(req));
+    timer->cancel();
+    if (*fired && self->direct_http == conn) self->direct_http.reset();  // aborted: the next call connects anew
+    self->metrics->count_request(verb_label, r.ok() ? r.resp.status : 0);
+    self->metrics->observe_duration(verb_label, std::chrono::duration<double>(steady::now() - start).count());
+    if (*fired) co_return api_error::from_transport(http::failure::timeout, "deadline passed");
+    if (!r.ok()) co_return api_error::from_transport(r.kind, r.ec.message());
+    if (r.resp.status < 200 || r.resp.status >= 300) co_return api_error::from_response(r.resp.status, r.resp.body);
+    co_return parse_json(std::move(r.resp));
 }
 
 client::task<api_result<http::response>> client::execute(http::request req, std::string verb_label) {

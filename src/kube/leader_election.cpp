@@ -62,6 +62,11 @@ bool lease_fsm::is_leader(clock::time_point now) const {
     return last_renew_ && now - *last_renew_ < cfg_.renew_deadline;
 }
 
+std::optional<lease_fsm::clock::time_point> lease_fsm::valid_until() const {
+    if (!last_renew_) return std::nullopt;
+    return *last_renew_ + cfg_.renew_deadline;
+}
+
 lease_record lease_from_json(const json::value& lease) {
     lease_record r;
     r.resource_version = std::string(core::string_at(lease, {"metadata", "resourceVersion"}));
@@ -73,15 +78,36 @@ lease_record lease_from_json(const json::value& lease) {
     return r;
 }
 
-leader_elector::leader_elector(client& c, leader_election_config cfg, wall_clock now)
+leader_elector::leader_elector(client& c, leader_election_config cfg, wall_clock now, monotonic_clock mono)
     : client_(c), fsm_(std::move(cfg)),
-      now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })) {}
+      now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })),
+      mono_(mono ? std::move(mono) : monotonic_clock([] { return lease_fsm::clock::now(); })) {}
 
-bool leader_elector::is_leader() const noexcept { return leading_; }
+bool leader_elector::is_leader_at(lease_fsm::clock::time_point now) const noexcept {
+    return !stopping_ && fsm_.is_leader(now);
+}
+
+bool leader_elector::is_leader() const noexcept { return is_leader_at(mono_()); }
+
+fencing_token leader_elector::fence() const noexcept {
+    const auto until = fsm_.valid_until();
+    return fencing_token(is_leader(), until.value_or(lease_fsm::clock::time_point{}));
+}
+
+std::chrono::milliseconds leader_elector::budget(lease_fsm::clock::time_point until) const {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - mono_());
+    return std::max(left, std::chrono::milliseconds(100));
+}
 
 asio::awaitable<void> leader_elector::step() {
     const auto& cfg = fsm_.config();
-    auto got = co_await client_.get(resources::leases(), cfg.ns, cfg.name);
+    // The whole step (read and write) must end before leadership would
+    // lapse anyway; a campaigning manager allows itself one renew deadline.
+    const auto started = mono_();
+    const auto valid = fsm_.valid_until();
+    const auto until = valid && *valid > started ? *valid : started + cfg.renew_deadline;
+    auto got = co_await client_.direct(http::verb::get, object_path(resources::leases(), cfg.ns, cfg.name), std::nullopt,
+                                       budget(until), "get");
     if (!got && !got.error().is_not_found()) {
         spdlog::warn("leader election read failed namespace={} name={} error=\"{}\"", cfg.ns, cfg.name,
                      got.error().describe());
@@ -90,10 +116,13 @@ asio::awaitable<void> leader_elector::step() {
     std::optional<lease_record> observed;
     if (got) observed = lease_from_json(got.value());
     current_ = observed;
-    const auto act = fsm_.decide(observed, lease_fsm::clock::now());
+    const auto act = fsm_.decide(observed, mono_());
     if (act == lease_fsm::action::wait) co_return;
-    const json::value body = lease_body(cfg, next_record(act, observed), observed ? observed->resource_version : "");
-    auto res = co_await write(act == lease_fsm::action::create, body);
+    json::value body = lease_body(cfg, next_record(act, observed), observed ? observed->resource_version : "");
+    // Leadership counts from before the write went out: the server applied
+    // it no earlier, so others time our lease from later still.
+    const auto sent_at = mono_();
+    auto res = co_await write(act == lease_fsm::action::create, std::move(body), budget(until));
     if (!res) {
         // 409: someone else wrote first; we re-read next round.
         spdlog::info("leader election write lost namespace={} name={} identity={} error=\"{}\"", cfg.ns, cfg.name,
@@ -101,7 +130,7 @@ asio::awaitable<void> leader_elector::step() {
         co_return;
     }
     current_ = lease_from_json(res.value());
-    fsm_.on_write(true, lease_fsm::clock::now());
+    fsm_.on_write(true, sent_at);
 }
 
 lease_record leader_elector::next_record(lease_fsm::action act, const std::optional<lease_record>& observed) const {
@@ -121,19 +150,25 @@ lease_record leader_elector::next_record(lease_fsm::action act, const std::optio
     return next;
 }
 
-asio::awaitable<client::json_result> leader_elector::write(bool create, const json::value& body) {
+asio::awaitable<client::json_result> leader_elector::write(bool create, json::value body,
+                                                           std::chrono::milliseconds deadline) {
     const auto& cfg = fsm_.config();
+    const std::string query = "?fieldManager=attune";
     client::json_result r;
     if (create) {
-        r = co_await client_.create(resources::leases(), cfg.ns, body);
+        r = co_await client_.direct(http::verb::post, collection_path(resources::leases(), cfg.ns) + query,
+                                    std::move(body), deadline, "create");
     } else {
-        r = co_await client_.update(resources::leases(), cfg.ns, cfg.name, body);
+        r = co_await client_.direct(http::verb::put, object_path(resources::leases(), cfg.ns, cfg.name) + query,
+                                    std::move(body), deadline, "update");
     }
     co_return r;
 }
 
 asio::awaitable<void> leader_elector::release() {
     if (!leading_ && !(current_ && current_->holder == fsm_.config().identity)) co_return;
+    // Fence first: nothing of ours may be written once we give the lease up.
+    stopping_ = true;
     const auto& cfg = fsm_.config();
     const auto stamp = format_micro_time(now_());
     lease_record released;
@@ -142,8 +177,8 @@ asio::awaitable<void> leader_elector::release() {
     released.acquire_time = current_ ? current_->acquire_time : stamp;
     released.renew_time = stamp;
     released.transitions = current_ ? current_->transitions : 0;
-    const json::value body = lease_body(cfg, released, current_ ? current_->resource_version : std::string());
-    auto res = co_await client_.update(resources::leases(), cfg.ns, cfg.name, body);
+    json::value body = lease_body(cfg, released, current_ ? current_->resource_version : std::string());
+    auto res = co_await write(false, std::move(body), cfg.renew_deadline);
     if (res) {
         spdlog::info("leader election released namespace={} name={} identity={}", cfg.ns, cfg.name, cfg.identity);
     } else {
@@ -162,7 +197,7 @@ asio::awaitable<void> leader_elector::run() {
     timer_ = timer;
     while (!stopping_) {
         co_await step();
-        const bool now_leading = fsm_.is_leader(lease_fsm::clock::now());
+        const bool now_leading = fsm_.is_leader(mono_());
         if (now_leading != leading_) {
             leading_ = now_leading;
             client_.metrics().leader.Set(leading_ ? 1 : 0);

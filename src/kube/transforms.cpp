@@ -99,8 +99,19 @@ void strip_pod(json::object& obj) {
         for (auto key : {"containerStatuses", "initContainerStatuses"}) {
             if (auto* cs = array_at(*st, key)) {
                 for (auto& c : *cs)
-                    if (c.is_object())
-                        keep_only(c.get_object(), {"name", "resources", "allocatedResources", "ready", "restartCount"});
+                    if (c.is_object()) {
+                        auto& co = c.get_object();
+                        keep_only(co, {"name", "resources", "allocatedResources", "ready", "restartCount", "lastState",
+                                       "state"});
+                        // The safety monitor reads OOMKilled and when it happened, nothing else.
+                        for (auto state : {"lastState", "state"}) {
+                            if (auto* s = object_at(co, state)) {
+                                keep_only(*s, {"terminated"});
+                                if (auto* t = object_at(*s, "terminated")) keep_only(*t, {"reason", "finishedAt", "exitCode"});
+                                if (s->empty()) co.erase(state);
+                            }
+                        }
+                    }
             }
         }
     }

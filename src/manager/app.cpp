@@ -118,6 +118,12 @@ public:
             lc.name = opts.leader_election_id;
             lc.identity = identity_;
             elector_ = std::make_unique<kube::leader_elector>(client_, lc);
+            // Every write (status, Events, and the executor's) is fenced on
+            // the lease: none leaves once the renew deadline passed without a
+            // renewal, retries included. The lease itself goes through
+            // client::direct, which the fence does not see.
+            client_.set_write_fence(
+                [this](std::chrono::steady_clock::time_point now) { return elector_->is_leader_at(now); });
             elector_->on_started_leading([this] { start_workers(); });
             elector_->on_stopped_leading([this] {
                 if (stopping_) return;  // our own release at shutdown

@@ -148,5 +148,23 @@ TEST(ExceedsEnvelope, ReportsSumAndSingleLimitViolations) {
     EXPECT_EQ(why[1], "limits.memory: container app limit 2Gi exceeds envelope 1Gi");
 }
 
+// The capacity and quota gates count a pod as max(sum, envelope) for
+// requests; limits come from the envelope, else the container aggregate.
+TEST(PodTotals, RequestsAndLimitsAsTheSchedulerAndQuotaCountThem) {
+    const Pod enveloped = one_container(R"({"requests":{"cpu":"2"},"limits":{"cpu":"4"}})",
+                                        R"({"requests":{"cpu":"500m","memory":"256Mi"},"limits":{"cpu":"1","memory":"512Mi"}})");
+    EXPECT_EQ(pod_requests(enveloped).at("cpu"), qty("2"));
+    EXPECT_EQ(pod_requests(enveloped).at("memory").to_string(), "256Mi");
+    EXPECT_EQ(pod_limits(enveloped).at("cpu"), qty("4"));
+    EXPECT_EQ(pod_limits(enveloped).at("memory").to_string(), "512Mi");
+    const Pod bare = testing::pod_from_json(R"({"spec":{
+      "initContainers":[{"name":"setup","resources":{"limits":{"cpu":"3"}}},{"name":"proxy","restartPolicy":"Always",
+        "resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"200m"}}}],
+      "containers":[{"name":"app","resources":{"requests":{"cpu":"1"},"limits":{"cpu":"1"}}}]}})");
+    EXPECT_EQ(pod_requests(bare).at("cpu"), qty("1100m"));
+    EXPECT_EQ(pod_limits(bare).at("cpu"), qty("3"));  // the init container's peak
+    EXPECT_FALSE(pod_limits(bare).contains("memory"));
+}
+
 }  // namespace
 }  // namespace attune::core

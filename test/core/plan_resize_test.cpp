@@ -1,4 +1,5 @@
 #include "attune/core/plan_resize.hpp"
+#include "attune/core/qos_compat.hpp"
 
 #include <gtest/gtest.h>
 
@@ -188,7 +189,7 @@ TEST(PlanResize, QosChangeIsSkipped) {
     const Pod p = pod_from_json(R"({"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"1","memory":"1Gi"}}}]},
       "status":{"qosClass":"Guaranteed"}})");
     const ContainerTarget t[] = {target("app", rl({{"cpu", "500m"}}))};
-    EXPECT_EQ(skip_reason(plan_resize(p, t, caps(36, true), ControlledValues::RequestsOnly)), "qos_change");
+    EXPECT_EQ(skip_reason(plan_resize(p, t, caps(36, true), ControlledValues::RequestsOnly)), "InPlaceResizeWouldChangeQoSClass");
     const ContainerTarget both[] = {target("app", rl({{"cpu", "500m"}}), rl({{"cpu", "500m"}}))};
     EXPECT_EQ(as_plan(plan_resize(p, both, caps(36, true), ControlledValues::RequestsAndLimits)).body.size(), 1u);
 }
@@ -196,7 +197,22 @@ TEST(PlanResize, QosChangeIsSkipped) {
 TEST(PlanResize, BestEffortCannotGainRequests) {
     const Pod p = pod_from_json(R"({"spec":{"containers":[{"name":"app"}]},"status":{"qosClass":"BestEffort"}})");
     const ContainerTarget t[] = {target("app", rl({{"cpu", "100m"}}))};
-    EXPECT_EQ(skip_reason(plan_resize(p, t, caps(36, true), ControlledValues::RequestsOnly)), "qos_change");
+    const auto o = plan_resize(p, t, caps(36, true), ControlledValues::RequestsOnly);
+    ASSERT_EQ(skip_reason(o), "InPlaceResizeWouldChangeQoSClass");
+    // One QoS check (check_qos_compatibility): its message says what to change.
+    EXPECT_NE(std::get<Skip>(o).message.find("add initial resources to the workload template"), std::string::npos);
+}
+
+// plan_resize and the lifecycle's check_qos_compatibility are one rule: for
+// the pod plan_resize would submit, the overlay form agrees.
+TEST(PlanResize, QosSkipAgreesWithTheLifecycleCheck) {
+    const Pod p = pod_from_json(R"({"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"1","memory":"1Gi"}}}]}})");
+    const ContainerTarget t[] = {target("app", rl({{"cpu", "500m"}}))};
+    const auto o = plan_resize(p, t, caps(36, true), ControlledValues::RequestsOnly);
+    const auto lifecycle = check_qos_compatibility(p, ContainerResourceMap{{"app", {rl({{"cpu", "500m"}}), {}}}}, true);
+    ASSERT_FALSE(lifecycle.compatible);
+    EXPECT_EQ(skip_reason(o), lifecycle.reason);
+    EXPECT_EQ(std::get<Skip>(o).message, lifecycle.message);
 }
 
 TEST(PlanResize, UnchangedTargetIsNoChange) {

@@ -66,6 +66,27 @@ TEST(PodModel, DecodesEveryFieldTheCoreReads) {
     EXPECT_FALSE(p.find_status("proxy")->resources.has_value());
 }
 
+TEST(PodModel, DecodesWhatTheSafetyMonitorReads) {
+    auto r = decode_pod(boost::json::parse(R"({"metadata":{"deletionTimestamp":"2026-12-01T10:00:00Z"},
+      "spec":{"containers":[{"name":"a"}]},
+      "status":{"containerStatuses":[{"name":"a","ready":true,"restartCount":3,
+        "state":{"terminated":{"reason":"Error","exitCode":1}},
+        "lastState":{"terminated":{"reason":"OOMKilled","exitCode":137,"finishedAt":"2026-12-01T09:59:00Z"}}}]}})"));
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    const Pod& p = r.value();
+    EXPECT_EQ(p.deletion_timestamp, "2026-12-01T10:00:00Z");
+    const ContainerStatus* s = p.find_status("a");
+    ASSERT_NE(s, nullptr);
+    EXPECT_TRUE(s->ready);
+    EXPECT_EQ(s->restart_count, 3);
+    ASSERT_TRUE(s->last_terminated.has_value());
+    EXPECT_EQ(s->last_terminated->reason, "OOMKilled");
+    EXPECT_EQ(s->last_terminated->finished_at, "2026-12-01T09:59:00Z");
+    EXPECT_EQ(s->last_terminated->exit_code, 137);
+    ASSERT_TRUE(s->terminated.has_value());
+    EXPECT_EQ(s->terminated->reason, "Error");
+}
+
 TEST(PodModel, AbsentEnvelopeStaysAbsent) {
     auto r = decode_pod(boost::json::parse(R"({"spec":{"containers":[{"name":"a"}]}})"));
     ASSERT_TRUE(r.ok());

@@ -122,5 +122,31 @@ TEST(ResizeState, NamesParseBack) {
     EXPECT_EQ(parse_resize_state(""), std::nullopt);
 }
 
+// Eligibility asks whether the pod's own spec is settled, with no request
+// of ours at hand (e.g. after a manager restart).
+TEST(ResizeState, CurrentResizeOfThePodsOwnSpec) {
+    const Case cases[] = {
+        {"settled: status reports the spec",
+         R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]})",
+         4, ResizeState::Applied},
+        {"someone else's resize still in flight",
+         R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]})",
+         4, ResizeState::InProgress},
+        {"deferred by the kubelet",
+         R"({"conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred","observedGeneration":4}],
+             "containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}}}]})",
+         4, ResizeState::Deferred},
+        {"1.32 status.resize Infeasible", R"({"resize":"Infeasible"})", 4, ResizeState::Infeasible},
+    };
+    for (const auto& c : cases) EXPECT_EQ(classify_current_resize(pod_with_status(c.status)).state, c.want) << c.name;
+    // An envelope counts only where pod-level status.resources is reported.
+    const Pod no_pod_status = pod_from_json(R"({"spec":{"resources":{"requests":{"cpu":"1"}},"containers":[{"name":"app",
+      "resources":{"requests":{"cpu":"500m"}}}]},"status":{"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m"}}}]}})");
+    EXPECT_EQ(classify_current_resize(no_pod_status).state, ResizeState::Applied);
+    Pod stale = no_pod_status;
+    stale.status_pod_resources = ResourceRequirements{rl({{"cpu", "750m"}}), {}};
+    EXPECT_EQ(classify_current_resize(stale).state, ResizeState::InProgress);
+}
+
 }  // namespace
 }  // namespace attune::core

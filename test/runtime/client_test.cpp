@@ -90,6 +90,36 @@ TEST_F(ClientTest, TooManyRequestsHonoursRetryAfterThroughRateLimiter) {
     EXPECT_EQ(c.rate_limiter_reservations(), 2u);
 }
 
+// Leader fencing (issue #9 §2): with a fence installed, a write is asked
+// about before it is sent; reads are never fenced.
+TEST_F(ClientTest, WriteFenceRefusesWritesAndLetsReadsThrough) {
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    bool leader = false;
+    c.set_write_fence([&](steady::time_point) { return leader; });
+    auto w = run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::json_merge, "{}"));
+    ASSERT_FALSE(w.ok());
+    EXPECT_TRUE(w.error().is_fenced()) << w.error().describe();
+    EXPECT_EQ(server.requests().size(), 0u);
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(server.requests().size(), 1u);
+}
+
+// The bug this fixes: a leader stuck in retries kept writing after its
+// lease lapsed. The fence is asked again before every retry.
+TEST_F(ClientTest, WriteFenceStopsARetryLoopWhenLeadershipLapses) {
+    for (int i = 0; i < 3; ++i)
+        server.script(scripted_reply::status(429, "TooManyRequests", "busy", {"Retry-After: 1"}));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    const auto lapse = steady::now() + 500ms;
+    c.set_write_fence([&](steady::time_point now) { return now < lapse; });
+    auto w = run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::json_merge, "{}"));
+    ASSERT_FALSE(w.ok());
+    EXPECT_TRUE(w.error().is_fenced()) << w.error().describe();
+    EXPECT_EQ(server.requests().size(), 1u);  // the retry after Retry-After: 1 was never sent
+}
+
 TEST_F(ClientTest, TooManyRequestsWithoutRetryAfterBacksOff) {
     server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));
     server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));

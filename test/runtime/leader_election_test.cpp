@@ -5,6 +5,8 @@
 #include <attune/kube/leader_election.hpp>
 #include <attune/kube/micro_time.hpp>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/json.hpp>
 
 #include <gtest/gtest.h>
@@ -110,6 +112,92 @@ TEST(LeaderElector, AcquiresRenewsAndReleasesCleanly) {
     EXPECT_EQ(released.at("spec").at("holderIdentity").as_string(), "");
     EXPECT_EQ(released.at("spec").at("leaseDurationSeconds").as_int64(), 1);
     EXPECT_EQ(released.at("metadata").at("resourceVersion").as_string(), "5");
+}
+
+const std::string kLeaseMe =
+    R"({"kind":"Lease","metadata":{"name":"attune-manager","namespace":"attune-system","resourceVersion":"5"},)"
+    R"("spec":{"holderIdentity":"me","leaseDurationSeconds":15,"acquireTime":"a","renewTime":"b","leaseTransitions":0}})";
+
+rest_config config_for(const test::scripted_tls_server& server) {
+    rest_config rc;
+    rc.host = "127.0.0.1";
+    rc.port = std::to_string(server.port());
+    rc.tls.ca_pem = test::pki().ca_pem;
+    return rc;
+}
+
+test::scripted_reply hang() {
+    test::scripted_reply r;
+    r.after = test::scripted_reply::then::hang;
+    return r;
+}
+
+// Issue #9 §2: the renewal runs outside the shared request queue. With
+// the queue's only slot held by a request the apiserver never answers, the
+// lease is still read and renewed on its own connection.
+TEST(LeaderElector, RenewalBypassesASharedQueueStuckBehindAHungRequest) {
+    asio::io_context io;
+    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    server.script(hang());                                   // the worker's request
+    server.script(test::scripted_reply::http(200, kLeaseMe));  // lease GET
+    server.script(test::scripted_reply::http(200, kLeaseMe));  // lease PUT (renew)
+    client_settings st;
+    st.max_inflight = 1;
+    st.max_queued = 4;
+    client c(io.get_executor(), config_for(server), st);
+    asio::co_spawn(io, [&]() -> asio::awaitable<void> { (void)co_await c.get(resources::pods(), "ns", "stuck"); },
+                   asio::detached);
+    for (int i = 0; i < 200 && server.requests().empty(); ++i) io.run_for(10ms);
+    ASSERT_EQ(server.requests().size(), 1u);
+    leader_elector le(c, cfg());
+    test::run_coro(io, le.step());
+    ASSERT_EQ(server.requests().size(), 3u);
+    EXPECT_EQ(server.requests()[1].method, "GET");
+    EXPECT_EQ(server.requests()[2].method, "PUT");
+    EXPECT_NE(server.requests()[2].connection, server.requests()[0].connection);
+    EXPECT_TRUE(le.is_leader());
+}
+
+// A renewal the apiserver never answers ends at the renew deadline instead
+// of hanging in the client's timeouts and retries.
+TEST(LeaderElector, AHungLeaseCallEndsAtTheRenewDeadline) {
+    asio::io_context io;
+    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    server.script(hang());
+    client c(io.get_executor(), config_for(server));
+    leader_elector le(c, {"attune-system", "attune-manager", "me", 3s, 1s, 1s});
+    const auto start = std::chrono::steady_clock::now();
+    test::run_coro(io, le.step());
+    const auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_GE(took, 900ms);
+    EXPECT_LT(took, 2500ms);
+    EXPECT_FALSE(le.is_leader());
+}
+
+// Fencing by time, not by the campaign loop: once the renew deadline has
+// passed since the last successful renewal, is_leader() is false even though
+// no step ran to notice, and the client refuses writes through the fence.
+TEST(LeaderElector, LeadershipLapsesAtTheRenewDeadlineWithoutTheLoopNoticing) {
+    asio::io_context io;
+    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    server.script(test::scripted_reply::status(404, "NotFound", "leases \"attune-manager\" not found"));
+    server.script(test::scripted_reply::http(201, kLeaseMe));
+    client c(io.get_executor(), config_for(server));
+    auto fake = lease_fsm::clock::time_point{} + 1000s;
+    leader_elector le(c, cfg(), nullptr, [&] { return fake; });
+    c.set_write_fence([&](lease_fsm::clock::time_point) { return le.is_leader(); });
+    test::run_coro(io, le.step());
+    ASSERT_TRUE(le.is_leader());
+    EXPECT_EQ(le.fence().valid_until, lease_fsm::clock::time_point{} + 1010s);
+    fake += 9s;
+    EXPECT_TRUE(le.is_leader());
+    fake += 1s;  // the renew deadline (10 s) passed without a renewal
+    EXPECT_FALSE(le.is_leader());
+    EXPECT_FALSE(le.fence().leader);
+    auto w = test::run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::json_merge, "{}"));
+    ASSERT_FALSE(w.ok());
+    EXPECT_TRUE(w.error().is_fenced());
+    EXPECT_EQ(server.requests().size(), 2u);  // the lease GET and POST only
 }
 
 }  // namespace

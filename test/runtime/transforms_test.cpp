@@ -30,7 +30,8 @@ const char* full_pod = R"({
     "conditions":[{"type":"PodResizePending","status":"True","reason":"Deferred","message":"m",
        "lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":3}],
     "containerStatuses":[{"name":"app","image":"nginx","imageID":"sha","containerID":"c","ready":true,"restartCount":0,
-       "state":{"running":{"startedAt":"x"}},"resources":{"requests":{"cpu":"100m"}},"allocatedResources":{"cpu":"100m"}}]}
+       "state":{"running":{"startedAt":"x"}},"resources":{"requests":{"cpu":"100m"}},"allocatedResources":{"cpu":"100m"},
+       "lastState":{"terminated":{"reason":"OOMKilled","exitCode":137,"startedAt":"s","finishedAt":"2026-01-01T00:00:00Z","containerID":"c0"}}}]}
 })";
 
 TEST(Transforms, PodKeepsOnlyWhatResizeAndIdleLogicRead) {
@@ -64,7 +65,12 @@ TEST(Transforms, PodKeepsOnlyWhatResizeAndIdleLogicRead) {
     EXPECT_TRUE(cs.contains("resources"));
     EXPECT_TRUE(cs.contains("allocatedResources"));
     EXPECT_FALSE(cs.contains("image"));
-    EXPECT_FALSE(cs.contains("state"));
+    EXPECT_FALSE(cs.contains("state"));  // only a terminated state is kept
+    // The safety monitor's OOM evidence survives, and nothing else of it.
+    const auto& term = cs.at("lastState").at("terminated").as_object();
+    EXPECT_EQ(term.at("reason").as_string(), "OOMKilled");
+    EXPECT_EQ(term.at("finishedAt").as_string(), "2026-01-01T00:00:00Z");
+    EXPECT_EQ(term.size(), 3u);  // reason, finishedAt, exitCode
 }
 
 TEST(Transforms, HpaScaledToZeroConditionSurvives) {

@@ -24,6 +24,16 @@ Quantity sum_container_requests(const Pod& pod, std::string_view resource);
 // legally exceed the envelope.
 Quantity max_container_limit(const Pod& pod, std::string_view resource);
 
+// What the scheduler, the node and the quota count for the pod, per cpu and
+// memory: max(sum_container_requests, envelope requests). The capacity
+// gates and ResizePlan::pod_requests use it.
+ResourceList pod_requests(const Pod& pod);
+
+// The same for limits: the envelope limit where set, else the aggregate of
+// the container limits (a resource with no limit anywhere is absent: no
+// limit is unbounded, so quota limits.* cannot be checked against it).
+ResourceList pod_limits(const Pod& pod);
+
 struct EnvelopeRaise {
     ResourceRequirements next;
     bool raised = false;         // anything increased

@@ -46,14 +46,26 @@ struct ResizePlan {
     std::vector<std::string> memory_floored;  // containers held up by the usage floor
 };
 
-// Reasons are history/event strings: "envelope_constraint", "qos_change",
-// "no_change", "container_not_found", "not_resizable".
+// Reasons are history/event strings: "envelope_constraint",
+// "InPlaceResizeWouldChangeQoSClass" (check_qos_compatibility, the seed's
+// ResizeBlocked reason), "no_change", "container_not_found", "not_resizable".
 struct Skip {
     std::string reason;
     std::string message;
+    // For no_change: containers whose target the memory clamp or the usage
+    // floor cancelled (MemoryLimitClamped / MemoryLimitUsageFloor Events).
+    std::vector<std::string> memory_clamped;
+    std::vector<std::string> memory_floored;
 };
 
 using PlanOutcome = std::variant<ResizePlan, Skip>;
+
+// One target written over a container's resources, as plan_resize writes
+// it: only cpu/memory, limits only under RequestsAndLimits, keys the target
+// does not name inherited, nothing removed, requests kept <= limits.
+// Template persistence writes the same values onto the pod template.
+ResourceRequirements apply_target(const ResourceRequirements& live, const ResourceRequirements& target,
+                                  ControlledValues controlled_values);
 
 // Steps: write each target onto a copy of the live pod (RequestsOnly leaves
 // limits alone; requests are kept <= limits), apply the memory clamp
@@ -62,13 +74,10 @@ using PlanOutcome = std::variant<ResizePlan, Skip>;
 // envelope_constraint if RequestsOnly would lift a non-Guaranteed envelope
 // limit). Without in-place pod-level resize, a pod with a non-empty
 // envelope cannot be resized at all (apiserver validation), so any change
-// is skipped as envelope_constraint. Last, the QoS class must not change (qos_change): the envelope
-// decides QoS only when in-place pod-level resize is on.
+// is skipped as envelope_constraint. Last, the QoS class must not change
+// (check_qos_compatibility): the envelope decides QoS only when in-place
+// pod-level resize is on.
 PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets, const Capabilities& caps,
                         ControlledValues controlled_values, const PlanOptions& options = {});
-
-// The QoS class a resize must preserve and the class the planned pod would
-// have (envelope-only when in-place pod-level resize is on).
-bool preserves_qos(const Pod& live, const Pod& planned, const Capabilities& caps);
 
 }  // namespace attune::core

@@ -55,10 +55,20 @@ struct Container {
     std::string_view resize_restart_policy(std::string_view resource) const;
 };
 
+struct ContainerTermination {
+    std::string reason;       // e.g. OOMKilled, Error, Completed
+    std::string finished_at;  // RFC 3339 as the kubelet wrote it; "" when absent
+    std::optional<std::int64_t> exit_code;
+};
+
 struct ContainerStatus {
     std::string name;
     std::optional<ResourceRequirements> resources;  // what the runtime applied
     std::optional<ResourceList> allocated_resources;
+    bool ready = false;
+    std::int64_t restart_count = 0;
+    std::optional<ContainerTermination> last_terminated;  // lastState.terminated
+    std::optional<ContainerTermination> terminated;       // state.terminated (not restarted yet)
 };
 
 struct PodCondition {
@@ -86,6 +96,7 @@ struct Pod {
     std::map<std::string, std::string, std::less<>> labels;
     std::map<std::string, std::string, std::less<>> annotations;
     std::vector<OwnerReference> owner_references;
+    std::string deletion_timestamp;  // metadata.deletionTimestamp; non-empty while the pod is deleting
 
     std::string node_name;
     std::vector<Container> containers;
@@ -116,5 +127,9 @@ result<Pod> decode_pod(const boost::json::value& json);
 // Shared by the other decoders: a ResourceList object at `path`.
 result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path);
 result<ResourceRequirements> decode_requirements(const boost::json::value& json, const std::string& path);
+
+// The reverse, for patch bodies: canonical quantity strings, empty maps left out.
+boost::json::object resource_list_json(const ResourceList& list);
+boost::json::object requirements_json(const ResourceRequirements& rr);
 
 }  // namespace attune::core

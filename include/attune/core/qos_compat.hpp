@@ -24,9 +24,15 @@ struct QosCompatibility {
     std::string message;
 };
 
+// The one QoS check: plan_resize calls it on the pod it planned, the
+// lifecycle on its candidate. The live class is status.qosClass when
+// reported (what the apiserver compares against), else computed.
+// `pod_level_resources_gate`: whether spec.resources decides QoS (pass
+// Capabilities::in_place_pod_level_resources).
+QosCompatibility check_qos_compatibility(const Pod& live, const Pod& after, bool pod_level_resources_gate);
+
 // `targets` overlay the live containers (explicit keys replace, omitted
-// keys inherited). `pod_level_resources_gate`: whether spec.resources
-// decides QoS (in-place pod-level resize on).
+// keys inherited), then as above.
 QosCompatibility check_qos_compatibility(const Pod& live, const ContainerResourceMap& targets,
                                          bool pod_level_resources_gate);
 

@@ -51,4 +51,12 @@ struct ResizeStatus {
 //     status.resources is not applied.
 ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request);
 
+// Where the pod's *own* spec stands, whoever asked for it: the request is
+// every app container and native sidecar as the spec has it now, plus the
+// envelope where the pod reports pod-level status.resources, at the pod's
+// generation. Applied means no resize is pending or
+// in progress, so a new one may be planned (eligibility, and the executor
+// after a restart, when it no longer knows what it asked for).
+ResizeStatus classify_current_resize(const Pod& pod);
+
 }  // namespace attune::core

@@ -18,6 +18,7 @@ enum class error_kind {
     queue_full,  // backpressure: the bounded request queue was full
     decode,      // a 2xx body that is not the JSON we expected
     cancelled,
+    fenced,      // a write refused before sending: this manager is not (or no longer) the leader
 };
 
 struct api_error {
@@ -46,6 +47,7 @@ struct api_error {
     }
     bool is_too_many_requests() const noexcept { return kind == error_kind::api_status && code == 429; }
     bool is_timeout() const noexcept { return kind == error_kind::transport && transport == http::failure::timeout; }
+    bool is_fenced() const noexcept { return kind == error_kind::fenced; }
 
     std::string describe() const;
 

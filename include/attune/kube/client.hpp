@@ -16,6 +16,8 @@
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -90,6 +92,13 @@ struct watch_options {
     bool allow_bookmarks = true;
 };
 
+// Asked before every attempt of every write (anything but GET), retries
+// included: false refuses it with error_kind::fenced and nothing is sent.
+// With --leader-elect the manager installs the elector's is_leader_at, so a
+// leader whose lease renewal stalled stops writing at the renew deadline,
+// even in the middle of a retry loop.
+using write_fence = std::function<bool(std::chrono::steady_clock::time_point)>;
+
 class client {
 public:
     // Throws std::runtime_error when the TLS material in `cfg` is invalid.
@@ -146,6 +155,17 @@ public:
 
     // The raw exchange with queueing, rate limiting and retries; used by all verbs.
     task<api_result<http::response>> execute(http::request req, std::string verb_label);
+
+    // One exchange on a connection of its own: not queued, not rate limited,
+    // never retried, not fenced, and bounded by `deadline` in total (a
+    // watchdog aborts it and the connection is dropped). For the leader
+    // lease, whose renewal must not wait behind other requests or their
+    // retries. `path` is relative to the server (object_path(...)); a body
+    // is sent as JSON.
+    task<json_result> direct(http::verb method, std::string path, std::optional<boost::json::value> body,
+                             std::chrono::milliseconds deadline, std::string verb_label);
+
+    void set_write_fence(write_fence fence);
 
     kube_metrics& metrics() noexcept;
     const rest_config& config() const noexcept;

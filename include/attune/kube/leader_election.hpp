@@ -53,6 +53,8 @@ public:
     void on_write(bool ok, clock::time_point now);
     // Leader while the last successful write is younger than the renew deadline.
     bool is_leader(clock::time_point now) const;
+    // When leadership lapses without another renewal (nullopt: never renewed).
+    std::optional<clock::time_point> valid_until() const;
     const leader_election_config& config() const noexcept { return cfg_; }
 
 private:
@@ -64,11 +66,28 @@ private:
 
 lease_record lease_from_json(const boost::json::value& lease);
 
+// What a writer holds: leadership, and until when it is good without a
+// further renewal (the last renewal's send time + the renew deadline).
+// Another manager can take the lease only lease_duration after it last saw
+// our record change, which is later than valid_until.
+struct fencing_token {
+    fencing_token() = default;
+    fencing_token(bool leader_, std::chrono::steady_clock::time_point until)
+        : leader(leader_), valid_until(until) {}
+    bool leader = false;
+    std::chrono::steady_clock::time_point valid_until{};
+};
+
 class leader_elector {
 public:
     using wall_clock = std::function<std::chrono::system_clock::time_point()>;
+    using monotonic_clock = std::function<lease_fsm::clock::time_point()>;
 
-    leader_elector(client& c, leader_election_config cfg, wall_clock now = nullptr);
+    // `mono` replaces the steady clock (tests); the lease's own reads and
+    // writes go through client::direct, outside the shared request queue,
+    // the rate limiter and the retries, each step bounded by the time left
+    // before the renew deadline.
+    leader_elector(client& c, leader_election_config cfg, wall_clock now = nullptr, monotonic_clock mono = nullptr);
 
     void on_started_leading(std::function<void()> f) { started_ = std::move(f); }
     void on_stopped_leading(std::function<void()> f) { stopped_ = std::move(f); }
@@ -76,7 +95,12 @@ public:
     // Campaigns and renews until stop(); then releases the lease if held.
     boost::asio::awaitable<void> run();
     void stop() noexcept;
+    // Computed at the call from the last successful renewal, not from the
+    // campaign loop: false once the renew deadline passed without one, even
+    // while a renewal is still in flight. Check it before every write.
     bool is_leader() const noexcept;
+    bool is_leader_at(lease_fsm::clock::time_point now) const noexcept;
+    fencing_token fence() const noexcept;
 
     // One round: read, decide, write. Exposed for tests.
     boost::asio::awaitable<void> step();
@@ -85,11 +109,16 @@ public:
 
 private:
     lease_record next_record(lease_fsm::action act, const std::optional<lease_record>& observed) const;
-    boost::asio::awaitable<client::json_result> write(bool create, const boost::json::value& body);
+    boost::asio::awaitable<client::json_result> write(bool create, boost::json::value body,
+                                                      std::chrono::milliseconds deadline);
+    // How long the next lease call may take: what is left of the renew
+    // deadline while leading, else the renew deadline; at least 100 ms.
+    std::chrono::milliseconds budget(lease_fsm::clock::time_point until) const;
 
     client& client_;
     lease_fsm fsm_;
     wall_clock now_;
+    monotonic_clock mono_;
     std::function<void()> started_, stopped_;
     bool leading_ = false;
     bool stopping_ = false;

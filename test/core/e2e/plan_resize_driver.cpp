@@ -26,6 +26,7 @@
 #include "attune/core/envelope.hpp"
 #include "attune/core/overlay.hpp"
 #include "attune/core/plan_resize.hpp"
+#include "attune/core/qos_compat.hpp"
 #include "attune/core/stable_hash.hpp"
 
 namespace core = attune::core;
@@ -259,7 +260,7 @@ int plan(std::uint64_t seed, std::uint64_t round, const std::string& version_fil
         if (const auto* s = std::get_if<core::Skip>(&outcome)) {
             line["skip"] = s->reason;
             line["message"] = s->message;
-            if (s->reason == "qos_change" || s->reason == "envelope_constraint")
+            if (s->reason == core::kReasonWouldChangeQos || s->reason == "envelope_constraint")
                 line["naive_body"] = naive_body(p, targets, cv == core::ControlledValues::RequestsAndLimits);
         } else {
             const auto& rp = std::get<core::ResizePlan>(outcome);

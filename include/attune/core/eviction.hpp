@@ -1,0 +1,59 @@
+#pragma once
+// resizeMethod: InPlaceOrRecreate (attune-api.md §2.5): a pod the kubelet
+// reports Infeasible, or Deferred for longer than a bound, is evicted
+// through the Eviction API so PodDisruptionBudgets hold. Never the last
+// Running replica (seed 000: count live Running pods, never spec.replicas).
+// InPlaceOnly leaves an Infeasible pod alone with InfeasibleBlocked.
+#include <boost/json/object.hpp>
+#include <chrono>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "attune/core/pod_model.hpp"
+#include "attune/core/resize_state.hpp"
+#include "attune/core/result.hpp"
+#include "attune/core/timestamp.hpp"
+
+namespace attune::core {
+
+enum class ResizeMethod { InPlaceOnly, InPlaceOrRecreate };
+
+// "InPlaceOnly" | "InPlaceOrRecreate" (absent: InPlaceOnly, the default).
+result<ResizeMethod> parse_resize_method(std::string_view text);
+
+inline constexpr std::chrono::seconds kDefaultDeferredEvictionAfter{15 * 60};
+
+struct EvictionInputs {
+    ResizeMethod method = ResizeMethod::InPlaceOnly;
+    ResizeStatus state;                       // classify_resize_state against our request
+    std::optional<Timestamp> deferred_since;  // when we first saw it Deferred
+    std::chrono::seconds deferred_bound{kDefaultDeferredEvictionAfter};
+    int running_replicas = 0;  // count_running_replicas over the workload's live pods
+    Timestamp now;
+};
+
+enum class EvictionAction {
+    None,               // nothing to do (or keep waiting)
+    Evict,              // POST the eviction_body to pods/{name}/eviction
+    EvictionBlocked,    // the last Running replica: reason eviction_last_replica
+    InfeasibleBlocked,  // InPlaceOnly and Infeasible
+};
+
+struct EvictionDecision {
+    EvictionAction action = EvictionAction::None;
+    std::string reason;  // infeasible | deferred | eviction_last_replica | "" (history/metric reason)
+    std::string message;
+};
+
+EvictionDecision decide_eviction(const EvictionInputs& in);
+
+// Running and not being deleted: the replicas actually serving.
+int count_running_replicas(std::span<const Pod> pods);
+
+// policy/v1 Eviction for `pod`, with a uid precondition so a replacement
+// pod of the same name is never evicted by mistake.
+boost::json::object eviction_body(const Pod& pod);
+
+}  // namespace attune::core
