@@ -65,7 +65,7 @@ void append_note(std::string& adjustment, std::string_view note) {
 // confidence, no burst.
 UsageProfile point_profile(double figure) {
     UsageProfile p;
-    p.percentile_value = p.p95 = p.max = figure;
+    p.percentile_value = p.max = figure;
     p.data_points = 1;
     p.confidence = 1;
     return p;

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <limits>
 #include <vector>
 
@@ -53,7 +55,6 @@ TEST(UsageProfile, APeakHourWinsOverTheOverallPercentile) {
     // Overall p95 of {1 x 23, 10}: rank 0.95*23 = 21.85 -> sorted[21] = sorted[22] = 1.
     // Bucket 05 holds only 10, so its p95 is 10.
     const auto p = build_usage_profile(s, 95);
-    EXPECT_DOUBLE_EQ(p.p95, 1);
     EXPECT_DOUBLE_EQ(p.percentile_value, 10);
     EXPECT_DOUBLE_EQ(p.max, 10);
 }
@@ -144,6 +145,79 @@ TEST(Downsample, KeepsEvenlySpacedSamplesOverTimeWithFirstAndLast) {
     EXPECT_EQ(b.front().value, 0);
     EXPECT_EQ(b.back().value, 19'999);
     EXPECT_EQ(b[1].value, 2);  // index 1 * 19999 / 9999 = 2 (integer division)
+}
+
+// The reference: the Go original's BuildProfile, literally (sort every
+// bucket and the whole set, interpolate). build_usage_profile skips
+// selections when a count proves they cannot matter; this checks, on
+// thousands of generated series (ties, constants, zeros, negatives, bursts,
+// every percentile), that it never changes a figure.
+struct Reference {
+    double percentile_value = 0, max = 0, burst_magnitude = 0;
+    bool burst = false;
+};
+double sorted_percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    if (v.size() == 1) return v[0];
+    const double rank = p * static_cast<double>(v.size() - 1);
+    const auto lo = static_cast<std::size_t>(std::floor(rank)), hi = static_cast<std::size_t>(std::ceil(rank));
+    if (lo == hi) return v[lo];
+    const double f = rank - static_cast<double>(lo);
+    return v[lo] * (1 - f) + v[hi] * f;
+}
+Reference reference(const std::vector<UsageSample>& s, double p) {
+    std::vector<double> all;
+    std::vector<double> bucket[24];
+    for (const auto& x : s) {
+        all.push_back(x.value);
+        bucket[static_cast<long long>(x.timestamp) / 3600 % 24].push_back(x.value);
+    }
+    Reference r;
+    r.percentile_value = sorted_percentile(all, p);
+    for (const auto& b : bucket) r.percentile_value = std::max(r.percentile_value, sorted_percentile(b, p));
+    r.max = *std::max_element(all.begin(), all.end());
+    const double p95 = sorted_percentile(all, 0.95);
+    if (p95 > 0 && r.max / p95 > 3) {
+        r.burst = true;
+        r.burst_magnitude = r.max / p95;
+    }
+    return r;
+}
+
+TEST(UsageProfile, SkippedSelectionsNeverChangeTheFigures) {
+    std::mt19937_64 e(7);
+    const auto unit = [&] { return static_cast<double>(e() >> 11) / 9007199254740992.0; };
+    int bursts = 0, compared = 0;
+    for (int round = 0; round < 1000; ++round) {
+        const int n = 1 + static_cast<int>(e() % 2500);
+        const int shape = static_cast<int>(e() % 6);
+        std::vector<UsageSample> s;
+        for (int i = 0; i < n; ++i) {
+            double v = 0;
+            switch (shape) {
+                case 0: v = unit(); break;                                   // uniform
+                case 1: v = 1 + (e() % 4);break;                             // few distinct values: ties
+                case 2: v = 0.5; break;                                      // constant
+                case 3: v = unit() < 0.03 ? 10 + unit() * 50 : unit(); break;  // rare spikes: bursts
+                case 4: v = unit() < 0.5 ? 0 : unit(); break;                // many zeros
+                case 5: v = unit() - 0.7; break;                             // negatives
+            }
+            s.push_back({kDay0 + static_cast<double>(e() % (86400 * 9)), v});
+        }
+        for (const int pct : {50, 90, 95, 99}) {
+            const auto got = build_usage_profile(s, pct);
+            const auto want = reference(s, pct / 100.0);
+            ASSERT_EQ(got.percentile_value, want.percentile_value) << "round " << round << " p" << pct;
+            ASSERT_EQ(got.max, want.max);
+            ASSERT_EQ(got.burst_detected, want.burst) << "round " << round;
+            ASSERT_EQ(got.burst_magnitude, want.burst_magnitude);
+            bursts += want.burst;
+            ++compared;
+        }
+    }
+    EXPECT_GT(bursts, 300);  // the burst path was exercised, not only the skips
+    EXPECT_EQ(compared, 4000);
 }
 
 }  // namespace

@@ -31,9 +31,8 @@ struct UsageProfile {
     // max(overall pXX, pXX of every non-empty UTC hour-of-day bucket);
     // pXX is 50, 90, 95 or 99 (anything else reads as 95, as the Go original).
     double percentile_value = 0;
-    double p95 = 0;                // overall
     double max = 0;                // overall
-    bool burst_detected = false;   // max / p95 > 3
+    bool burst_detected = false;   // overall max / overall p95 > 3
     double burst_magnitude = 0;    // max / p95 when detected, else 0
     int data_points = 0;           // finite samples used
     int non_finite_dropped = 0;    // NaN / +Inf / -Inf samples ignored
