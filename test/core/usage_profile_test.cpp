@@ -156,9 +156,8 @@ struct Reference {
     double percentile_value = 0, max = 0, burst_magnitude = 0;
     bool burst = false;
 };
-double sorted_percentile(std::vector<double> v, double p) {
+double sorted_percentile(const std::vector<double>& v, double p) {  // v sorted
     if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
     if (v.size() == 1) return v[0];
     const double rank = p * static_cast<double>(v.size() - 1);
     const auto lo = static_cast<std::size_t>(std::floor(rank)), hi = static_cast<std::size_t>(std::ceil(rank));
@@ -166,24 +165,30 @@ double sorted_percentile(std::vector<double> v, double p) {
     const double f = rank - static_cast<double>(lo);
     return v[lo] * (1 - f) + v[hi] * f;
 }
-Reference reference(const std::vector<UsageSample>& s, double p) {
+struct SortedSeries {
     std::vector<double> all;
     std::vector<double> bucket[24];
-    for (const auto& x : s) {
-        all.push_back(x.value);
-        bucket[static_cast<long long>(x.timestamp) / 3600 % 24].push_back(x.value);
+    explicit SortedSeries(const std::vector<UsageSample>& s) {
+        for (const auto& x : s) {
+            all.push_back(x.value);
+            bucket[static_cast<long long>(x.timestamp) / 3600 % 24].push_back(x.value);
+        }
+        std::sort(all.begin(), all.end());
+        for (auto& b : bucket) std::sort(b.begin(), b.end());
     }
-    Reference r;
-    r.percentile_value = sorted_percentile(all, p);
-    for (const auto& b : bucket) r.percentile_value = std::max(r.percentile_value, sorted_percentile(b, p));
-    r.max = *std::max_element(all.begin(), all.end());
-    const double p95 = sorted_percentile(all, 0.95);
-    if (p95 > 0 && r.max / p95 > 3) {
-        r.burst = true;
-        r.burst_magnitude = r.max / p95;
+    Reference at(double p) const {
+        Reference r;
+        r.percentile_value = sorted_percentile(all, p);
+        for (const auto& b : bucket) r.percentile_value = std::max(r.percentile_value, sorted_percentile(b, p));
+        r.max = all.back();
+        const double p95 = sorted_percentile(all, 0.95);
+        if (p95 > 0 && r.max / p95 > 3) {
+            r.burst = true;
+            r.burst_magnitude = r.max / p95;
+        }
+        return r;
     }
-    return r;
-}
+};
 
 TEST(UsageProfile, SkippedSelectionsNeverChangeTheFigures) {
     std::mt19937_64 e(7);
@@ -205,9 +210,10 @@ TEST(UsageProfile, SkippedSelectionsNeverChangeTheFigures) {
             }
             s.push_back({kDay0 + static_cast<double>(e() % (86400 * 9)), v});
         }
+        const SortedSeries sorted(s);
         for (const int pct : {50, 90, 95, 99}) {
             const auto got = build_usage_profile(s, pct);
-            const auto want = reference(s, pct / 100.0);
+            const auto want = sorted.at(pct / 100.0);
             ASSERT_EQ(got.percentile_value, want.percentile_value) << "round " << round << " p" << pct;
             ASSERT_EQ(got.max, want.max);
             ASSERT_EQ(got.burst_detected, want.burst) << "round " << round;
