@@ -8,3 +8,7 @@ bin="$here/$build/bench/runtime_bench"
 [ -x "$bin" ] || { echo "bench: $bin is not built (make build)" >&2; exit 2; }
 echo "== watch decode + transform + cache apply, and cache bytes per pod (10k pods, 3 runs)"
 "$bin" "${PODS:-10000}" "${RUNS:-3}"
+rec="$here/$build/bench/recommender_bench"
+[ -x "$rec" ] || { echo "bench: $rec is not built (make build)" >&2; exit 2; }
+echo "== recommender: 1,000 workloads x 3 containers x 7 days of 5-minute samples, cpu + memory (5 rounds)"
+"$rec" "${WORKLOADS:-1000}" "${ROUNDS:-5}"
