@@ -162,13 +162,16 @@ ResourceExplanation explain_resource(ResourceKind kind, const UsageProfile& prof
     const double v = profile.percentile_value;
     e.raw_percentile = (std::isfinite(v) && v > 0) ? from_figure(kind, v) : current;
 
-    e.overhead = tuning.overhead_percent;
-    e.after_overhead = scale(kind, e.raw_percentile, 1 + tuning.overhead_percent / 100);
+    // Non-finite tuning or ratios count as no factor: nothing NaN or infinite
+    // may reach the status (JSON has no such numbers).
+    e.overhead = std::isfinite(tuning.overhead_percent) ? tuning.overhead_percent : 0;
+    e.after_overhead = scale(kind, e.raw_percentile, 1 + e.overhead / 100);
 
     const double sensitivity = std::isfinite(tuning.burst_sensitivity) ? std::clamp(tuning.burst_sensitivity, 0.0, 1.0) : 0;
     e.burst_factor = 1;
     if (profile.burst_detected && profile.burst_magnitude > 1 && sensitivity > 0)
         e.burst_factor = 1 + std::log2(profile.burst_magnitude) * sensitivity;
+    if (!std::isfinite(e.burst_factor)) e.burst_factor = 1;
     e.after_burst = scale(kind, e.after_overhead, e.burst_factor);
 
     e.confidence = std::isfinite(profile.confidence) ? std::clamp(profile.confidence, 0.0, 1.0) : 0;

@@ -135,6 +135,9 @@ TEST(RecommenderChain, EveryStepAsTheIssueStatesIt) {
         {"non-finite tuning is ignored, never propagated", cpu, profile(0.2, 1, 8), "0",
          with(cpu_tuning(), [](ResourceTuning& t) { t.overhead_percent = kNaN; t.burst_sensitivity = kNaN; }),
          "200m", "200m", 1, "200m", 1, "200m", "", "200m", 50, "", "200m"},
+        // max/p95 overflowing to +Inf (a subnormal p95): no factor rather than an infinite one.
+        {"an infinite burst ratio is no factor", cpu, profile(0.2, 1, INFINITY), "0", cpu_tuning(),
+         "200m", "240m", 1, "240m", 1, "240m", "", "240m", 50, "", "240m"},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.why);
@@ -152,7 +155,8 @@ TEST(RecommenderChain, EveryStepAsTheIssueStatesIt) {
         EXPECT_EQ(e.change_filter_applied, r.change_filter_applied);
         EXPECT_EQ(e.after_change_filter.to_string(), r.final);
         EXPECT_EQ(e.final.to_string(), r.final);
-        EXPECT_TRUE(std::isfinite(e.overhead) || std::isnan(r.tuning.overhead_percent));
+        for (const double x : {e.overhead, e.burst_factor, e.confidence, e.confidence_factor, e.max_change_percent})
+            EXPECT_TRUE(std::isfinite(x));
     }
 }
 
