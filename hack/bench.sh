@@ -12,3 +12,7 @@ core_bin="$here/$build/bench/decide_resize_bench"
 [ -x "$core_bin" ] || { echo "bench: $core_bin is not built (make build)" >&2; exit 2; }
 echo "== the executor's per-pod decision (plan + gates) for 1,000 workloads x 10 pods"
 "$core_bin" 1000 10 5
+rec="$here/$build/bench/recommender_bench"
+[ -x "$rec" ] || { echo "bench: $rec is not built (make build)" >&2; exit 2; }
+echo "== recommender: 1,000 workloads x 3 containers x 7 days of 5-minute samples, cpu + memory (5 rounds)"
+"$rec" "${WORKLOADS:-1000}" "${ROUNDS:-5}"

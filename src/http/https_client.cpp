@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <unordered_set>
+#include <variant>
 
 namespace attune::http {
 namespace asio = boost::asio;
@@ -29,19 +31,46 @@ constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t header_limit = 64 * 1024;
 constexpr std::size_t error_body_limit = 1 << 20;
 
+// One pooled connection: TLS, or plain TCP when the client has no TLS
+// context. Every read and write goes through with_stream, so the pool,
+// timeouts and parsing are the same code for both.
 struct connection {
-    connection(const asio::any_io_executor& ex, asio::ssl::context& ctx) : stream(ex, ctx) {}
-    tls_stream stream;
+    connection(const asio::any_io_executor& ex, asio::ssl::context* ctx) {
+        if (ctx)
+            stream.emplace<tls_stream>(ex, *ctx);
+        else
+            stream.emplace<beast::tcp_stream>(ex);
+    }
+    std::variant<std::monostate, beast::tcp_stream, tls_stream> stream;
     beast::flat_buffer buffer;
     steady::time_point idle_since{};
     bool reused = false;
 
+    tls_stream* tls() noexcept { return std::get_if<tls_stream>(&stream); }
+    beast::tcp_stream& tcp() noexcept {
+        if (auto* t = tls()) return beast::get_lowest_layer(*t);
+        return std::get<beast::tcp_stream>(stream);
+    }
+    // f(stream) for whichever stream this is; both branches yield the same awaitable type.
+    template <class F>
+    auto with_stream(F&& f) {
+        if (auto* t = tls()) return f(*t);
+        return f(std::get<beast::tcp_stream>(stream));
+    }
+
     void close() noexcept {
         error_code ec;
-        beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_both, ec);
-        beast::get_lowest_layer(stream).close();
+        tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+        tcp().close();
     }
 };
+
+// The earlier of a phase's own limit and what is left of the request's budget.
+std::chrono::milliseconds phase_limit(std::chrono::milliseconds phase, steady::time_point deadline) {
+    if (deadline == steady::time_point::max()) return phase;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+    return std::max(std::chrono::milliseconds(1), std::min(phase, left));
+}
 
 bhttp::verb to_beast(verb v) {
     switch (v) {
@@ -79,10 +108,11 @@ bool stale_pooled(const error_code& ec) {
 
 struct https_client::impl : std::enable_shared_from_this<impl> {
     impl(asio::any_io_executor e, std::string h, std::string p, tls_options t, client_options o)
-        : ex(std::move(e)), host(std::move(h)), port(std::move(p)), tls(std::move(t)), opts(o),
-          ctx(make_client_tls_context(tls)) {
+        : ex(std::move(e)), host(std::move(h)), port(std::move(p)), tls(std::move(t)), opts(o) {
+        if (opts.tls) ctx.emplace(make_client_tls_context(tls));
         verify_name = tls.server_name.empty() ? host : tls.server_name;
-        host_header = port == "443" ? host : host + ":" + port;
+        const bool default_port = port == (opts.tls ? "443" : "80");
+        host_header = default_port ? host : host + ":" + port;
         if (host.find(':') != std::string::npos) host_header = "[" + host + "]:" + port;
     }
 
@@ -90,8 +120,10 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
     std::string host, port;
     tls_options tls;
     client_options opts;
-    asio::ssl::context ctx;
+    std::optional<asio::ssl::context> ctx;  // none: plain HTTP
     std::string verify_name, host_header;
+
+    std::unique_ptr<connection> make_connection() { return std::make_unique<connection>(ex, ctx ? &*ctx : nullptr); }
 
     std::vector<std::unique_ptr<connection>> idle;
     std::unordered_set<connection*> active;  // checked out or streaming: closed by abort_all()
@@ -138,27 +170,42 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         void give_back(bool reusable) { owner->release(std::move(conn), reusable); }
     };
 
-    asio::awaitable<std::pair<failure, error_code>> connect(connection& c) {
-        tcp::resolver resolver(ex);
-        auto [rec, results] = co_await resolver.async_resolve(host, port, as_tuple_awaitable);
-        if (rec) co_return std::pair{failure::resolve, rec};
-        auto& low = beast::get_lowest_layer(c.stream);
-        low.expires_after(opts.limits.connect);
+    asio::awaitable<std::pair<failure, error_code>> connect(connection& c, steady::time_point deadline) {
+        // The resolver has no timeout of its own: a watchdog cancels it at
+        // the connect limit (or the request's deadline), so a DNS server
+        // that never answers cannot hold the request.
+        auto resolver = std::make_shared<tcp::resolver>(ex);
+        auto watchdog = std::make_shared<asio::steady_timer>(ex);
+        watchdog->expires_after(phase_limit(opts.limits.connect, deadline));
+        auto fired = std::make_shared<bool>(false);
+        watchdog->async_wait([resolver, fired](error_code ec) {
+            if (!ec) {
+                *fired = true;
+                resolver->cancel();
+            }
+        });
+        auto [rec, results] = co_await resolver->async_resolve(host, port, as_tuple_awaitable);
+        watchdog->cancel();
+        if (rec) co_return std::pair{*fired ? failure::timeout : failure::resolve, rec};
+        auto& low = c.tcp();
+        low.expires_after(phase_limit(opts.limits.connect, deadline));
         auto [cec, ep] = co_await low.async_connect(results, as_tuple_awaitable);
         if (cec) co_return std::pair{cec == beast::error::timeout ? failure::timeout : failure::connect, cec};
         error_code ignore;
         low.socket().set_option(tcp::no_delay(true), ignore);
-        if (!tls.insecure_skip_verify && !set_peer_name(c.stream.native_handle(), verify_name)) {
+        auto* t = c.tls();
+        if (!t) co_return std::pair{failure::none, error_code{}};
+        if (!tls.insecure_skip_verify && !set_peer_name(t->native_handle(), verify_name)) {
             co_return std::pair{failure::tls_handshake, make_error_code(asio::error::invalid_argument)};
         }
-        low.expires_after(opts.limits.handshake);
-        auto [hec] = co_await c.stream.async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
+        low.expires_after(phase_limit(opts.limits.handshake, deadline));
+        auto [hec] = co_await t->async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
         if (hec) co_return std::pair{hec == beast::error::timeout ? failure::timeout : failure::tls_handshake, hec};
         co_return std::pair{failure::none, error_code{}};
     }
 
-    asio::awaitable<acquired> acquire(bool fresh_only) {
-        const auto deadline = steady::now() + opts.limits.pool_wait;
+    asio::awaitable<acquired> acquire(bool fresh_only, steady::time_point request_deadline) {
+        const auto deadline = std::min(steady::now() + opts.limits.pool_wait, request_deadline);
         for (;;) {
             if (closing) co_return acquired{nullptr, failure::cancelled, make_error_code(asio::error::operation_aborted)};
             while (!fresh_only && !idle.empty()) {
@@ -179,8 +226,8 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                     --open;
                 }
                 ++open;
-                auto c = std::make_unique<connection>(ex, ctx);
-                auto [kind, ec] = co_await connect(*c);
+                auto c = make_connection();
+                auto [kind, ec] = co_await connect(*c, request_deadline);
                 if (kind != failure::none) {
                     release(nullptr, false);
                     co_return acquired{nullptr, kind, ec};
@@ -191,7 +238,12 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             waiters.push_back(timer);
             auto [ec] = co_await timer->async_wait(as_tuple_awaitable);
             std::erase(waiters, timer);
-            if (!ec) co_return acquired{nullptr, failure::pool_exhausted, make_error_code(beast::error::timeout)};
+            if (!ec) {
+                // The request's own budget ran out first: that is its timeout, not a full pool.
+                const bool budget = deadline == request_deadline;
+                co_return acquired{nullptr, budget ? failure::timeout : failure::pool_exhausted,
+                                   make_error_code(beast::error::timeout)};
+            }
         }
     }
 
@@ -210,8 +262,9 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         auto self = shared_from_this();
         exchange_result out;
         auto beast_req = build(req);
+        const auto deadline = req.timeout.count() > 0 ? steady::now() + req.timeout : steady::time_point::max();
         for (int attempt = 0;; ++attempt) {
-            auto got = co_await acquire(attempt > 0);
+            auto got = co_await acquire(attempt > 0, deadline);
             if (!got.conn) {
                 out.kind = got.kind;
                 out.ec = got.ec;
@@ -220,10 +273,11 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             }
             lease l(self, std::move(got.conn));
             const bool retry_stale = l.conn->reused && attempt == 0 && is_idempotent(req.method);
-            auto& low = beast::get_lowest_layer(l.conn->stream);
+            auto& low = l.conn->tcp();
 
-            low.expires_after(opts.limits.write);
-            auto [wec, written] = co_await bhttp::async_write(l.conn->stream, beast_req, as_tuple_awaitable);
+            low.expires_after(phase_limit(opts.limits.write, deadline));
+            auto [wec, written] = co_await l.conn->with_stream(
+                [&](auto& st) { return bhttp::async_write(st, beast_req, as_tuple_awaitable); });
             if (wec) {
                 if (retry_stale && stale_pooled(wec)) continue;
                 out.ec = wec;
@@ -238,8 +292,9 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             if (req.method == verb::head) parser.skip(true);
             // One budget for the whole response: a server dripping bytes
             // cannot keep the request alive forever.
-            low.expires_after(opts.limits.read);
-            auto [rec, nread] = co_await bhttp::async_read(l.conn->stream, l.conn->buffer, parser, as_tuple_awaitable);
+            low.expires_after(phase_limit(opts.limits.read, deadline));
+            auto [rec, nread] = co_await l.conn->with_stream(
+                [&](auto& st) { return bhttp::async_read(st, l.conn->buffer, parser, as_tuple_awaitable); });
             if (rec) {
                 if (retry_stale && nread == 0 && !parser.got_some() && stale_pooled(rec)) continue;
                 out.ec = rec;
@@ -276,9 +331,9 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 if (parser_->is_done()) co_return std::pair{error_code{}, std::size_t{0}};
                 parser_->get().body().data = out.data();
                 parser_->get().body().size = out.size();
-                beast::get_lowest_layer(conn_->stream).expires_after(idle_);
-                auto [ec, n] = co_await bhttp::async_read_some(conn_->stream, conn_->buffer, *parser_,
-                                                               as_tuple_awaitable);
+                conn_->tcp().expires_after(idle_);
+                auto [ec, n] = co_await conn_->with_stream(
+                    [&](auto& st) { return bhttp::async_read_some(st, conn_->buffer, *parser_, as_tuple_awaitable); });
                 const std::size_t got = out.size() - parser_->get().body().size;
                 if (ec == bhttp::error::need_buffer) ec = {};
                 if (ec) co_return std::pair{ec, got};
@@ -307,16 +362,17 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             out.kind = failure::cancelled;
             co_return out;
         }
-        auto conn = std::make_unique<connection>(ex, ctx);
-        if (auto [kind, ec] = co_await connect(*conn); kind != failure::none) {
+        auto conn = make_connection();
+        if (auto [kind, ec] = co_await connect(*conn, steady::time_point::max()); kind != failure::none) {
             out.kind = kind;
             out.ec = ec;
             co_return out;
         }
-        auto& low = beast::get_lowest_layer(conn->stream);
+        auto& low = conn->tcp();
         auto beast_req = build(req);
         low.expires_after(opts.limits.write);
-        auto [wec, written] = co_await bhttp::async_write(conn->stream, beast_req, as_tuple_awaitable);
+        auto [wec, written] = co_await conn->with_stream(
+            [&](auto& st) { return bhttp::async_write(st, beast_req, as_tuple_awaitable); });
         out.request_sent = true;
         if (wec) {
             out.ec = wec;
@@ -327,7 +383,8 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         parser->header_limit(header_limit);
         parser->body_limit(boost::none);  // watch streams are unbounded by design
         low.expires_after(opts.limits.read);
-        auto [hec, hn] = co_await bhttp::async_read_header(conn->stream, conn->buffer, *parser, as_tuple_awaitable);
+        auto [hec, hn] = co_await conn->with_stream(
+            [&](auto& st) { return bhttp::async_read_header(st, conn->buffer, *parser, as_tuple_awaitable); });
         if (hec) {
             out.ec = hec;
             out.kind = classify(hec);

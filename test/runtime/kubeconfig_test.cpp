@@ -89,6 +89,27 @@ TEST_F(Kubeconfig, TokenFileIsReadAndReRead) {
     EXPECT_EQ(cfg.token->current(t0 + std::chrono::seconds(200)), "second");  // keeps the last good one
 }
 
+TEST_F(Kubeconfig, TokenFileWatchedForChangesAndForcedReread) {
+    write("tok", "first");
+    auto t = token_source::from_file(dir / "tok", std::chrono::seconds(3600), true);
+    const auto t0 = token_source::clock::now();
+    EXPECT_EQ(t->current(t0), "first");
+    // Another modification time: re-read at once, long before the refresh interval.
+    write("tok", "second");
+    fs::last_write_time(dir / "tok", fs::last_write_time(dir / "tok") + std::chrono::seconds(5));
+    EXPECT_EQ(t->current(t0 + std::chrono::seconds(1)), "second");
+    // force_reread (after a 401) reads now, whatever the clock says.
+    auto fixed_interval = token_source::from_file(dir / "tok", std::chrono::seconds(3600));
+    write("tok", "third");
+    EXPECT_EQ(fixed_interval->current(t0), "second");
+    EXPECT_TRUE(fixed_interval->force_reread());
+    EXPECT_EQ(fixed_interval->current(t0), "third");
+    fs::remove(dir / "tok");
+    EXPECT_FALSE(fixed_interval->force_reread());
+    EXPECT_EQ(fixed_interval->current(t0), "third");  // the last good token stays
+    EXPECT_FALSE(token_source::fixed("x")->force_reread());
+}
+
 TEST_F(Kubeconfig, ContextFlagOverridesCurrentContext) {
     auto yaml = good_yaml("certificate-authority-data: " + base64_encode(pki().ca_pem), "    token: t\n");
     yaml += "- name: prod\n  context:\n    cluster: c1\n";

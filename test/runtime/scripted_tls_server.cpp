@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <istream>
+#include <type_traits>
 
 namespace attune::test {
 namespace asio = boost::asio;
@@ -27,6 +28,7 @@ std::string reason_phrase(unsigned s) {
     switch (s) {
         case 200: return "OK";
         case 201: return "Created";
+        case 401: return "Unauthorized";
         case 404: return "Not Found";
         case 409: return "Conflict";
         case 410: return "Gone";
@@ -74,10 +76,82 @@ scripted_reply scripted_reply::watch_stream(std::vector<std::string> lines, std:
 
 struct scripted_tls_server::state {};
 
+namespace {
+
+using replies_t = std::shared_ptr<std::deque<scripted_reply>>;
+using requests_t = std::shared_ptr<std::vector<recorded_request>>;
+
+// One connection's request/reply loop, over TLS or plain TCP.
+template <class Stream>
+asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, requests_t reqs, int conn_id) {
+    constexpr bool tls = !std::is_same_v<Stream, tcp::socket>;
+    if constexpr (tls) {
+        auto [hec] = co_await stream->async_handshake(asio::ssl::stream_base::server, tuple_aw);
+        if (hec) co_return;
+    }
+    asio::streambuf buf;
+    for (;;) {
+        auto [rec, n] = co_await asio::async_read_until(*stream, buf, "\r\n\r\n", tuple_aw);
+        if (rec) co_return;
+        recorded_request rr;
+        rr.at = std::chrono::steady_clock::now();
+        rr.connection = conn_id;
+        rr.head.assign(asio::buffers_begin(buf.data()), asio::buffers_begin(buf.data()) + n);
+        buf.consume(n);
+        std::istringstream line(rr.head);
+        line >> rr.method >> rr.target;
+        std::size_t len = 0;
+        std::string lower = rr.head;
+        std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+        if (auto p = lower.find("content-length:"); p != std::string::npos) len = std::stoul(lower.substr(p + 15));
+        if (buf.size() < len) {
+            auto [bec, bn] = co_await asio::async_read(*stream, buf, asio::transfer_exactly(len - buf.size()), tuple_aw);
+            if (bec) co_return;
+        }
+        rr.body.assign(asio::buffers_begin(buf.data()), asio::buffers_begin(buf.data()) + len);
+        buf.consume(len);
+        reqs->push_back(rr);
+
+        scripted_reply reply = replies->empty() ? scripted_reply::status(500, "InternalError", "script exhausted")
+                                                : std::move(replies->front());
+        if (!replies->empty()) replies->pop_front();
+        for (auto& [delay, bytes] : reply.pieces) {
+            co_await pause(delay);
+            auto [wec, wn] = co_await asio::async_write(*stream, asio::buffer(bytes), tuple_aw);
+            if (wec) co_return;
+        }
+        switch (reply.after) {
+            case scripted_reply::then::keep_open: break;
+            case scripted_reply::then::close: {
+                boost::system::error_code ig;
+                if constexpr (tls) {
+                    co_await stream->async_shutdown(tuple_aw);
+                } else {
+                    stream->shutdown(tcp::socket::shutdown_both, ig);
+                }
+                stream->lowest_layer().close(ig);
+                co_return;
+            }
+            case scripted_reply::then::reset: {
+                boost::system::error_code ig;
+                stream->lowest_layer().set_option(tcp::socket::linger(true, 0), ig);
+                stream->lowest_layer().close(ig);
+                co_return;
+            }
+            case scripted_reply::then::hang:
+                co_await pause(std::chrono::milliseconds(30'000));
+                co_return;
+        }
+    }
+}
+
+}  // namespace
+
 scripted_tls_server::scripted_tls_server(asio::io_context& io, const std::string& cert_pem, const std::string& key_pem,
                                          mode m)
     : io_(io),
-      ctx_(std::make_shared<asio::ssl::context>(http::make_server_tls_context(cert_pem, key_pem))),
+      ctx_(m == mode::plain ? nullptr
+                            : std::make_shared<asio::ssl::context>(http::make_server_tls_context(cert_pem, key_pem))),
       acceptor_(std::make_shared<tcp::acceptor>(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0))),
       replies_(std::make_shared<std::deque<scripted_reply>>()),
       requests_(std::make_shared<std::vector<recorded_request>>()), connections_(std::make_shared<int>(0)),
@@ -96,72 +170,25 @@ scripted_tls_server::scripted_tls_server(asio::io_context& io, const std::string
                 auto [ec, sock] = co_await acc->async_accept(tuple_aw);
                 if (ec) co_return;
                 const int conn_id = (*conns)++;
-                asio::co_spawn(
-                    acc->get_executor(),
-                    [ctx, replies, reqs, md, conn_id, s = std::move(sock)]() mutable -> asio::awaitable<void> {
-                        auto stream = std::make_shared<asio::ssl::stream<tcp::socket>>(std::move(s), *ctx);
-                        if (md == mode::no_handshake) {
-                            // Accept TCP, then say nothing until the client gives up.
+                if (md == mode::no_handshake) {
+                    // Accept TCP, then say nothing until the client gives up.
+                    asio::co_spawn(
+                        acc->get_executor(),
+                        [s = std::make_shared<tcp::socket>(std::move(sock))]() -> asio::awaitable<void> {
                             co_await pause(std::chrono::milliseconds(30'000));
-                            co_return;
-                        }
-                        auto [hec] = co_await stream->async_handshake(asio::ssl::stream_base::server, tuple_aw);
-                        if (hec) co_return;
-                        asio::streambuf buf;
-                        for (;;) {
-                            auto [rec, n] = co_await asio::async_read_until(*stream, buf, "\r\n\r\n", tuple_aw);
-                            if (rec) co_return;
-                            recorded_request rr;
-                            rr.at = std::chrono::steady_clock::now();
-                            rr.connection = conn_id;
-                            rr.head.assign(asio::buffers_begin(buf.data()), asio::buffers_begin(buf.data()) + n);
-                            buf.consume(n);
-                            std::istringstream line(rr.head);
-                            line >> rr.method >> rr.target;
-                            std::size_t len = 0;
-                            std::string lower = rr.head;
-                            std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-                            if (auto p = lower.find("content-length:"); p != std::string::npos)
-                                len = std::stoul(lower.substr(p + 15));
-                            if (buf.size() < len) {
-                                auto [bec, bn] = co_await asio::async_read(
-                                    *stream, buf, asio::transfer_exactly(len - buf.size()), tuple_aw);
-                                if (bec) co_return;
-                            }
-                            rr.body.assign(asio::buffers_begin(buf.data()), asio::buffers_begin(buf.data()) + len);
-                            buf.consume(len);
-                            reqs->push_back(rr);
-
-                            scripted_reply reply = replies->empty()
-                                                       ? scripted_reply::status(500, "InternalError", "script exhausted")
-                                                       : std::move(replies->front());
-                            if (!replies->empty()) replies->pop_front();
-                            for (auto& [delay, bytes] : reply.pieces) {
-                                co_await pause(delay);
-                                auto [wec, wn] = co_await asio::async_write(*stream, asio::buffer(bytes), tuple_aw);
-                                if (wec) co_return;
-                            }
-                            switch (reply.after) {
-                                case scripted_reply::then::keep_open: break;
-                                case scripted_reply::then::close: {
-                                    co_await stream->async_shutdown(tuple_aw);
-                                    boost::system::error_code ig;
-                                    stream->lowest_layer().close(ig);
-                                    co_return;
-                                }
-                                case scripted_reply::then::reset: {
-                                    boost::system::error_code ig;
-                                    stream->lowest_layer().set_option(tcp::socket::linger(true, 0), ig);
-                                    stream->lowest_layer().close(ig);
-                                    co_return;
-                                }
-                                case scripted_reply::then::hang:
-                                    co_await pause(std::chrono::milliseconds(30'000));
-                                    co_return;
-                            }
-                        }
-                    },
-                    asio::detached);
+                        },
+                        asio::detached);
+                } else if (md == mode::plain) {
+                    asio::co_spawn(acc->get_executor(),
+                                   serve(std::make_shared<tcp::socket>(std::move(sock)), replies, reqs, conn_id),
+                                   asio::detached);
+                } else {
+                    asio::co_spawn(
+                        acc->get_executor(),
+                        serve(std::make_shared<asio::ssl::stream<tcp::socket>>(std::move(sock), *ctx), replies, reqs,
+                              conn_id),
+                        asio::detached);
+                }
             }
         },
         asio::detached);

@@ -1,7 +1,8 @@
 #pragma once
-// A tiny HTTPS server on 127.0.0.1 for behaviour tests: each incoming request
-// takes the next scripted reply, which can delay, drip, stop mid-body, reset
-// the connection or hang. Every request is recorded with its arrival time.
+// A tiny HTTPS (or, in mode::plain, HTTP) server on 127.0.0.1 for behaviour
+// tests: each incoming request takes the next scripted reply, which can
+// delay, drip, stop mid-body, reset the connection or hang. Every request is
+// recorded with its arrival time.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -40,8 +41,9 @@ struct recorded_request {
 
 class scripted_tls_server {
 public:
-    enum class mode { normal, no_handshake };
+    enum class mode { normal, no_handshake, plain };
 
+    // mode::plain ignores the certificate and key.
     scripted_tls_server(boost::asio::io_context& io, const std::string& cert_pem, const std::string& key_pem,
                         mode m = mode::normal);
     ~scripted_tls_server();

@@ -1,6 +1,8 @@
 #pragma once
-// HTTPS client for one host: TLS 1.2+, certificate + hostname/IP SAN
-// verification, a bounded keep-alive pool and per-phase timeouts.
+// HTTP(S) client for one host: TLS 1.2+, certificate + hostname/IP SAN
+// verification, a bounded keep-alive pool and per-phase timeouts. Plain
+// HTTP is a choice of stream inside the same pool (a Prometheus inside the
+// cluster often speaks only that); the apiserver client always uses TLS.
 // Beast lives only in the .cpp (pimpl), so includers pay for Asio only.
 #include <attune/http/message.hpp>
 #include <attune/http/tls_options.hpp>
@@ -21,6 +23,7 @@ struct client_options {
     std::size_t max_body_bytes = 64u << 20;   // non-streaming responses
     std::chrono::seconds idle_keepalive{90};  // drop idle pooled connections older than this
     timeouts limits;
+    bool tls = true;  // false: plain HTTP; the tls_options are then unused
 };
 
 struct exchange_result {

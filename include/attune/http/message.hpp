@@ -38,6 +38,9 @@ struct request {
     std::string target;  // path + query, already encoded
     std::vector<header> headers;
     std::string body;  // always held in memory, hence always replayable
+    // Budget for the whole exchange (pool wait, resolve, connect, handshake,
+    // write and read), on top of the per-phase limits; 0: those alone.
+    std::chrono::milliseconds timeout{0};
 };
 
 struct response {

@@ -27,18 +27,27 @@ public:
 
     static std::shared_ptr<token_source> fixed(std::string token);
     // Throws config_error if the first read fails or the file is empty.
+    // reread_when_changed: also re-read as soon as the file's modification
+    // time changes (one stat per current(); a mounted Secret that rotates).
     static std::shared_ptr<token_source> from_file(std::filesystem::path path,
-                                                   std::chrono::seconds refresh = std::chrono::seconds(60));
+                                                   std::chrono::seconds refresh = std::chrono::seconds(60),
+                                                   bool reread_when_changed = false);
 
     const std::string& current(clock::time_point now);
+    // Re-reads the file now (after a 401, say); false if that failed and the
+    // last good token stays. A fixed token: false.
+    bool force_reread();
     const std::filesystem::path& file() const noexcept { return path_; }
 
 private:
     token_source() = default;
     bool reread();
+    std::filesystem::file_time_type mtime() const;
     std::string token_;
     std::filesystem::path path_;
     std::chrono::seconds refresh_{60};
+    bool watch_mtime_ = false;
+    std::filesystem::file_time_type mtime_{};
     clock::time_point read_at_{};
 };
 

@@ -1,0 +1,81 @@
+#pragma once
+// The Prometheus HTTP API client (the shell around the core's PromQL and
+// response decoding): range and instant queries over the runtime's HTTP(S)
+// pool. Every expected failure is an outcome the caller turns into a
+// condition (PrometheusUnavailable): unreachable, timeout, a non-200 answer,
+// an oversized or garbage body, a Prometheus error. Nothing here throws for
+// I/O, and a bad configuration is an error at create(), not a crash.
+#include <attune/core/prometheus_response.hpp>
+#include <attune/core/result.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace attune::controller {
+
+struct prometheus_settings {
+    prometheus_settings() = default;
+    std::string address;  // http(s)://host[:port][/path-prefix]
+    std::map<std::string, std::string> headers;           // added to every query
+    std::map<std::string, std::string> query_parameters;  // added to every query URL (dedup=true, ...)
+    std::string ca_file;            // PEM CA bundle for https; empty: the system trust store
+    bool insecure_skip_verify = false;
+    std::string bearer_token_file;  // re-read when it changes, and once after a 401/403; empty: none
+    std::chrono::milliseconds query_timeout{30'000};  // the whole exchange of one query
+    std::size_t max_response_bytes = 32u << 20;
+    std::size_t max_connections = 4;
+    core::PromDecodeLimits decode;
+};
+
+// Error codes of a query:
+//   "unreachable"        resolve, connect, TLS or the connection failed
+//   "timeout"            query_timeout passed
+//   "response_too_large" the body exceeded max_response_bytes
+//   "unauthorized"       401/403, also after re-reading the token file
+//   "http_status"        any other non-200 answer without a Prometheus error body
+//   "prometheus_error"   Prometheus answered status "error" (bad query, 422 timeout, ...)
+//   "invalid_response"   a 200 whose body is not the API's JSON
+//   "cancelled"          shutdown()
+struct prometheus_outcome {
+    // Asio's co_spawn needs a default value for a coroutine that threw.
+    prometheus_outcome() : result(core::make_error("cancelled", "no outcome")) {}
+    prometheus_outcome(core::result<core::PromResponse> r, std::chrono::nanoseconds d, unsigned status)
+        : result(std::move(r)), duration(d), http_status(status) {}
+    core::result<core::PromResponse> result;
+    std::chrono::nanoseconds duration{0};  // for attune_prometheus_query_duration_seconds
+    unsigned http_status = 0;              // 0 when no answer came
+};
+
+class prometheus_client {
+public:
+    // Error "invalid_config": a bad address, an unreadable CA bundle or
+    // token file, a reserved query parameter (query, time, start, end,
+    // step, timeout in any case) or a header that is not a valid token.
+    static core::result<std::shared_ptr<prometheus_client>> create(boost::asio::any_io_executor ex,
+                                                                   prometheus_settings settings);
+    ~prometheus_client();
+    prometheus_client(const prometheus_client&) = delete;
+    prometheus_client& operator=(const prometheus_client&) = delete;
+
+    // /api/v1/query_range; times in seconds since the epoch.
+    boost::asio::awaitable<prometheus_outcome> query_range(std::string query, double start, double end,
+                                                           std::chrono::seconds step);
+    // /api/v1/query at `time`.
+    boost::asio::awaitable<prometheus_outcome> query(std::string query, double time);
+
+    // Fails queries in flight and refuses new ones (manager shutdown).
+    void shutdown() noexcept;
+    const std::string& address() const noexcept;
+
+private:
+    struct impl;
+    explicit prometheus_client(std::shared_ptr<impl> i);
+    std::shared_ptr<impl> impl_;
+};
+
+}  // namespace attune::controller
