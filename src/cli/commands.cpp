@@ -1,0 +1,11 @@
+#include "commands.hpp"
+
+namespace attune::cli {
+
+std::vector<command> all_commands() {
+    std::vector<command> out;
+    out.push_back(make_version_command());
+    return out;
+}
+
+}  // namespace attune::cli
