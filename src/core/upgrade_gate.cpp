@@ -24,7 +24,69 @@ const AddonVersionRow* row_for(const AddonSpec& spec, const DottedVersion& v) {
     return best;
 }
 
+const boost::json::value* at(const boost::json::value* v, std::initializer_list<std::string_view> path) {
+    for (auto k : path) {
+        if (v == nullptr || !v->is_object()) return nullptr;
+        v = v->get_object().if_contains(k);
+    }
+    return v;
+}
+
+std::string string_at(const boost::json::value* v, std::initializer_list<std::string_view> path) {
+    const auto* s = at(v, path);
+    return s && s->is_string() ? std::string(s->get_string()) : std::string();
+}
+
 }  // namespace
+
+AddonObservation observe_addon(const AddonSpec& spec, const boost::json::value* workload) {
+    AddonObservation o;
+    o.addon = spec.name;
+    o.where = spec.source.kind + " " + spec.source.ns + "/" + spec.source.name;
+    if (workload == nullptr) {
+        o.missing = "the " + spec.source.kind + " does not exist";
+        return o;
+    }
+    if (!spec.source.label.empty()) {
+        o.where += ", label " + spec.source.label;
+        const auto* labels = at(workload, {"metadata", "labels"});
+        const auto* v = labels && labels->is_object() ? labels->get_object().if_contains(spec.source.label) : nullptr;
+        if (v == nullptr || !v->is_string()) {
+            o.missing = "the " + spec.source.kind + " has no label " + spec.source.label;
+            return o;
+        }
+        o.found = true;
+        o.raw = std::string(v->get_string());
+        return o;
+    }
+    o.where += ", container " + spec.source.container;
+    const auto* containers = at(workload, {"spec", "template", "spec", "containers"});
+    if (containers != nullptr && containers->is_array()) {
+        for (const auto& c : containers->get_array()) {
+            if (string_at(&c, {"name"}) != spec.source.container) continue;
+            o.found = true;
+            o.raw = string_at(&c, {"image"});
+            return o;
+        }
+    }
+    o.missing = "the " + spec.source.kind + " has no container " + spec.source.container;
+    return o;
+}
+
+result<std::vector<NodeRuntime>> node_runtimes_from(const boost::json::array& items) {
+    std::vector<NodeRuntime> out;
+    for (const auto& n : items) {
+        NodeRuntime r;
+        r.node = string_at(&n, {"metadata", "name"});
+        if (!n.is_object() || r.node.empty()) return make_error("invalid_object", "a Node in the list has no name");
+        r.runtime_version = string_at(&n, {"status", "nodeInfo", "containerRuntimeVersion"});
+        if (const auto* conds = at(&n, {"status", "conditions"}); conds && conds->is_array())
+            for (const auto& c : conds->get_array())
+                if (string_at(&c, {"type"}) == "Ready") r.ready = string_at(&c, {"status"}) == "True";
+        out.push_back(std::move(r));
+    }
+    return out;
+}
 
 std::optional<GateReason> classify_addon(const AddonSpec& spec, const AddonObservation& seen, KubeMinor target) {
     const auto& name = spec.name;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 namespace attune::core {
 namespace {
 
@@ -328,6 +330,50 @@ TEST(UpgradeGate, JsonOutputCarriesClassesAndLines) {
     EXPECT_EQ(first.at("check"), "addon");
     EXPECT_EQ(first.at("subject"), "kyverno");
     EXPECT_EQ(gate_error_json("1.36", "boom").at("exitCode"), 3);
+}
+
+}  // namespace
+}  // namespace attune::core
+
+namespace attune::core {
+namespace {
+
+TEST(ObserveAddon, ImageOfTheNamedContainerOrTheLabel) {
+    auto m = matrix();
+    const auto& calico = m.addons[0];
+    const auto& eso = m.addons[2];
+    auto deploy = boost::json::parse(R"({"metadata":{"labels":{"app.kubernetes.io/version":"0.14.2"}},
+        "spec":{"template":{"spec":{"containers":[{"name":"other","image":"x:1"},{"name":"calico-kube-controllers","image":"calico/kube-controllers:v3.29.1"}]}}}})");
+    auto o = observe_addon(calico, &deploy);
+    EXPECT_TRUE(o.found);
+    EXPECT_EQ(o.raw, "calico/kube-controllers:v3.29.1");
+    EXPECT_EQ(o.where, "Deployment calico-system/calico-kube-controllers, container calico-kube-controllers");
+    o = observe_addon(eso, &deploy);
+    EXPECT_TRUE(o.found);
+    EXPECT_EQ(o.raw, "0.14.2");
+
+    auto bare = boost::json::parse(R"({"metadata":{},"spec":{"template":{"spec":{"containers":[]}}}})");
+    EXPECT_EQ(observe_addon(calico, &bare).missing, "the Deployment has no container calico-kube-controllers");
+    EXPECT_EQ(observe_addon(eso, &bare).missing, "the Deployment has no label app.kubernetes.io/version");
+    o = observe_addon(calico, nullptr);
+    EXPECT_FALSE(o.found);
+    EXPECT_EQ(o.missing, "the Deployment does not exist");
+}
+
+TEST(NodeRuntimesFrom, RuntimeVersionAndReadiness) {
+    auto items = boost::json::parse(R"([
+      {"metadata":{"name":"a"},"status":{"nodeInfo":{"containerRuntimeVersion":"containerd://2.0.0"},
+       "conditions":[{"type":"MemoryPressure","status":"False"},{"type":"Ready","status":"True"}]}},
+      {"metadata":{"name":"b"},"status":{"conditions":[{"type":"Ready","status":"Unknown"}]}}
+    ])").as_array();
+    auto r = node_runtimes_from(items);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r.value().size(), 2u);
+    EXPECT_EQ(r.value()[0].runtime_version, "containerd://2.0.0");
+    EXPECT_TRUE(r.value()[0].ready);
+    EXPECT_EQ(r.value()[1].runtime_version, "");
+    EXPECT_FALSE(r.value()[1].ready);
+    EXPECT_FALSE(node_runtimes_from(boost::json::parse(R"([{"metadata":{}}])").as_array()).ok());
 }
 
 }  // namespace

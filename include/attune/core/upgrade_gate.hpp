@@ -8,7 +8,9 @@
 #include "attune/core/upgrade_removed_apis.hpp"
 #include "attune/core/upgrade_version.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/value.hpp>
 
 #include <optional>
 #include <string>
@@ -28,7 +30,16 @@ struct AddonObservation {
 struct NodeRuntime {
     std::string node;
     std::string runtime_version;  // status.nodeInfo.containerRuntimeVersion, "containerd://1.7.24"
+    bool ready = false;           // condition Ready=True (the chain's health check)
 };
+
+// The observation of `spec` from its workload object; nullptr means the
+// apiserver answered 404.
+AddonObservation observe_addon(const AddonSpec& spec, const boost::json::value* workload);
+
+// Nodes from a NodeList's items. Error code "invalid_object" for an item that
+// is not an object or has no name.
+result<std::vector<NodeRuntime>> node_runtimes_from(const boost::json::array& items);
 
 struct GateInputs {
     std::string server_version;  // "v1.35.4", for messages
