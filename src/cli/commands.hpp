@@ -8,5 +8,10 @@ namespace attune::cli {
 std::string client_version();  // "v0.1.0"
 
 command make_version_command();
+command make_upgrade_gate_command();
+command make_upgrade_step_command();
+command make_upgrade_report_command();
+
+extern const char* const kDefaultMatrix;  // where the kustomize Job mounts the matrix ConfigMap
 
 }  // namespace attune::cli
