@@ -32,6 +32,7 @@ struct step_options {
     std::string target;  // "" for --detect: the next minor
     std::string matrix;
     std::string job_template;
+    std::string upgrade_job_template;  // the upgrade phase's Job (privileged on a real cluster)
     std::optional<http_endpoint> pushgateway;
     std::string push_job = "attune-upgrade";
     std::string upgrade_command;
@@ -59,6 +60,7 @@ core::result<step_options> parse(const invocation& inv) {
     o.job_template = inv.flags.get("job-template");
     const bool spawns = o.detect || o.phase != core::ChainPhase::postflight;
     if (spawns && o.job_template.empty()) return bad("--job-template FILE is needed to spawn the next Job");
+    o.upgrade_job_template = inv.flags.get("upgrade-job-template", o.job_template);
     if (inv.flags.has("pushgateway")) {
         auto e = parse_http_url("pushgateway", inv.flags.get("pushgateway"));
         if (!e) return e.error();
@@ -116,7 +118,7 @@ asio::awaitable<int> preflight(session& s, const step_options& o, invocation& in
     spdlog::info("preflight decided target={} gate_exit={} blocked={} held={} decision=\"{}\"", target.str(),
                  run.exit_code, route.blocked, route.held, route.why);
     if (!route.proceed) co_return kExitOk;  // a deliberate decision: the Job completes, the chain halts
-    auto next = co_await create_chain_job(s.client(), s.ns(), o.job_template, core::ChainPhase::upgrade, target);
+    auto next = co_await create_chain_job(s.client(), s.ns(), o.upgrade_job_template, core::ChainPhase::upgrade, target);
     if (!next.error.empty()) co_return fail(next.error);
     co_return kExitOk;
 }
@@ -232,6 +234,7 @@ command make_upgrade_step_command() {
         {"target", 0, flag_kind::value, "1.N", "the chain's target (default for --detect: the next minor)"},
         {"matrix", 0, flag_kind::value, "FILE", std::string("the gate's compat matrix (default ") + kDefaultMatrix + ")"},
         {"job-template", 0, flag_kind::value, "FILE", "the chain Job template (JSON batch/v1 Job) for the next step"},
+        {"upgrade-job-template", 0, flag_kind::value, "FILE", "preflight: the upgrade phase's Job template (default --job-template)"},
         {"pushgateway", 0, flag_kind::value, "URL", "Pushgateway base URL, http://HOST:PORT"},
         {"push-job", 0, flag_kind::value, "NAME", "the Pushgateway job label (default attune-upgrade)"},
         {"upgrade-command", 0, flag_kind::value, "CMD", "the upgrade, run by /bin/sh -c; {target} becomes 1.N"},
