@@ -143,6 +143,13 @@ scan_result scan_positions(std::string_view text) {
     if (ec) {
         out.syntax_ok = false;
         out.error_line = h.line;
+        if (ec == boost::json::error::incomplete) {
+            // The text ended early: name the last line that has anything on it.
+            const auto last = text.find_last_not_of(" \t\r\n");
+            out.error_line = last == std::string_view::npos
+                                 ? 1
+                                 : 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + last, '\n'));
+        }
         out.error_near = h.current();
         out.error_what = ec == boost::json::error::incomplete ? "the JSON ends early (an unclosed { or [?)"
                                                               : "JSON syntax error (" + ec.message() + ")";

@@ -66,7 +66,7 @@ TEST(ParseUpgradeMatrix, ErrorsNameTheLineAndTheField) {
   }
 })",
          "m.json line 5: addons.calico.versions[0].version: JSON syntax error (syntax error)"},
-        {"syntax: truncated", "{\n  \"addons\": {\n", "m.json line 3: addons: the JSON ends early (an unclosed { or [?)"},
+        {"syntax: truncated", "{\n  \"addons\": {\n\n", "m.json line 2: addons: the JSON ends early (an unclosed { or [?)"},
         {"not JSON at all", "hello", "m.json line 1: (top level): JSON syntax error (syntax error)"},
         {"bad max_k8s", addon_head + R"(      "versions": [
         {"version": "3.29.0", "max_k8s": "1.35"},
