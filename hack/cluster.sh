@@ -255,8 +255,11 @@ up() {
     # The Pushgateway keeps what batch jobs (the upgrade chain) push; Prometheus
     # scrapes it with honor_labels so the pushed job label is kept, and
     # evaluates the upgrade gate's alert rules on it.
+    # The persistence file also puts the cluster dir on its command line,
+    # which is how pid_alive tells our processes from others.
+    mkdir -p "$dir/data/pushgateway"
     record_cmd pushgateway prometheus-pushgateway --web.listen-address="127.0.0.1:$(port_of pushgateway)" \
-      --log.level=warn
+      --persistence.file="$dir/data/pushgateway/metrics" --log.level=warn
     say "starting pushgateway on 127.0.0.1:$(port_of pushgateway)"
     start_one pushgateway
     wait_ready pushgateway 30 curl -sf --max-time 2 "http://127.0.0.1:$(port_of pushgateway)/-/ready"

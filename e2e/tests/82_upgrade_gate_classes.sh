@@ -15,7 +15,7 @@ test_namespace
 tmp=$(mktemp -d); at_exit "rm -rf $tmp"
 
 cur=$K8S_MINOR
-tgt="1.$(( ${cur#1.} + 1 ))"
+tgt=$(next_minor "$cur")
 log "cluster $K8S_VERSION, target $tgt"
 
 fake_addon "$ns" calico attune.local/calico/kube-controllers:v3.29.1 0

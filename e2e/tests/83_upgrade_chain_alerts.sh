@@ -21,7 +21,7 @@ test_namespace
 use_push_job
 tmp=$(mktemp -d); at_exit "rm -rf $tmp"
 cur=$K8S_MINOR
-tgt="1.$(( ${cur#1.} + 1 ))"
+tgt=$(next_minor "$cur")
 
 fake_addon "$ns" calico attune.local/calico/kube-controllers:v3.29.1 0
 fake_addon "$ns" kyverno attune.local/kyverno/kyverno:v1.14.2 0

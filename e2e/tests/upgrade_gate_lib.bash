@@ -14,6 +14,7 @@ UPGRADE_LOGS=${UPGRADE_LOGS:-$ATTUNE_RUN/upgrade-logs}
 mkdir -p "$UPGRADE_LOGS"
 
 require_cli() { require_built "$ATTUNE_CLI" kubectl-attune; }
+next_minor() { echo "1.$(( ${1#1.} + 1 ))"; }  # next_minor 1.36 -> 1.37
 
 # fake_addon NS NAME IMAGE [REPLICAS] [VERSION-LABEL]: a Deployment whose image
 # (and optionally its app.kubernetes.io/version label) carries a version.

@@ -1,5 +1,7 @@
 #include "attune/core/upgrade_chain.hpp"
 
+#include "upgrade_json.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -8,18 +10,9 @@
 namespace attune::core {
 namespace {
 
-const boost::json::value* at(const boost::json::value* v, std::initializer_list<std::string_view> path) {
-    for (auto k : path) {
-        if (v == nullptr || !v->is_object()) return nullptr;
-        v = v->get_object().if_contains(k);
-    }
-    return v;
-}
+using detail::at;
+using detail::string_at;
 
-std::string string_at(const boost::json::value* v, std::initializer_list<std::string_view> path) {
-    const auto* s = at(v, path);
-    return s && s->is_string() ? std::string(s->get_string()) : std::string();
-}
 
 std::string format_value(double v) {
     char buf[32];

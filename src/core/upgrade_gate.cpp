@@ -1,11 +1,16 @@
 #include "attune/core/upgrade_gate.hpp"
 
+#include "upgrade_json.hpp"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
 
 namespace attune::core {
 namespace {
+
+using detail::at;
+using detail::string_at;
 
 GateReason reason(BlockClass c, std::string check, std::string subject, std::string message) {
     GateReason r;
@@ -24,18 +29,6 @@ const AddonVersionRow* row_for(const AddonSpec& spec, const DottedVersion& v) {
     return best;
 }
 
-const boost::json::value* at(const boost::json::value* v, std::initializer_list<std::string_view> path) {
-    for (auto k : path) {
-        if (v == nullptr || !v->is_object()) return nullptr;
-        v = v->get_object().if_contains(k);
-    }
-    return v;
-}
-
-std::string string_at(const boost::json::value* v, std::initializer_list<std::string_view> path) {
-    const auto* s = at(v, path);
-    return s && s->is_string() ? std::string(s->get_string()) : std::string();
-}
 
 }  // namespace
 
