@@ -4,16 +4,18 @@
 #   hack/cluster.sh up --k8s 1.36 [--nodes 3] [--node-cpu 4] [--node-memory 16Gi]
 #                      [--declared-features auto|none|A,B] [--feature-gates G=true,...]
 #                      [--max-requests-inflight N] [--max-mutating-requests-inflight N]
-#                      [--no-prometheus]
+#                      [--runtime-config G/V=true,...] [--no-prometheus]
+#   hack/cluster.sh upgrade --to 1.N+1    (control plane only, on the same etcd data)
 #   hack/cluster.sh down
 #   hack/cluster.sh status
-#   hack/cluster.sh restart <etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubesim|prometheus>
+#   hack/cluster.sh restart <etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubesim|pushgateway|prometheus>
 #   hack/cluster.sh stop <component>      (kill one component, e.g. to test reconnects)
 #
 # Upstream etcd, kube-apiserver, kube-controller-manager and kube-scheduler of
 # the chosen minor run as separate processes (feature gates are per process);
 # kubesim plays the kubelet for N nodes and exports cAdvisor-style usage series
-# that a real Prometheus scrapes. State, logs and the kubeconfig live in
+# that a real Prometheus scrapes, along with a real Pushgateway (where the
+# upgrade chain pushes its gauges) and the upgrade gate's alert rules. State, logs and the kubeconfig live in
 # $ATTUNE_RUN/cluster (default e2e/.run/cluster). `down` kills only the
 # processes recorded in its pid files.
 set -euo pipefail
@@ -21,7 +23,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 ATTUNE_RUN=${ATTUNE_RUN:-$here/e2e/.run}
 dir=${CLUSTER_DIR:-$ATTUNE_RUN/cluster}
 base=${ATTUNE_PORT_BASE:-16440}
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubesim prometheus)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kubesim pushgateway prometheus)
+CONTROL_PLANE=(etcd kube-apiserver kube-controller-manager kube-scheduler)
 
 die() { echo "cluster: $*" >&2; exit 1; }
 say() { echo "cluster: $*" >&2; }
@@ -31,6 +34,7 @@ port_of() {
     etcd) echo $((base + 0));; etcd-peer) echo $((base + 1));; kube-apiserver) echo $((base + 3));;
     kube-controller-manager) echo $((base + 4));; kube-scheduler) echo $((base + 5));;
     kubesim) echo $((base + 6));; prometheus) echo $((base + 7));; webhook) echo $((base + 8));;
+    pushgateway) echo $((base + 9));;
     *) die "no port for $1";;
   esac
 }
@@ -149,7 +153,7 @@ record_cmd() {  # record_cmd NAME ARGV...: the exact command restart will re-run
 }
 
 up() {
-  local minor="" nodes=3 cpu=4 mem=16Gi features=auto gates="" inflight="" mutating="" prom=1
+  local minor="" nodes=3 cpu=4 mem=16Gi features=auto gates="" inflight="" mutating="" prom=1 runtime_config=""
   while [ $# -gt 0 ]; do
     case $1 in
       --k8s) minor=${2:?}; shift 2;;
@@ -160,6 +164,7 @@ up() {
       --feature-gates) gates=${2:?}; shift 2;;
       --max-requests-inflight) inflight=${2:?}; shift 2;;
       --max-mutating-requests-inflight) mutating=${2:?}; shift 2;;
+      --runtime-config) runtime_config=${2:?}; shift 2;;
       --no-prometheus) prom=0; shift;;
       *) die "unknown flag '$1' (see the header of $0)";;
     esac
@@ -169,7 +174,7 @@ up() {
   patch=$(awk -v m="$minor" '$1==m {print $2}' "$here/hack/k8s-versions.txt")
   [ -n "$patch" ] || die "unknown Kubernetes minor '$minor'; supported: $(awk '!/^#/{printf "%s ", $1}' "$here/hack/k8s-versions.txt")"
   for c in etcd kube-apiserver; do pid_alive "$c" && die "a cluster is already running in $dir (hack/cluster.sh down first)"; done
-  for c in etcd etcd-peer kube-apiserver kube-controller-manager kube-scheduler kubesim prometheus; do
+  for c in etcd etcd-peer kube-apiserver kube-controller-manager kube-scheduler kubesim prometheus pushgateway; do
     local p; p=$(port_of "$c")
     if ss -Htln "sport = :$p" 2>/dev/null | grep -q .; then
       die "port $p (for $c) is already in use on 127.0.0.1; stop whatever holds it or set ATTUNE_PORT_BASE"
@@ -177,6 +182,7 @@ up() {
   done
   command -v openssl >/dev/null || die "openssl is missing (hack/deps.sh installs it)"
   [ $prom = 0 ] || command -v prometheus >/dev/null || die "prometheus is missing (hack/deps.sh installs it)"
+  [ $prom = 0 ] || command -v prometheus-pushgateway >/dev/null || die "prometheus-pushgateway is missing (hack/deps.sh installs it)"
 
   local k8s sim
   k8s=$("$here/hack/controlplane-build.sh" "$minor") || die "could not build the $patch control plane"
@@ -208,6 +214,7 @@ up() {
   local extra=()
   [ -n "$inflight" ] && extra+=(--max-requests-inflight="$inflight")
   [ -n "$mutating" ] && extra+=(--max-mutating-requests-inflight="$mutating")
+  [ -n "$runtime_config" ] && extra+=(--runtime-config="$runtime_config")
   record_cmd kube-apiserver "$(dirname "$k8s")/kube-apiserver" \
     --etcd-servers="http://127.0.0.1:$etcd_p" --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
     --secure-port="$api_p" --cert-dir="$dir/pki/apiserver-certs" \
@@ -245,12 +252,27 @@ up() {
   wait_ready kubesim 60 nodes_ready "$nodes"
   wait_ready kube-controller-manager 60 "$dir/bin/kubectl" --kubeconfig "$dir/kubeconfig" -n default get serviceaccount default
   if [ $prom = 1 ]; then
+    # The Pushgateway keeps what batch jobs (the upgrade chain) push; Prometheus
+    # scrapes it with honor_labels so the pushed job label is kept, and
+    # evaluates the upgrade gate's alert rules on it.
+    # The persistence file also puts the cluster dir on its command line,
+    # which is how pid_alive tells our processes from others.
+    mkdir -p "$dir/data/pushgateway"
+    record_cmd pushgateway prometheus-pushgateway --web.listen-address="127.0.0.1:$(port_of pushgateway)" \
+      --persistence.file="$dir/data/pushgateway/metrics" --log.level=warn
+    say "starting pushgateway on 127.0.0.1:$(port_of pushgateway)"
+    start_one pushgateway
+    wait_ready pushgateway 30 curl -sf --max-time 2 "http://127.0.0.1:$(port_of pushgateway)/-/ready"
     mkdir -p "$dir/data/prometheus"
     cat > "$dir/prometheus.yml" <<EOF
 global: {scrape_interval: 2s, evaluation_interval: 2s}
+rule_files: ['$here/deploy/upgrade-gate/alerts.rules.yml']
 scrape_configs:
   - job_name: kubesim-cadvisor
     static_configs: [{targets: ['127.0.0.1:$(port_of kubesim)']}]
+  - job_name: pushgateway
+    honor_labels: true
+    static_configs: [{targets: ['127.0.0.1:$(port_of pushgateway)']}]
 EOF
     record_cmd prometheus prometheus --config.file="$dir/prometheus.yml" \
       --storage.tsdb.path="$dir/data/prometheus" --storage.tsdb.retention.time=1d \
@@ -264,6 +286,8 @@ K8S_MINOR=$minor
 K8S_VERSION=$patch
 API_SERVER=https://127.0.0.1:$api_p
 PROMETHEUS_URL=http://127.0.0.1:$(port_of prometheus)
+PUSHGATEWAY_URL=http://127.0.0.1:$(port_of pushgateway)
+K8S_BIN_DIR=$(dirname "$k8s")
 KUBESIM_METRICS=http://127.0.0.1:$(port_of kubesim)/metrics
 WEBHOOK_PORT=$(port_of webhook)
 SIM_NODES=$nodes
@@ -288,6 +312,55 @@ status() {
   [ -f "$dir/env" ] && cat "$dir/env"
 }
 
+# upgrade --to 1.N+1: what kubeadm does to a control plane, on the local one.
+# The control plane is stopped and the next minor's binaries start on the
+# same etcd data directory with the same flags; nodes (kubesim, i.e. the
+# kubelets), Prometheus and the Pushgateway keep running, so every object and
+# pod survives. One minor at a time, as kubeadm requires.
+upgrade() {
+  local to=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --to) to=${2:?}; shift 2;;
+      *) die "unknown flag '$1' for upgrade (usage: upgrade --to 1.N)";;
+    esac
+  done
+  [ -n "$to" ] || die "upgrade needs --to 1.N"
+  [ -f "$dir/env" ] || die "no cluster in $dir (hack/cluster.sh up first)"
+  pid_alive kube-apiserver || die "the kube-apiserver of $dir is not running"
+  local from from_bin patch
+  from=$(sed -n 's/^K8S_MINOR=//p' "$dir/env")
+  from_bin=$(sed -n 's/^K8S_BIN_DIR=//p' "$dir/env")
+  [ -n "$from_bin" ] || from_bin=$(dirname "$(readlink "$dir/bin/kubectl")")
+  [ "${to%%.*}" = "${from%%.*}" ] && [ "${to#*.}" = $(( ${from#*.} + 1 )) ] \
+    || die "can only upgrade one minor at a time: $from -> $to (kubeadm's rule)"
+  patch=$(awk -v m="$to" '$1==m {print $2}' "$here/hack/k8s-versions.txt")
+  [ -n "$patch" ] || die "unknown Kubernetes minor '$to'"
+  local k8s to_bin
+  k8s=$("$here/hack/controlplane-build.sh" "$to") || die "could not build the $patch control plane"
+  to_bin=$(dirname "$k8s")
+  say "upgrading the control plane $from -> $to ($patch) on the same etcd data"
+  local i c
+  for (( i=${#CONTROL_PLANE[@]}-1; i>=0; i-- )); do stop_one "${CONTROL_PLANE[$i]}"; done
+  for c in "${CONTROL_PLANE[@]}"; do
+    sed -i "s|$from_bin/|$to_bin/|g" "$dir/cmd/$c"
+    grep -qF "$to_bin/" "$dir/cmd/$c" || die "could not point $c at $to_bin"
+  done
+  start_one etcd
+  wait_ready etcd 60 curl -sf --max-time 2 "http://127.0.0.1:$(port_of etcd)/health"
+  start_one kube-apiserver
+  wait_ready kube-apiserver 120 https_ok "https://127.0.0.1:$(port_of kube-apiserver)/readyz"
+  start_one kube-controller-manager
+  start_one kube-scheduler
+  wait_ready kube-controller-manager 60 curl -skf --max-time 2 "https://127.0.0.1:$(port_of kube-controller-manager)/healthz"
+  wait_ready kube-scheduler 60 curl -skf --max-time 2 "https://127.0.0.1:$(port_of kube-scheduler)/healthz"
+  ln -sfn "$to_bin/kubectl" "$dir/bin/kubectl"
+  sed -i -e "s|^K8S_MINOR=.*|K8S_MINOR=$to|" -e "s|^K8S_VERSION=.*|K8S_VERSION=$patch|" \
+    -e "s|^K8S_BIN_DIR=.*|K8S_BIN_DIR=$to_bin|" "$dir/env"
+  grep -q '^K8S_BIN_DIR=' "$dir/env" || echo "K8S_BIN_DIR=$to_bin" >> "$dir/env"
+  say "upgraded to Kubernetes $patch"
+}
+
 restart() {
   local name=${1:?component}
   [ -f "$dir/cmd/$name" ] || die "no recorded command for '$name' (is the cluster up?)"
@@ -306,6 +379,7 @@ case $cmd in
   down) down;;
   status) status;;
   restart) restart "$@";;
+  upgrade) upgrade "$@";;
   stop) stop_one "${1:?component}";;
-  *) die "usage: $0 up --k8s 1.N [...] | down | status | restart NAME | stop NAME";;
+  *) die "usage: $0 up --k8s 1.N [...] | upgrade --to 1.N | down | status | restart NAME | stop NAME";;
 esac

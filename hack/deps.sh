@@ -20,7 +20,7 @@ debian_mirror() {
 
 apt_pkgs=(build-essential pkg-config meson ninja-build cmake git curl ca-certificates openssl jq xz-utils
           procps psmisc iproute2 python3 python3-yaml libboost1.81-dev libboost-json1.81-dev libssl-dev libspdlog-dev libfmt-dev
-          libyaml-cpp-dev libgtest-dev libgmock-dev prometheus)
+          libyaml-cpp-dev libgtest-dev libgmock-dev prometheus prometheus-pushgateway)
 [ "$want" = fuzz ] && apt_pkgs+=(clang libclang-rt-14-dev)
 
 missing=()
@@ -28,9 +28,9 @@ for p in "${apt_pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | gr
 if [ ${#missing[@]} -gt 0 ]; then
   log "apt-get install ${missing[*]}"
   $SUDO apt-get update -qq
-  # The prometheus package would start a system service; we only want the binary.
+  # The prometheus packages would start system services; we only want the binaries.
   $SUDO env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  $SUDO systemctl disable --now prometheus prometheus-node-exporter >/dev/null 2>&1 || true
+  $SUDO systemctl disable --now prometheus prometheus-node-exporter prometheus-pushgateway >/dev/null 2>&1 || true
   $SUDO pkill -x prometheus-node-exporter 2>/dev/null || true
 fi
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: unit tests, then the e2e suite on the newest stable minor.
-# Ends with one line `test: N passed, N failed` (meson suites + e2e tests).
+# `make test`: unit tests, the alert-rule tests, then the e2e suite on the
+# newest stable minor. Ends with one line `test: N passed, N failed` (gtest
+# cases + rule checks + e2e tests).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -19,8 +20,15 @@ if hack/build.sh "$build"; then
 else
   echo "test: the C++ build failed"; ufail=1
 fi
+# The upgrade chain's alert rules (promtool, from Debian's prometheus): its
+# rule tests (blocked fires, held is quiet, a failed chain Job fires), and the
+# PrometheusRule generated from the same file. Counted as one test each.
+rpass=0; rfail=0
+if (cd deploy/upgrade-gate && promtool test rules alerts_test.yml); then rpass=$((rpass+1)); else rfail=$((rfail+1)); fi
+if hack/upgrade-gate-rules.sh --check; then rpass=$((rpass+1)); else rfail=$((rfail+1)); fi
+echo "alert rules: $rpass passed, $rfail failed"
 E2E_REQUIRE_BUILD=1 hack/e2e.sh --k8s "${K8S:-1.36}" | tee "$build/e2e.out"
 epass=$(grep -oE '^e2e: [0-9]+ passed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); epass=${epass:-0}
 efail=$(grep -oE ', [0-9]+ failed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); efail=${efail:-1}
-echo "test: $(( upass + epass )) passed, $(( ufail + efail )) failed"
-[ $(( ufail + efail )) -eq 0 ]
+echo "test: $(( upass + rpass + epass )) passed, $(( ufail + rfail + efail )) failed"
+[ $(( ufail + rfail + efail )) -eq 0 ]

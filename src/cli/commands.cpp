@@ -1,0 +1,14 @@
+#include "commands.hpp"
+
+namespace attune::cli {
+
+std::vector<command> all_commands() {
+    std::vector<command> out;
+    out.push_back(make_version_command());
+    out.push_back(make_upgrade_gate_command());
+    out.push_back(make_upgrade_step_command());
+    out.push_back(make_upgrade_report_command());
+    return out;
+}
+
+}  // namespace attune::cli

@@ -1,0 +1,55 @@
+#pragma once
+// kubectl-style command-line flags for every kubectl-attune subcommand. Pure:
+// nothing here prints or exits; a usage error is a core::error with code
+// "bad_usage" whose message is what kubectl would say.
+//
+// Accepted forms: --name=value, --name value, -n value, -nvalue, -n=value,
+// --bool, --bool=false, -A; "--" ends the flags. Flags and positional
+// arguments may be interleaved; a repeated flag keeps its last value.
+#include <attune/core/result.hpp>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attune::cli {
+
+enum class flag_kind { boolean, value };
+
+struct flag_spec {
+    std::string name;        // long name, without "--"
+    char shorthand = 0;      // 'n' for -n; 0 for none
+    flag_kind kind = flag_kind::value;
+    std::string value_name;  // shown in help: --namespace NAME
+    std::string help;
+};
+
+class parsed_flags {
+public:
+    // Value flags hold their value, boolean flags "true" or "false".
+    std::map<std::string, std::string, std::less<>> values;
+    std::vector<std::string> positionals;
+
+    bool has(std::string_view name) const { return values.find(name) != values.end(); }
+    std::string get(std::string_view name, std::string fallback = {}) const;
+    bool flag(std::string_view name) const;  // a boolean flag set to true
+};
+
+core::result<parsed_flags> parse_flags(std::span<const std::string_view> args, std::span<const flag_spec> specs);
+
+// Aligned help lines, one per flag, in the order given.
+std::string flags_help(std::span<const flag_spec> specs);
+
+// Index of the subcommand in `args` (the first positional argument, skipping
+// the values of `global` value flags given before it); nullopt if none.
+std::optional<std::size_t> find_subcommand(std::span<const std::string_view> args, std::span<const flag_spec> global);
+
+// Parses a duration flag value ("90s", "10m", "1h", "500ms", "0"), as kubectl's
+// --request-timeout does; a bare number is seconds.
+core::result<std::chrono::milliseconds> parse_duration(std::string_view flag, std::string_view value);
+
+}  // namespace attune::cli

@@ -1,0 +1,254 @@
+#include "output.hpp"
+
+#include <boost/json.hpp>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <numeric>
+
+namespace attune::cli {
+
+namespace {
+core::error bad(std::string msg) { return core::make_error("bad_usage", std::move(msg)); }
+
+std::string cell_text(const boost::json::value* v) {
+    if (v == nullptr || v->is_null()) return "<none>";
+    if (v->is_string()) return std::string(v->get_string());
+    if (v->is_bool()) return v->get_bool() ? "true" : "false";
+    if (v->is_array()) {
+        // kubectl joins list cells with commas.
+        std::string out;
+        for (const auto& e : v->get_array()) {
+            if (!out.empty()) out += ",";
+            out += cell_text(&e);
+        }
+        return out.empty() ? "<none>" : out;
+    }
+    return boost::json::serialize(*v);
+}
+
+std::optional<double> number_of(const boost::json::value* v) {
+    if (v == nullptr) return std::nullopt;
+    if (v->is_int64()) return static_cast<double>(v->get_int64());
+    if (v->is_uint64()) return static_cast<double>(v->get_uint64());
+    if (v->is_double()) return v->get_double();
+    return std::nullopt;
+}
+
+// ".a.b", "{.a.b}", "a.b" -> "a.b"
+std::string normalise_path(std::string_view p) {
+    if (p.size() >= 2 && p.front() == '{' && p.back() == '}') p = p.substr(1, p.size() - 2);
+    if (!p.empty() && p.front() == '.') p.remove_prefix(1);
+    return std::string(p);
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           });
+}
+
+void pretty(const boost::json::value& v, std::string& out, int depth) {
+    const std::string pad(static_cast<std::size_t>(depth) * 2, ' ');
+    const std::string inner(static_cast<std::size_t>(depth + 1) * 2, ' ');
+    if (v.is_object()) {
+        const auto& o = v.get_object();
+        if (o.empty()) {
+            out += "{}";
+            return;
+        }
+        out += "{\n";
+        bool first = true;
+        for (const auto& kv : o) {
+            if (!first) out += ",\n";
+            first = false;
+            out += inner + boost::json::serialize(boost::json::value(kv.key())) + ": ";
+            pretty(kv.value(), out, depth + 1);
+        }
+        out += "\n" + pad + "}";
+    } else if (v.is_array()) {
+        const auto& a = v.get_array();
+        if (a.empty()) {
+            out += "[]";
+            return;
+        }
+        out += "[\n";
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            if (i) out += ",\n";
+            out += inner;
+            pretty(a[i], out, depth + 1);
+        }
+        out += "\n" + pad + "]";
+    } else {
+        out += boost::json::serialize(v);
+    }
+}
+
+// Would a plain YAML scalar with this text be read as something other than
+// a string (number, bool, null), or is it otherwise unsafe unquoted?
+bool needs_quotes(std::string_view s) {
+    if (s.empty()) return true;
+    static constexpr std::string_view kWords[] = {"true", "false", "yes", "no", "on", "off", "null", "~", "y", "n"};
+    for (auto w : kWords)
+        if (iequals(s, w)) return true;
+    double d = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+    if (ec == std::errc{} && p == s.data() + s.size()) return true;
+    if (s.find_first_of(":#{}[],&*!|>'\"%@`\n") != std::string_view::npos) return true;
+    if (s.front() == ' ' || s.back() == ' ' || s.front() == '-' || s.front() == '?') return true;
+    return s.find('.') != std::string_view::npos && std::all_of(s.begin(), s.end(), [](char c) {
+               return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
+           });
+}
+
+void emit_yaml(YAML::Emitter& e, const boost::json::value& v) {
+    switch (v.kind()) {
+        case boost::json::kind::object:
+            e << YAML::BeginMap;
+            for (const auto& kv : v.get_object()) {
+                e << YAML::Key;
+                const std::string k(kv.key());
+                if (needs_quotes(k)) e << YAML::DoubleQuoted;
+                e << k << YAML::Value;
+                emit_yaml(e, kv.value());
+            }
+            e << YAML::EndMap;
+            break;
+        case boost::json::kind::array:
+            e << YAML::BeginSeq;
+            for (const auto& x : v.get_array()) emit_yaml(e, x);
+            e << YAML::EndSeq;
+            break;
+        case boost::json::kind::string: {
+            const std::string s(v.get_string());
+            if (needs_quotes(s)) e << YAML::DoubleQuoted;
+            e << s;
+            break;
+        }
+        case boost::json::kind::bool_: e << (v.get_bool() ? "true" : "false"); break;
+        case boost::json::kind::null: e << YAML::Null; break;
+        default: e << boost::json::serialize(v); break;
+    }
+}
+}  // namespace
+
+core::result<output_format> parse_output_format(std::string_view value) {
+    if (value.empty() || value == "table") return output_format::table;
+    if (value == "wide") return output_format::wide;
+    if (value == "json") return output_format::json;
+    if (value == "yaml") return output_format::yaml;
+    return bad("unable to match a printer suitable for the output format \"" + std::string(value) +
+               "\", allowed formats are: json,table,wide,yaml");
+}
+
+const boost::json::value* find_path(const boost::json::value& record, std::string_view path) {
+    const boost::json::value* cur = &record;
+    while (!path.empty()) {
+        const auto dot = path.find('.');
+        const auto key = path.substr(0, dot);
+        if (!cur->is_object()) return nullptr;
+        cur = cur->get_object().if_contains(key);
+        if (cur == nullptr) return nullptr;
+        path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+    }
+    return cur;
+}
+
+core::result<std::string> render_table(const boost::json::array& records, std::span<const column> columns,
+                                       const table_options& opts) {
+    std::vector<const column*> shown;
+    for (const auto& c : columns)
+        if (!c.wide_only || opts.wide) shown.push_back(&c);
+
+    std::vector<std::size_t> order(records.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (!opts.sort_by.empty()) {
+        std::string path = normalise_path(opts.sort_by);
+        for (const auto& c : columns)
+            if (iequals(c.header, opts.sort_by)) path = c.path;
+        const bool known = std::any_of(records.begin(), records.end(),
+                                       [&](const auto& r) { return find_path(r, path) != nullptr; }) ||
+                           records.empty();
+        if (!known) return bad("couldn't find any field with path \"" + opts.sort_by + "\" in the list of objects");
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            const auto* va = find_path(records[a], path);
+            const auto* vb = find_path(records[b], path);
+            auto na = number_of(va), nb = number_of(vb);
+            if (na && nb) return *na < *nb;
+            return cell_text(va) < cell_text(vb);
+        });
+    }
+
+    std::vector<std::vector<std::string>> rows;
+    if (!opts.no_headers) {
+        std::vector<std::string> h;
+        for (const auto* c : shown) {
+            std::string up = c->header;
+            std::transform(up.begin(), up.end(), up.begin(), [](unsigned char ch) { return std::toupper(ch); });
+            h.push_back(std::move(up));
+        }
+        rows.push_back(std::move(h));
+    }
+    for (auto i : order) {
+        std::vector<std::string> r;
+        for (const auto* c : shown) r.push_back(cell_text(find_path(records[i], c->path)));
+        rows.push_back(std::move(r));
+    }
+    std::vector<std::size_t> width(shown.size(), 0);
+    for (const auto& r : rows)
+        for (std::size_t j = 0; j < r.size(); ++j) width[j] = std::max(width[j], r[j].size());
+    std::string out;
+    for (const auto& r : rows) {
+        std::string line;
+        for (std::size_t j = 0; j < r.size(); ++j) {
+            line += r[j];
+            if (j + 1 < r.size()) line += std::string(width[j] - r[j].size() + 3, ' ');
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out += line + "\n";
+    }
+    return out;
+}
+
+std::string to_pretty_json(const boost::json::value& v) {
+    std::string out;
+    pretty(v, out, 0);
+    out += "\n";
+    return out;
+}
+
+std::string to_yaml(const boost::json::value& v) {
+    YAML::Emitter e;
+    e.SetIndent(2);
+    e.SetSeqFormat(YAML::Block);
+    e.SetMapFormat(YAML::Block);
+    emit_yaml(e, v);
+    std::string out = e.c_str();
+    if (out.empty() || out.back() != '\n') out += "\n";
+    return out;
+}
+
+bool colour_enabled(bool is_tty, const char* no_color_env, const char* term_env) {
+    if (!is_tty) return false;
+    if (no_color_env != nullptr && *no_color_env != '\0') return false;
+    if (term_env != nullptr && std::string_view(term_env) == "dumb") return false;
+    return true;
+}
+
+std::string paint(colour c, std::string_view text, bool enabled) {
+    if (!enabled) return std::string(text);
+    const char* code = "";
+    switch (c) {
+        case colour::red: code = "\x1b[31m"; break;
+        case colour::yellow: code = "\x1b[33m"; break;
+        case colour::green: code = "\x1b[32m"; break;
+        case colour::cyan: code = "\x1b[36m"; break;
+        case colour::bold: code = "\x1b[1m"; break;
+    }
+    return std::string(code) + std::string(text) + "\x1b[0m";
+}
+
+}  // namespace attune::cli

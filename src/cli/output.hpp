@@ -1,0 +1,58 @@
+#pragma once
+// Output for every kubectl-attune subcommand, kubectl's way: -o table (the
+// default), wide, json or yaml; --no-headers; --sort-by; colour only on a
+// terminal. Pure: the functions build strings, main() writes them.
+#include <attune/core/result.hpp>
+
+#include <boost/json/array.hpp>
+#include <boost/json/value.hpp>
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace attune::cli {
+
+enum class output_format { table, wide, json, yaml };
+
+// "" and "table" -> table; "wide", "json", "yaml". Error code "bad_usage".
+core::result<output_format> parse_output_format(std::string_view value);
+
+// One table column: the header, and the record field it shows (a dotted path
+// into each record, e.g. "status.phase"). Wide-only columns appear with -o wide.
+struct column {
+    std::string header;
+    std::string path;
+    bool wide_only = false;
+};
+
+struct table_options {
+    bool wide = false;
+    bool no_headers = false;
+    // kubectl's --sort-by: a JSONPath into the record (".name", "{.status.phase}")
+    // or, as a convenience, a column header. Empty: the given order.
+    std::string sort_by;
+};
+
+// Records are JSON objects. Columns are separated by three spaces, as kubectl
+// does; a missing field prints "<none>". Sorting is stable, numeric when both
+// values are numbers. Error code "bad_usage" for an unknown --sort-by.
+core::result<std::string> render_table(const boost::json::array& records, std::span<const column> columns,
+                                       const table_options& opts);
+
+// Indented JSON (two spaces), as kubectl -o json prints it; ends with a newline.
+std::string to_pretty_json(const boost::json::value& v);
+// Block YAML; strings that YAML would read as another type are quoted.
+std::string to_yaml(const boost::json::value& v);
+
+// A dotted path lookup ("status.phase"); nullptr when absent.
+const boost::json::value* find_path(const boost::json::value& record, std::string_view path);
+
+// Colour only on a terminal, and never when NO_COLOR is set or TERM is dumb
+// (https://no-color.org).
+bool colour_enabled(bool is_tty, const char* no_color_env, const char* term_env);
+
+enum class colour { red, yellow, green, cyan, bold };
+std::string paint(colour c, std::string_view text, bool enabled);
+
+}  // namespace attune::cli
