@@ -34,7 +34,7 @@ core::result<policy_view> decode_policy(const json::value& policy) {
     const json::value* selector = nullptr;
     if (const auto* spec = policy.get_object().if_contains("spec"); spec && spec->is_object())
         selector = spec->get_object().if_contains("selector");
-    auto sel = parse_label_selector(selector);
+    auto sel = core::parse_label_selector(selector);
     if (sel) out.selector = std::move(sel).value();
     else out.selector_error = sel.error().message;
     return out;
@@ -61,7 +61,7 @@ workload_ref workload_ref_from(std::string kind, const json::value& workload) {
     w.ns = string_field(md, "namespace");
     w.kind = std::move(kind);
     w.name = string_field(md, "name");
-    w.labels = labels_of(workload);
+    w.labels = core::labels_of(workload);
     w.controlled_by_deployment = w.kind == "ReplicaSet" && controlled_by_deployment(workload);
     return w;
 }

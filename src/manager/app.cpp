@@ -350,8 +350,9 @@ int run_manager(const manager_options& opts) {
         return 1;
     }
     spdlog::info("starting attune-manager host={} port={} context={} workers={} leader_elect={} kube_qps={} "
-                 "kube_burst={}",
-                 cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst);
+                 "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={}",
+                 cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst,
+                 opts.allow_local_metrics_addresses, opts.allow_secret_reads);
     // io_context and manager are deliberately never destroyed: io.stop()
     // may leave coroutine frames that still point into the manager, and the
     // process exits right after. The OS reclaims both.

@@ -85,6 +85,14 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (auto e = boolean(o.allow_insecure_tls)) return *e;
             continue;
         }
+        if (flag == "allow-local-metrics-addresses") {
+            if (auto e = boolean(o.allow_local_metrics_addresses)) return *e;
+            continue;
+        }
+        if (flag == "allow-secret-reads") {
+            if (auto e = boolean(o.allow_secret_reads)) return *e;
+            continue;
+        }
         static constexpr std::string_view kValueFlags[] = {
             "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
             "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers"};
@@ -160,6 +168,10 @@ std::string usage() {
   --kube-qps N                       client-side rate limit, requests per second (default 20; <= 0 unlimited)
   --kube-burst N                     token bucket size (default 30)
   --workers N                        worker coroutines (default 2)
+  --allow-local-metrics-addresses    accept loopback Prometheus addresses (127.0.0.0/8, ::1, localhost)
+                                     in policies; for local clusters and tests (default off)
+  --allow-secret-reads               honour bearerTokenSecret and tls.caSecret in policies; needs the
+                                     secret-reads kustomize component's RBAC (default off)
   -h, --help                         this text
 )";
 }

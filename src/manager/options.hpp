@@ -28,6 +28,11 @@ struct manager_options {
     double kube_qps = 20;
     int kube_burst = 30;
     int workers = 2;
+    // Policy validation (core::PolicyValidationOptions): loopback Prometheus
+    // addresses, for the local control plane, the demo and e2e; and Secret
+    // reads for bearerTokenSecret / tls.caSecret (needs the secret-reads RBAC).
+    bool allow_local_metrics_addresses = false;
+    bool allow_secret_reads = false;
     bool help = false;
 };
 

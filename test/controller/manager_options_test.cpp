@@ -17,6 +17,25 @@ TEST(ManagerOptions, Defaults) {
     EXPECT_FALSE(o.value().leader_elect);
     EXPECT_EQ(o.value().workers, 2);
     EXPECT_EQ(o.value().log_format, "json");
+    EXPECT_FALSE(o.value().allow_local_metrics_addresses);
+    EXPECT_FALSE(o.value().allow_secret_reads);
+}
+
+TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
+    auto o = parse({"--allow-local-metrics-addresses", "--allow-secret-reads=true"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_TRUE(o.value().allow_local_metrics_addresses);
+    EXPECT_TRUE(o.value().allow_secret_reads);
+    o = parse({"--allow-local-metrics-addresses=false", "--allow-secret-reads=0"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_FALSE(o.value().allow_local_metrics_addresses);
+    EXPECT_FALSE(o.value().allow_secret_reads);
+    auto bad = parse({"--allow-secret-reads=yes"});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("--allow-secret-reads: expected true or false"), std::string::npos)
+        << bad.error().message;
+    EXPECT_NE(usage().find("--allow-local-metrics-addresses"), std::string::npos);
+    EXPECT_NE(usage().find("--allow-secret-reads"), std::string::npos);
 }
 
 TEST(ManagerOptions, EveryFlagBothSpellings) {

@@ -3,7 +3,7 @@
 // Deployments, StatefulSets, ReplicaSets and DaemonSets in the policy's own
 // namespace whose labels match spec.selector; a ReplicaSet controlled by a
 // Deployment is that Deployment's business, never a target of its own.
-#include <attune/controller/label_selector.hpp>
+#include <attune/core/label_selector.hpp>
 #include <attune/core/result.hpp>
 
 #include <boost/json/value.hpp>
@@ -20,7 +20,7 @@ struct policy_view {
     std::string name;
     std::string uid;
     long long generation = 0;
-    label_selector selector;
+    core::LabelSelector selector;
     std::string selector_error;  // non-empty: the selector is invalid and selects nothing
 };
 
@@ -28,7 +28,7 @@ struct workload_ref {
     std::string ns;
     std::string kind;
     std::string name;
-    label_map labels;
+    core::LabelMap labels;
     bool controlled_by_deployment = false;
 
     std::string key() const { return ns + "/" + kind + "/" + name; }

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <optional>
 
+#include "attune/core/duration.hpp"
 #include "attune/core/plan_resize.hpp"  // ControlledValues
 #include "attune/core/quantity.hpp"
 
@@ -20,6 +21,22 @@ enum class ResourceKind { Cpu, Memory };
 struct StartupBoost {
     double multiplier = 1.0;              // > 1, <= 10
     std::chrono::seconds duration{0};     // 10s .. 1h
+    bool exclude_from_history = false;    // drop CPU samples taken while boosted
+};
+
+// Raise the memory request after an OOMKill (newer upstream; absent = off).
+struct OomBump {
+    double ratio = 1.2;                   // 1..10
+    Quantity min_bump;                    // 100Mi
+    int max_bumps = 3;                    // 1..10
+    Duration hold = std::chrono::hours(24);
+};
+
+// A short history while usage runs hot (newer upstream; absent = off).
+struct Surge {
+    double trigger_ratio = 1.5;           // > 1, <= 100
+    int percentile = 99;
+    Duration window = std::chrono::minutes(30);
 };
 
 struct ResourceTuning {
@@ -35,6 +52,9 @@ struct ResourceTuning {
     int decrease_usage_margin_percent = 10;      // memory: margin above usage for limit decreases
     std::optional<double> memory_from_cpu_ratio; // memory only: GiB per recommended CPU core
     std::optional<StartupBoost> startup_boost;   // cpu only
+    std::optional<double> limit_multiplier;      // limit = request x this; nullopt = keep the live ratio
+    std::optional<OomBump> oom_bump;             // memory
+    std::optional<Surge> surge;
 };
 
 // The built-in values (attune-api.md §2.4), before any defaults object.

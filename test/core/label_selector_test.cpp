@@ -1,16 +1,16 @@
-#include <attune/controller/label_selector.hpp>
+#include "attune/core/label_selector.hpp"
 
 #include <boost/json/parse.hpp>
 
 #include <gtest/gtest.h>
 
-namespace attune::controller {
+namespace attune::core {
 namespace {
 
 struct selector_case {
     const char* name;
     const char* selector;  // JSON, or nullptr for absent
-    label_map labels;
+    LabelMap labels;
     bool matches;
 };
 
@@ -59,11 +59,19 @@ TEST(LabelSelector, InvalidSelectorsAreErrors) {
     }
 }
 
+TEST(LabelSelector, ErrorsNameTheJsonPath) {
+    auto v = boost::json::parse(R"({"matchExpressions":[{"key":"a","operator":"Like"}]})");
+    auto sel = parse_label_selector(&v, "spec.targetRef.selector");
+    ASSERT_FALSE(sel.ok());
+    EXPECT_EQ(sel.error().message,
+              "spec.targetRef.selector.matchExpressions[0].operator \"Like\" is not In, NotIn, Exists or DoesNotExist");
+}
+
 TEST(LabelSelector, LabelsOfSkipsNonStrings) {
     auto obj = boost::json::parse(R"({"metadata":{"labels":{"a":"1","b":2}}})");
-    EXPECT_EQ(labels_of(obj), (label_map{{"a", "1"}}));
+    EXPECT_EQ(labels_of(obj), (LabelMap{{"a", "1"}}));
     EXPECT_TRUE(labels_of(boost::json::parse("{}")).empty());
 }
 
 }  // namespace
-}  // namespace attune::controller
+}  // namespace attune::core
