@@ -20,13 +20,13 @@ bool annotation_is(const std::map<std::string, std::string, std::less<>>& m, std
     return it != m.end() && it->second == value;
 }
 
-ControlledValues controlled(const CreateSizingPolicy& p, std::string_view resource) {
-    return resource == kCpu ? p.cpu_controlled_values : p.memory_controlled_values;
+ControlledValues controlled(const EffectivePolicy& p, std::string_view container, std::string_view resource) {
+    return p.tuning_for(container, resource == kCpu ? ResourceKind::Cpu : ResourceKind::Memory).controlled_values;
 }
 
 // The container's resources with the recommendation written on (step 1).
 ResourceRequirements recommended_target(const Container& c, const ContainerRecommendation& rec,
-                                        const CreateSizingPolicy& policy) {
+                                        const EffectivePolicy& policy) {
     ResourceRequirements t = c.resources;
     const std::pair<std::string_view, std::pair<const Quantity*, const Quantity*>> per_resource[] = {
         {kCpu, {&rec.recommended.cpu_request, &rec.recommended.cpu_limit}},
@@ -35,7 +35,7 @@ ResourceRequirements recommended_target(const Container& c, const ContainerRecom
     for (const auto& [r, values] : per_resource) {
         const auto& [request, limit] = values;
         if (request->sign() > 0) t.requests[std::string(r)] = *request;
-        if (controlled(policy, r) == ControlledValues::RequestsAndLimits && limit->sign() > 0)
+        if (controlled(policy, c.name, r) == ControlledValues::RequestsAndLimits && limit->sign() > 0)
             t.limits[std::string(r)] = *limit;
         // Requests never exceed limits: a RequestsOnly container keeps its
         // limit, and the request stops there.
@@ -95,12 +95,12 @@ CreateSizing size_pod_on_create(const CreateSizingInput& in) {
         return out;
     }
     const Pod& pod = decoded.value();
-    const CreateSizingPolicy* policy = in.policy;
+    const EffectivePolicy* policy = in.policy;
     if (!policy) {
         out.skip_reason = "no_policy";
         return out;
     }
-    if (!policy->initial_sizing) {
+    if (!policy->update_strategy.initial_sizing) {
         out.skip_reason = "initial_sizing_disabled";
         return out;
     }
@@ -108,7 +108,7 @@ CreateSizing size_pod_on_create(const CreateSizingInput& in) {
         out.skip_reason = "policy_paused";
         return out;
     }
-    if (policy->canary) {
+    if (policy->update_strategy.type == UpdateMode::Canary) {
         out.skip_reason = "canary_policy";
         return out;
     }
@@ -130,8 +130,7 @@ CreateSizing size_pod_on_create(const CreateSizingInput& in) {
         cs.before = c.resources;
         cs.after = c.resources;
         const ContainerRecommendation* cr = rec->find(c.name);
-        if (std::find(policy->excluded_containers.begin(), policy->excluded_containers.end(), c.name) !=
-            policy->excluded_containers.end()) {
+        if (policy->excludes(c.name)) {
             cs.outcome = "excluded";
         } else if (!cr) {
             cs.outcome = "no_recommendation";
@@ -139,9 +138,10 @@ CreateSizing size_pod_on_create(const CreateSizingInput& in) {
             cs.outcome = "low_confidence";
         } else {
             ResourceRequirements t = recommended_target(c, *cr, *policy);
-            if (policy->startup_boost && policy->startup_boost->multiplier > 1) {
+            const auto& boost = policy->tuning_for(c.name, ResourceKind::Cpu).startup_boost;
+            if (boost && boost->multiplier > 1) {
                 if (auto req = t.requests.find(kCpu); req != t.requests.end() && req->second.sign() > 0) {
-                    Quantity boosted = boost_cpu(req->second, policy->startup_boost->multiplier);
+                    Quantity boosted = boost_cpu(req->second, boost->multiplier);
                     if (const Quantity* lim = find_positive(t.limits, kCpu); lim && boosted > *lim) boosted = *lim;
                     if (boosted > req->second) {
                         req->second = boosted;
@@ -173,7 +173,7 @@ CreateSizing size_pod_on_create(const CreateSizingInput& in) {
             const auto raise = raise_envelope(pod.pod_resources, trial, qos);
             std::vector<std::string_view> capped;
             for (auto r : lifted_limits(*pod.pod_resources, raise->next))
-                if (controlled(*policy, r) == ControlledValues::RequestsOnly) capped.push_back(r);
+                if (controlled(*policy, cs.name, r) == ControlledValues::RequestsOnly) capped.push_back(r);
             if (!capped.empty()) {
                 out.warnings.push_back("attune: container " + cs.name +
                                        " not sized: its target needs a higher pod-level " + describe(capped) +

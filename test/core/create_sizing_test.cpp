@@ -14,14 +14,14 @@ using testing::qty;
 
 constexpr const char* kNow = "2026-12-01T10:00:00Z";
 
-CreateSizingPolicy policy(ControlledValues cpu = ControlledValues::RequestsOnly,
-                          ControlledValues memory = ControlledValues::RequestsOnly) {
-    CreateSizingPolicy p;
+EffectivePolicy policy(ControlledValues cpu = ControlledValues::RequestsOnly,
+                       ControlledValues memory = ControlledValues::RequestsOnly) {
+    EffectivePolicy p;
     p.namespace_ = "shop";
     p.name = "web";
-    p.initial_sizing = true;
-    p.cpu_controlled_values = cpu;
-    p.memory_controlled_values = memory;
+    p.update_strategy.initial_sizing = true;
+    p.cpu.controlled_values = cpu;
+    p.memory.controlled_values = memory;
     return p;
 }
 
@@ -65,7 +65,7 @@ struct Sized {
     json::value after_json;
 };
 
-Sized run(const json::value& p, const CreateSizingPolicy* pol, const WorkloadRecommendation* r, bool field = true) {
+Sized run(const json::value& p, const EffectivePolicy* pol, const WorkloadRecommendation* r, bool field = true) {
     CreateSizingInput in;
     in.pod = &p;
     in.policy = pol;
@@ -134,6 +134,25 @@ TEST(SizePodOnCreate, LimitsOnlyForTheResourceThatControlsThem) {
     EXPECT_EQ(lim(s.after, "app", "memory"), "1Gi");
 }
 
+TEST(SizePodOnCreate, ContainerPoliciesDecidePerContainer) {
+    const auto p = pod(R"([{"name":"app","resources":{"limits":{"memory":"1Gi"}}},
+                          {"name":"worker","resources":{"limits":{"memory":"1Gi"}}}])");
+    auto pol = policy();
+    ContainerTuning worker;
+    worker.container_name = "worker";
+    worker.cpu = pol.cpu;
+    worker.memory = pol.memory;
+    worker.memory.controlled_values = ControlledValues::RequestsAndLimits;
+    worker.cpu.startup_boost = StartupBoost{2.0, std::chrono::seconds(60)};
+    pol.container_tunings = {worker};
+    const auto r = rec({crec("app", "100m", "128Mi", "0", "256Mi"), crec("worker", "100m", "128Mi", "0", "256Mi")});
+    auto s = run(p, &pol, &r);
+    EXPECT_EQ(lim(s.after, "app", "memory"), "1Gi");
+    EXPECT_EQ(lim(s.after, "worker", "memory"), "256Mi");
+    EXPECT_EQ(req(s.after, "app", "cpu"), "100m");
+    EXPECT_EQ(req(s.after, "worker", "cpu"), "200m");
+}
+
 TEST(SizePodOnCreate, RequestsAreClampedToLimits) {
     const auto p = pod(R"([{"name":"app","resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"200m","memory":"128Mi"}}}])");
     const auto pol = policy();
@@ -148,7 +167,7 @@ TEST(SizePodOnCreate, LowConfidenceAndExcludedContainersAreLeftAlone) {
                           {"name":"worker","resources":{"requests":{"cpu":"1"}}},
                           {"name":"istio-proxy","resources":{"requests":{"cpu":"1"}}}])");
     auto pol = policy();
-    pol.excluded_containers = {"istio-proxy"};
+    pol.excluded_containers = {"istio-proxy"};  // sorted, as the merge leaves it
     const auto r = rec({crec("app", "250m", "64Mi"), crec("worker", "300m", "64Mi", "0", "0", 0.49),
                         crec("istio-proxy", "50m", "32Mi")});
     auto s = run(p, &pol, &r);
@@ -179,15 +198,15 @@ TEST(SizePodOnCreate, PolicyAndRecommendationGates) {
     auto stale = r;
     stale.stale = true;
     auto disabled = policy();
-    disabled.initial_sizing = false;
+    disabled.update_strategy.initial_sizing = false;
     auto paused = policy();
     paused.paused = true;
     auto canary = policy();
-    canary.canary = true;
+    canary.update_strategy.type = UpdateMode::Canary;
     const auto ok = policy();
     const auto other = rec({crec("sidecar", "250m", "192Mi")});
     struct {
-        const CreateSizingPolicy* pol;
+        const EffectivePolicy* pol;
         const WorkloadRecommendation* rec;
         const char* reason;
     } cases[] = {
@@ -228,7 +247,7 @@ TEST(SizePodOnCreate, AnUndecodablePodIsSkippedWithAWarning) {
 TEST(SizePodOnCreate, StartupBoostMultipliesTheCpuRequestAndRecordsWhen) {
     const auto p = pod(kApp);
     auto pol = policy();
-    pol.startup_boost = StartupBoost{2.0, std::chrono::seconds(120)};
+    pol.cpu.startup_boost = StartupBoost{2.0, std::chrono::seconds(120)};
     const auto r = rec({crec("app", "250m", "192Mi")});
     auto s = run(p, &pol, &r);
     EXPECT_EQ(req(s.after, "app", "cpu"), "500m");
@@ -241,7 +260,7 @@ TEST(SizePodOnCreate, StartupBoostMultipliesTheCpuRequestAndRecordsWhen) {
 TEST(SizePodOnCreate, StartupBoostStopsAtTheCpuLimit) {
     const auto p = pod(R"([{"name":"app","resources":{"limits":{"cpu":"400m"}}}])");
     auto pol = policy();
-    pol.startup_boost = StartupBoost{3.0, std::chrono::seconds(60)};
+    pol.cpu.startup_boost = StartupBoost{3.0, std::chrono::seconds(60)};
     const auto r = rec({crec("app", "250m", "192Mi")});
     auto s = run(p, &pol, &r);
     EXPECT_EQ(req(s.after, "app", "cpu"), "400m");
@@ -257,7 +276,7 @@ TEST(SizePodOnCreate, BoostRoundsUpToTheMilli) {
 TEST(SizePodOnCreate, ReinvocationIsIdempotentAndKeepsTheBoostTime) {
     const auto p = pod(kApp);
     auto pol = policy();
-    pol.startup_boost = StartupBoost{2.0, std::chrono::seconds(120)};
+    pol.cpu.startup_boost = StartupBoost{2.0, std::chrono::seconds(120)};
     const auto r = rec({crec("app", "250m", "192Mi")});
     auto first = run(p, &pol, &r);
     CreateSizingInput in;
@@ -301,7 +320,7 @@ TEST(SizePodOnCreate, EnvelopeIsRaisedToCoverTheSizedContainers) {
 TEST(SizePodOnCreate, TheEnvelopeCoversTheBoostedRequest) {
     const auto p = pod(R"([{"name":"app","resources":{"requests":{"cpu":"500m"}}}])", R"({"requests":{"cpu":"500m"}})");
     auto pol = policy();
-    pol.startup_boost = StartupBoost{2.0, std::chrono::seconds(120)};
+    pol.cpu.startup_boost = StartupBoost{2.0, std::chrono::seconds(120)};
     const auto r = rec({crec("app", "400m", "0")});
     auto s = run(p, &pol, &r);
     EXPECT_EQ(req(s.after, "app", "cpu"), "800m");

@@ -15,10 +15,9 @@
 #include <string_view>
 #include <vector>
 
-#include "attune/core/plan_resize.hpp"  // ControlledValues
 #include "attune/core/pod_model.hpp"
+#include "attune/core/policy.hpp"
 #include "attune/core/recommendation_status.hpp"
-#include "attune/core/resource_tuning.hpp"  // StartupBoost
 
 namespace attune::core {
 
@@ -44,24 +43,14 @@ std::optional<std::string> create_sizing_gate(std::string_view pod_namespace, co
                                               std::string_view operator_namespace,
                                               const std::map<std::string, std::string, std::less<>>& pod_annotations);
 
-// What CREATE sizing needs from the effective (merged) policy.
-struct CreateSizingPolicy {
-    std::string namespace_;
-    std::string name;
-    bool initial_sizing = false;  // updateStrategy.initialSizing
-    bool paused = false;
-    // updateStrategy.type Canary: new pods keep the template's size; the
-    // lifecycle validates the recommendation before anything adopts it.
-    bool canary = false;
-    ControlledValues cpu_controlled_values = ControlledValues::RequestsOnly;
-    ControlledValues memory_controlled_values = ControlledValues::RequestsOnly;
-    std::optional<StartupBoost> startup_boost;     // cpu.startupBoost
-    std::vector<std::string> excluded_containers;  // with the known sidecars when excludeKnownSidecars
-};
-
 struct CreateSizingInput {
     const boost::json::value* pod = nullptr;  // request.object
-    const CreateSizingPolicy* policy = nullptr;             // nullptr: no policy selects the workload
+    // The merged policy that selects the pod's workload; nullptr: none. Read:
+    // updateStrategy.initialSizing, paused, updateStrategy.type (Canary: new
+    // pods keep the template's size until the lifecycle validated the
+    // recommendation), excludedContainers (with the known sidecars), and per
+    // container (containerPolicies count) controlledValues and cpu.startupBoost.
+    const EffectivePolicy* policy = nullptr;
     const WorkloadRecommendation* recommendation = nullptr;  // nullptr: none for the workload
     bool pod_level_resources_field = false;  // Capabilities::pod_level_resources_field
     std::string now;                         // RFC 3339 UTC, for attune.io/startup-boost-at
