@@ -1,5 +1,7 @@
 #include <attune/controller/policy_selection.hpp>
 
+#include <attune/core/json_path.hpp>
+
 #include <boost/json/object.hpp>
 
 #include <algorithm>
@@ -7,86 +9,86 @@
 namespace attune::controller {
 namespace json = boost::json;
 
-namespace {
-const json::object* metadata_of(const json::value& obj) {
-    const auto* o = obj.if_object();
-    if (!o) return nullptr;
-    const auto* md = o->if_contains("metadata");
-    return md ? md->if_object() : nullptr;
-}
-
-std::string string_field(const json::object* o, std::string_view key) {
-    if (!o) return {};
-    const auto* v = o->if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-}  // namespace
-
 core::result<policy_view> decode_policy(const json::value& policy) {
-    const auto* md = metadata_of(policy);
     policy_view out;
-    out.ns = string_field(md, "namespace");
-    out.name = string_field(md, "name");
+    out.ns = std::string(core::string_at(policy, {"metadata", "namespace"}));
+    out.name = std::string(core::string_at(policy, {"metadata", "name"}));
     if (out.ns.empty() || out.name.empty())
         return core::make_error("invalid_policy", "AttunePolicy without metadata.name or metadata.namespace");
-    out.uid = string_field(md, "uid");
-    if (const auto* g = md->if_contains("generation"); g && g->is_int64()) out.generation = g->get_int64();
-    const json::value* selector = nullptr;
-    if (const auto* spec = policy.get_object().if_contains("spec"); spec && spec->is_object())
-        selector = spec->get_object().if_contains("selector");
-    auto sel = core::parse_label_selector(selector);
-    if (sel) out.selector = std::move(sel).value();
-    else out.selector_error = sel.error().message;
+    out.uid = std::string(core::string_at(policy, {"metadata", "uid"}));
+    out.generation = core::int_at(policy, {"metadata", "generation"}).value_or(0);
+    auto decoded = core::decode_attune_policy(policy);
+    if (!decoded) {
+        out.error = decoded.error().message;
+        return out;
+    }
+    out.target = decoded.value().spec.target_ref;
+    out.weight = decoded.value().spec.weight.value_or(100);
     return out;
 }
 
-bool controlled_by_deployment(const json::value& obj) {
-    const auto* md = metadata_of(obj);
-    if (!md) return false;
-    const auto* refs = md->if_contains("ownerReferences");
-    if (!refs || !refs->is_array()) return false;
-    for (const auto& r : refs->get_array()) {
-        const auto* o = r.if_object();
-        if (!o) continue;
-        const auto* controller = o->if_contains("controller");
-        if (controller && controller->is_bool() && controller->get_bool() && string_field(o, "kind") == "Deployment")
-            return true;
+std::string controller_kind(const json::value& obj) {
+    const auto* refs = core::array_at(obj, {"metadata", "ownerReferences"});
+    if (!refs) return {};
+    for (const auto& r : *refs) {
+        if (core::bool_at(r, {"controller"}) == true) return std::string(core::string_at(r, {"kind"}));
     }
-    return false;
+    return {};
 }
 
 workload_ref workload_ref_from(std::string kind, const json::value& workload) {
-    const auto* md = metadata_of(workload);
     workload_ref w;
-    w.ns = string_field(md, "namespace");
+    w.ns = std::string(core::string_at(workload, {"metadata", "namespace"}));
     w.kind = std::move(kind);
-    w.name = string_field(md, "name");
+    w.name = std::string(core::string_at(workload, {"metadata", "name"}));
     w.labels = core::labels_of(workload);
-    w.controlled_by_deployment = w.kind == "ReplicaSet" && controlled_by_deployment(workload);
+    const auto owner = controller_kind(workload);
+    w.owned_by_workload = (w.kind == "ReplicaSet" && owner == "Deployment") || (w.kind == "Job" && owner == "CronJob");
+    if (const auto* ann = core::object_at(workload, {"metadata", "annotations"}))
+        w.opted_out = core::string_at(*ann, {kSkipAnnotation}) == "true";
     return w;
 }
 
-bool policy_selects(const policy_view& policy, const workload_ref& workload) {
-    if (!policy.selector_error.empty()) return false;
-    if (workload.ns != policy.ns || workload.name.empty()) return false;
-    if (workload.controlled_by_deployment) return false;
-    return policy.selector.matches(workload.labels);
+bool policy_matches(const policy_view& policy, const workload_ref& workload) {
+    if (!policy.error.empty()) return false;
+    if (workload.ns != policy.ns || workload.name.empty() || workload.owned_by_workload) return false;
+    if (workload.kind != core::to_string(policy.target.kind)) return false;
+    if (policy.target.name) return workload.name == *policy.target.name;
+    return policy.target.selector && policy.target.selector->matches(workload.labels);
 }
 
 std::vector<std::string> select_targets(const policy_view& policy, std::span<const workload_ref> workloads) {
     std::vector<std::string> out;
     for (const auto& w : workloads)
-        if (policy_selects(policy, w)) out.push_back(w.key());
+        if (policy_matches(policy, w)) out.push_back(w.key());
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 
-std::vector<std::string> policies_selecting(std::span<const policy_view> policies, const workload_ref& workload) {
-    std::vector<std::string> out;
-    for (const auto& p : policies)
-        if (policy_selects(p, workload)) out.push_back(p.name);
-    std::sort(out.begin(), out.end());
+bool outranks(const policy_view& a, const policy_view& b) noexcept {
+    if (a.weight != b.weight) return a.weight > b.weight;
+    return a.name < b.name;
+}
+
+workload_selection select_policy(std::span<const policy_view> policies, const workload_ref& workload) {
+    workload_selection out;
+    const policy_view* best = nullptr;
+    std::vector<std::string> matched;
+    for (const auto& p : policies) {
+        if (!policy_matches(p, workload)) continue;
+        matched.push_back(p.name);
+        if (!best || outranks(p, *best)) best = &p;
+    }
+    std::sort(matched.begin(), matched.end());
+    if (workload.opted_out) {
+        out.opted_out_of = std::move(matched);
+        return out;
+    }
+    if (!best) return out;
+    out.winner = best->name;
+    for (auto& m : matched)
+        if (m != out.winner) out.losers.push_back(std::move(m));
     return out;
 }
 

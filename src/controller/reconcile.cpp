@@ -1,6 +1,7 @@
 #include <attune/controller/reconcile.hpp>
 
 #include <attune/core/idle.hpp>
+#include <attune/core/json_path.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -11,6 +12,8 @@ const kube::object_cache* cache_views::for_kind(std::string_view kind) const noe
     if (kind == "StatefulSet") return statefulsets;
     if (kind == "ReplicaSet") return replicasets;
     if (kind == "DaemonSet") return daemonsets;
+    if (kind == "Job") return jobs;
+    if (kind == "CronJob") return cronjobs;
     if (kind == kPolicyKind) return policies;
     return nullptr;
 }
@@ -51,13 +54,15 @@ workload_report classify_workload(const cache_views& caches, const object_key& k
     auto obj = cache ? cache->get(key.cache_key()) : nullptr;
     if (!obj) return r;  // deleted: selected by nobody
     r.uid = std::string(kube::meta_string(*obj, "uid"));
-    if (const auto* o = obj->if_object(); o && o->contains("apiVersion") && o->at("apiVersion").is_string())
-        r.api_version = std::string(o->at("apiVersion").get_string());
-    if (r.api_version.empty()) r.api_version = "apps/v1";  // list items may omit it
+    r.api_version = std::string(core::string_at(*obj, {"apiVersion"}));
+    if (r.api_version.empty()) r.api_version = key.kind == "Job" || key.kind == "CronJob" ? "batch/v1" : "apps/v1";
 
     const auto ref = workload_ref_from(key.kind, *obj);
-    r.selected_by = policies_selecting(policies_in(caches, key.ns), ref);
-    if (r.selected_by.empty()) return r;  // nobody asks: skip the classification
+    auto selection = select_policy(policies_in(caches, key.ns), ref);
+    r.conflicting_policies = std::move(selection.losers);
+    r.opted_out_of = std::move(selection.opted_out_of);
+    if (selection.winner.empty()) return r;  // nobody manages it: skip the classification
+    r.selected_by = {std::move(selection.winner)};
 
     auto view = core::decode_workload(key.kind, *obj);
     if (!view) {
@@ -84,11 +89,14 @@ policy_pass_plan plan_policy_pass(const cache_views& caches, const object_key& k
     }
     plan.policy = std::move(decoded).value();
     plan.written = policy_status_from(*obj);
-    if (!plan.policy.selector_error.empty()) return plan;  // selects nothing
+    if (!plan.policy.error.empty()) return plan;  // targets nothing
+    const std::string kind(core::to_string(plan.policy.target.kind));
+    const auto* cache = caches.for_kind(kind);
+    if (!cache) return plan;
     std::vector<workload_ref> refs;
-    for (const char* kind : {"Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"}) {
-        const auto* cache = caches.for_kind(kind);
-        if (!cache) continue;
+    if (plan.policy.target.name) {
+        if (auto w = cache->get(key.ns + "/" + *plan.policy.target.name)) refs.push_back(workload_ref_from(kind, *w));
+    } else {
         for (const auto& w : cache->in_namespace(key.ns)) refs.push_back(workload_ref_from(kind, *w));
     }
     plan.targets = select_targets(plan.policy, refs);

@@ -56,9 +56,9 @@ asio::awaitable<void> status_aggregator::handle(message m) {
             spdlog::info("policy forgotten namespace={} name={}", p.ns, p.name);
             co_return;
         }
-        if (!p.selector_error.empty())
-            spdlog::warn("policy selector is invalid; it selects nothing namespace={} name={} uid={} error=\"{}\"",
-                         p.ns, p.name, p.uid, p.selector_error);
+        if (!p.error.empty())
+            spdlog::warn("policy is invalid; it targets nothing namespace={} name={} uid={} error=\"{}\"", p.ns,
+                         p.name, p.uid, p.error);
         spdlog::debug("policy pass begins namespace={} name={} generation={} targets={}", p.ns, p.name,
                       p.generation, plan->targets.size());
         if (auto c = state_.begin_pass(p.ns, p.name, p.generation, plan->targets, plan->written))

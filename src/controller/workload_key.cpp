@@ -14,7 +14,8 @@ std::optional<object_key> parse_object_key(std::string_view key) {
 }
 
 bool is_workload_kind(std::string_view kind) noexcept {
-    return kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet" || kind == "DaemonSet";
+    return kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet" || kind == "DaemonSet" ||
+           kind == "Job" || kind == "CronJob";
 }
 
 }  // namespace attune::controller

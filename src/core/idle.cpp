@@ -83,7 +83,7 @@ result<WorkloadView> decode_workload(std::string_view kind, const boost::json::v
         if (kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet") {
             const auto* spec = opt_object(root, "spec", w.kind);
             w.spec_replicas = spec ? replicas(*spec, "replicas", "spec").value_or(1) : 1;
-        } else if (kind != "DaemonSet" && kind != "Job") {
+        } else if (kind != "DaemonSet" && kind != "Job" && kind != "CronJob") {
             return make_error("invalid_workload", "unsupported workload kind \"" + w.kind + "\"");
         }
         return w;

@@ -10,6 +10,8 @@ resource_type deployments() { return {"apps", "v1", "deployments", "Deployment",
 resource_type statefulsets() { return {"apps", "v1", "statefulsets", "StatefulSet", true}; }
 resource_type replicasets() { return {"apps", "v1", "replicasets", "ReplicaSet", true}; }
 resource_type daemonsets() { return {"apps", "v1", "daemonsets", "DaemonSet", true}; }
+resource_type jobs() { return {"batch", "v1", "jobs", "Job", true}; }
+resource_type cronjobs() { return {"batch", "v1", "cronjobs", "CronJob", true}; }
 resource_type horizontal_pod_autoscalers() {
     return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};
 }

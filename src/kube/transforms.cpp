@@ -108,9 +108,16 @@ void strip_pod(json::object& obj) {
 
 void strip_workload(json::object& obj) {
     strip_common(obj);
-    if (auto* spec = object_at(obj, "spec")) {
-        if (auto* tmpl = object_at(*spec, "template")) {
+    auto strip_template = [](json::object& spec) {
+        if (auto* tmpl = object_at(spec, "template")) {
             if (auto* tspec = object_at(*tmpl, "spec")) strip_pod_spec(*tspec);
+        }
+    };
+    if (auto* spec = object_at(obj, "spec")) {
+        strip_template(*spec);
+        // A CronJob's pods come from spec.jobTemplate.spec.template.
+        if (auto* job = object_at(*spec, "jobTemplate")) {
+            if (auto* jspec = object_at(*job, "spec")) strip_template(*jspec);
         }
     }
 }

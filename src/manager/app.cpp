@@ -81,6 +81,9 @@ public:
         add_informer("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
         add_informer("replicasets", kube::resources::replicasets(), kube::strip_workload);
         add_informer("daemonsets", kube::resources::daemonsets(), kube::strip_workload);
+        // Jobs and CronJobs are targets too (recommendations only).
+        add_informer("jobs", kube::resources::jobs(), kube::strip_workload);
+        add_informer("cronjobs", kube::resources::cronjobs(), kube::strip_workload);
         // The core's HPA transform keeps status.conditions: ScaledToZero lives there.
         add_informer("horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(), core::strip_hpa_json);
         add_informer("nodes", kube::resources::nodes(), kube::strip_node);
@@ -92,6 +95,8 @@ public:
         views.statefulsets = &informers_.at("statefulsets")->cache();
         views.replicasets = &informers_.at("replicasets")->cache();
         views.daemonsets = &informers_.at("daemonsets")->cache();
+        views.jobs = &informers_.at("jobs")->cache();
+        views.cronjobs = &informers_.at("cronjobs")->cache();
         views.hpas = &informers_.at("horizontalpodautoscalers")->cache();
         views.policies = &informers_.at("attunepolicies")->cache();
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,
@@ -101,6 +106,8 @@ public:
         informers_.at("statefulsets")->add_handler(controller_->on_workload_change("StatefulSet"));
         informers_.at("replicasets")->add_handler(controller_->on_workload_change("ReplicaSet"));
         informers_.at("daemonsets")->add_handler(controller_->on_workload_change("DaemonSet"));
+        informers_.at("jobs")->add_handler(controller_->on_workload_change("Job"));
+        informers_.at("cronjobs")->add_handler(controller_->on_workload_change("CronJob"));
         informers_.at("horizontalpodautoscalers")->add_handler(controller_->on_hpa_change());
         informers_.at("attunepolicies")->add_handler(controller_->on_policy_change());
         // Pods, nodes and namespaces enqueue nothing yet: idleness reads only
@@ -248,7 +255,8 @@ private:
         spdlog::info("informers synced pods={} workloads={} hpas={} policies={} elapsed_ms={}",
                      informers_.at("pods")->cache().size(),
                      informers_.at("deployments")->cache().size() + informers_.at("statefulsets")->cache().size() +
-                         informers_.at("replicasets")->cache().size() + informers_.at("daemonsets")->cache().size(),
+                         informers_.at("replicasets")->cache().size() + informers_.at("daemonsets")->cache().size() +
+                         informers_.at("jobs")->cache().size() + informers_.at("cronjobs")->cache().size(),
                      informers_.at("horizontalpodautoscalers")->cache().size(),
                      informers_.at("attunepolicies")->cache().size(),
                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)

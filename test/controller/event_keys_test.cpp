@@ -18,10 +18,10 @@ json::value hpa(const char* target, const char* scaled_to_zero, const char* rv =
                        R"("conditions":[{"type":"ScaledToZero","status":")" + scaled_to_zero + R"("}]}})");
 }
 
-json::value policy(const char* name, long long generation, const char* selector) {
+json::value policy(const char* name, long long generation) {
     return json::parse(std::string(R"({"metadata":{"namespace":"ns","name":")") + name + R"(","resourceVersion":")" +
                        std::to_string(generation) + R"(","generation":)" + std::to_string(generation) +
-                       R"(},"spec":{"selector":)" + selector + "}}");
+                       R"(},"spec":{"targetRef":{"kind":"Deployment","name":"web"}}})");
 }
 
 TEST(EventKeys, WorkloadHpaAndPolicyChanges) {
@@ -40,12 +40,12 @@ TEST(EventKeys, WorkloadHpaAndPolicyChanges) {
     object_cache::delta p;
     p.key = "ns/p";
     p.what = object_cache::delta::kind::added;
-    p.new_object = std::make_shared<const json::value>(policy("p", 1, "{}"));
+    p.new_object = std::make_shared<const json::value>(policy("p", 1));
     EXPECT_EQ(keys_for_policy_change(p), (std::vector<std::string>{"ns/AttunePolicy/p"}));
     p.what = object_cache::delta::kind::updated;
     p.old_object = p.new_object;  // a status write: same generation, no new pass
     EXPECT_TRUE(keys_for_policy_change(p).empty());
-    p.new_object = std::make_shared<const json::value>(policy("p", 2, "{}"));
+    p.new_object = std::make_shared<const json::value>(policy("p", 2));
     EXPECT_EQ(keys_for_policy_change(p).size(), 1u);
     p.what = object_cache::delta::kind::deleted;
     p.new_object = nullptr;

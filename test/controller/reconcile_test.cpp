@@ -27,16 +27,29 @@ json::value hpa(const char* target, const char* scaled_to_zero, const char* rv =
                        R"("conditions":[{"type":"ScaledToZero","status":")" + scaled_to_zero + R"("}]}})");
 }
 
-json::value policy(const char* name, long long generation, const char* selector) {
-    return json::parse(std::string(R"({"metadata":{"namespace":"ns","name":")") + name + R"(","resourceVersion":")" +
-                       std::to_string(generation) + R"(","generation":)" + std::to_string(generation) +
-                       R"(},"spec":{"selector":)" + selector + "}}");
+// A policy whose targetRef is `target` (JSON), with an optional weight.
+json::value policy(const char* name, long long generation, const char* target, int weight = 0) {
+    auto p = json::parse(std::string(R"({"metadata":{"namespace":"ns","name":")") + name + R"(","resourceVersion":")" +
+                         std::to_string(generation) + R"(","generation":)" + std::to_string(generation) +
+                         R"(},"spec":{"cpu":{},"memory":{},"targetRef":)" + target + "}}");
+    if (weight) p.at("spec").as_object()["weight"] = weight;
+    return p;
 }
+constexpr const char* kWebDeployments = R"({"kind":"Deployment","selector":{"matchLabels":{"tier":"web"}}})";
 
 struct fixture {
-    object_cache deployments, statefulsets, replicasets, daemonsets, hpas{core::strip_hpa_json}, policies;
+    object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{core::strip_hpa_json}, policies;
     cache_views views() {
-        return {&deployments, &statefulsets, &replicasets, &daemonsets, &hpas, &policies};
+        cache_views v;
+        v.deployments = &deployments;
+        v.statefulsets = &statefulsets;
+        v.replicasets = &replicasets;
+        v.daemonsets = &daemonsets;
+        v.jobs = &jobs;
+        v.cronjobs = &cronjobs;
+        v.hpas = &hpas;
+        v.policies = &policies;
+        return v;
     }
 };
 
@@ -47,7 +60,7 @@ TEST(Reconcile, ClassifiesWithTheMatchingHpaFromTheCache) {
     f.deployments.apply(watch_event_type::added, deployment("busy", 2));
     f.hpas.apply(watch_event_type::added, hpa("queue", "True"));  // the transform keeps the condition
     f.hpas.apply(watch_event_type::added, hpa("busy", "False"));
-    f.policies.apply(watch_event_type::added, policy("p", 1, R"({"matchLabels":{"tier":"web"}})"));
+    f.policies.apply(watch_event_type::added, policy("p", 1, kWebDeployments));
     const auto v = f.views();
 
     auto q = classify_workload(v, {"ns", "Deployment", "queue"});
@@ -65,7 +78,7 @@ TEST(Reconcile, ClassifiesWithTheMatchingHpaFromTheCache) {
 TEST(Reconcile, UnselectedWorkloadReportsNoPolicy) {
     fixture f;
     f.deployments.apply(watch_event_type::added, deployment("other", 0, R"({"tier":"db"})"));
-    f.policies.apply(watch_event_type::added, policy("p", 1, R"({"matchLabels":{"tier":"web"}})"));
+    f.policies.apply(watch_event_type::added, policy("p", 1, kWebDeployments));
     EXPECT_TRUE(classify_workload(f.views(), {"ns", "Deployment", "other"}).selected_by.empty());
 }
 
@@ -73,7 +86,7 @@ TEST(Reconcile, PolicyPassPlanListsTargetsAndServerStatus) {
     fixture f;
     f.deployments.apply(watch_event_type::added, deployment("a", 1));
     f.deployments.apply(watch_event_type::added, deployment("b", 1, R"({"tier":"db"})"));
-    auto p = policy("p", 2, R"({"matchLabels":{"tier":"web"}})");
+    auto p = policy("p", 2, kWebDeployments);
     p.as_object()["status"] = json::parse(R"({"observedGeneration":1,"idleWorkloads":[]})");
     f.policies.apply(watch_event_type::added, p);
     auto plan = plan_policy_pass(f.views(), {"ns", "AttunePolicy", "p"});
@@ -82,6 +95,60 @@ TEST(Reconcile, PolicyPassPlanListsTargetsAndServerStatus) {
     EXPECT_EQ(plan.targets, (std::vector<std::string>{"ns/Deployment/a"}));
     EXPECT_EQ(plan.written.observed_generation, 1);
     EXPECT_TRUE(plan_policy_pass(f.views(), {"ns", "AttunePolicy", "nope"}).deleted);
+}
+
+TEST(Reconcile, PolicyPassLooksOnlyAtTheTargetKindAndName) {
+    fixture f;
+    f.deployments.apply(watch_event_type::added, deployment("web", 1));
+    f.deployments.apply(watch_event_type::added, deployment("api", 1));
+    f.statefulsets.apply(watch_event_type::added,
+                         json::parse(R"({"metadata":{"namespace":"ns","name":"web","labels":{"tier":"web"}},"spec":{}})"));
+    f.jobs.apply(watch_event_type::added, json::parse(R"({"metadata":{"namespace":"ns","name":"migrate"},"spec":{}})"));
+    f.policies.apply(watch_event_type::added, policy("by-name", 1, R"({"kind":"Deployment","name":"api"})"));
+    f.policies.apply(watch_event_type::added, policy("sts", 1, R"({"kind":"StatefulSet","selector":{"matchLabels":{"tier":"web"}}})"));
+    f.policies.apply(watch_event_type::added, policy("job", 1, R"({"kind":"Job","name":"migrate"})"));
+    f.policies.apply(watch_event_type::added, policy("old", 1, R"({"kind":"Pod","name":"x"})"));
+    const auto v = f.views();
+    EXPECT_EQ(plan_policy_pass(v, {"ns", "AttunePolicy", "by-name"}).targets, (std::vector<std::string>{"ns/Deployment/api"}));
+    EXPECT_EQ(plan_policy_pass(v, {"ns", "AttunePolicy", "sts"}).targets, (std::vector<std::string>{"ns/StatefulSet/web"}));
+    EXPECT_EQ(plan_policy_pass(v, {"ns", "AttunePolicy", "job"}).targets, (std::vector<std::string>{"ns/Job/migrate"}));
+    const auto invalid = plan_policy_pass(v, {"ns", "AttunePolicy", "old"});
+    EXPECT_FALSE(invalid.deleted);
+    EXPECT_TRUE(invalid.targets.empty());
+    EXPECT_FALSE(invalid.policy.error.empty());
+
+    // A Job is classified (never idle), so recommendations can reach it later.
+    auto job = classify_workload(v, {"ns", "Job", "migrate"});
+    EXPECT_EQ(job.selected_by, (std::vector<std::string>{"job"}));
+    EXPECT_EQ(job.idle, core::IdleKind::None);
+    EXPECT_EQ(job.api_version, "batch/v1");
+}
+
+TEST(Reconcile, TheWinningPolicyManagesAndTheOthersAreReported) {
+    fixture f;
+    f.deployments.apply(watch_event_type::added, deployment("web", 0));
+    f.policies.apply(watch_event_type::added, policy("broad", 1, kWebDeployments));
+    f.policies.apply(watch_event_type::added, policy("exact", 1, R"({"kind":"Deployment","name":"web"})", 200));
+    auto r = classify_workload(f.views(), {"ns", "Deployment", "web"});
+    EXPECT_EQ(r.selected_by, (std::vector<std::string>{"exact"}));
+    EXPECT_EQ(r.conflicting_policies, (std::vector<std::string>{"broad"}));
+    EXPECT_EQ(r.idle, core::IdleKind::ManualZero);
+
+    // Both passes list the workload; only the winner's keeps it (its report names only the winner).
+    EXPECT_EQ(plan_policy_pass(f.views(), {"ns", "AttunePolicy", "broad"}).targets,
+              (std::vector<std::string>{"ns/Deployment/web"}));
+}
+
+TEST(Reconcile, AnOptedOutWorkloadIsManagedByNobody) {
+    fixture f;
+    auto d = deployment("web", 0);
+    d.at("metadata").as_object()["annotations"] = json::object{{"attune.io/skip", "true"}};
+    f.deployments.apply(watch_event_type::added, d);
+    f.policies.apply(watch_event_type::added, policy("p", 1, kWebDeployments));
+    auto r = classify_workload(f.views(), {"ns", "Deployment", "web"});
+    EXPECT_TRUE(r.selected_by.empty());
+    EXPECT_EQ(r.opted_out_of, (std::vector<std::string>{"p"}));
+    EXPECT_EQ(r.idle, core::IdleKind::None);  // not classified
 }
 
 }  // namespace

@@ -15,7 +15,9 @@ TEST(WorkloadKey, ParsesThreeParts) {
 
 TEST(WorkloadKey, WorkloadKinds) {
     EXPECT_TRUE(is_workload_kind("DaemonSet"));
-    EXPECT_FALSE(is_workload_kind("Job"));
+    EXPECT_TRUE(is_workload_kind("Job"));
+    EXPECT_TRUE(is_workload_kind("CronJob"));
+    EXPECT_FALSE(is_workload_kind("Pod"));
     EXPECT_FALSE(is_workload_kind("AttunePolicy"));
 }
 

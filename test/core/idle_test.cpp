@@ -57,18 +57,19 @@ TEST(ClassifyWorkloadIdle, StatusReplicasZeroWithSpecReplicasThreeIsNone) {
     EXPECT_EQ(classify_workload_idle(w.value(), nullptr), IdleKind::None);
 }
 
-TEST(DecodeWorkload, ReadsSpecReplicasOnlyAndNothingForDaemonSetOrJob) {
+TEST(DecodeWorkload, ReadsSpecReplicasOnlyAndNothingForDaemonSetJobOrCronJob) {
     auto zero = decode_workload("StatefulSet", boost::json::parse(R"({"spec":{"replicas":0},"status":{"replicas":2}})"));
     ASSERT_TRUE(zero.ok());
     EXPECT_EQ(zero.value().spec_replicas, 0);
     auto defaulted = decode_workload("ReplicaSet", boost::json::parse(R"({"spec":{}})"));
     EXPECT_EQ(defaulted.value().spec_replicas, 1);
-    for (const char* k : {"DaemonSet", "Job"}) {
+    for (const char* k : {"DaemonSet", "Job", "CronJob"}) {
         auto w = decode_workload(k, boost::json::parse(R"({"spec":{"replicas":0}})"));
         ASSERT_TRUE(w.ok());
         EXPECT_FALSE(w.value().spec_replicas.has_value()) << k;
+        EXPECT_EQ(classify_workload_idle(w.value(), nullptr), IdleKind::None) << k;  // never idle-classified
     }
-    EXPECT_FALSE(decode_workload("CronJob", boost::json::parse("{}")).ok());
+    EXPECT_FALSE(decode_workload("Pod", boost::json::parse("{}")).ok());
     auto bad = decode_workload("Deployment", boost::json::parse(R"({"spec":{"replicas":"three"}})"));
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().code, "invalid_workload");

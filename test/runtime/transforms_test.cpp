@@ -95,6 +95,19 @@ TEST(Transforms, WorkloadTemplateIsStrippedLikeAPod) {
     EXPECT_TRUE(d.at("status").as_object().contains("replicas"));
 }
 
+TEST(Transforms, CronJobTemplateIsStrippedAsAPodSpec) {
+    json::value c = json::parse(R"({"kind":"CronJob","metadata":{"name":"c","managedFields":[{}]},
+      "spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"volumes":[{}],
+        "containers":[{"name":"job","image":"x","resources":{"requests":{"cpu":"1"}}}]}}}}}})");
+    strip_workload(c.as_object());
+    EXPECT_FALSE(c.at("metadata").as_object().contains("managedFields"));
+    EXPECT_EQ(c.at("spec").at("schedule").as_string(), "* * * * *");
+    const auto& tspec = c.at("spec").at("jobTemplate").at("spec").at("template").at("spec").as_object();
+    EXPECT_FALSE(tspec.contains("volumes"));
+    EXPECT_FALSE(tspec.at("containers").as_array()[0].as_object().contains("image"));
+    EXPECT_TRUE(tspec.at("containers").as_array()[0].as_object().contains("resources"));
+}
+
 TEST(Transforms, NodeKeepsDeclaredFeatures) {
     json::value n = json::parse(R"({"kind":"Node","metadata":{"name":"n1"},"spec":{"podCIDR":"x"},
       "status":{"declaredFeatures":["InPlacePodLevelResourcesVerticalScaling"],"images":[{"names":["a"]}],

@@ -1,27 +1,38 @@
 #pragma once
-// Which workloads an AttunePolicy selects. Pure, over decoded views:
-// Deployments, StatefulSets, ReplicaSets and DaemonSets in the policy's own
-// namespace whose labels match spec.selector; a ReplicaSet controlled by a
-// Deployment is that Deployment's business, never a target of its own.
+// Which workloads an AttunePolicy targets, and which policy manages a
+// workload. Pure, over decoded views.
+//
+// spec.targetRef names one kind (Deployment, StatefulSet, DaemonSet,
+// ReplicaSet, Job, CronJob) and either one name or a label selector, in the
+// policy's own namespace. A ReplicaSet controlled by a Deployment, or a Job
+// controlled by a CronJob, is its owner's business and never a target of its
+// own. A workload annotated attune.io/skip: "true" opts out. When several
+// policies target one workload, the higher weight wins and a tie goes to the
+// lexicographically smaller name; the others are reported as conflicting.
 #include <attune/core/label_selector.hpp>
+#include <attune/core/policy.hpp>
 #include <attune/core/result.hpp>
 
 #include <boost/json/value.hpp>
 
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace attune::controller {
 
+inline constexpr std::string_view kSkipAnnotation = "attune.io/skip";
+
 struct policy_view {
     std::string ns;
     std::string name;
     std::string uid;
     long long generation = 0;
-    core::LabelSelector selector;
-    std::string selector_error;  // non-empty: the selector is invalid and selects nothing
+    core::TargetRef target;
+    int weight = 100;
+    // Non-empty: the policy does not decode (core::decode_attune_policy says
+    // why); it targets nothing and the controller reports InvalidConfig.
+    std::string error;
 };
 
 struct workload_ref {
@@ -29,26 +40,39 @@ struct workload_ref {
     std::string kind;
     std::string name;
     core::LabelMap labels;
-    bool controlled_by_deployment = false;
+    bool owned_by_workload = false;  // a Deployment's ReplicaSet, a CronJob's Job
+    bool opted_out = false;          // attune.io/skip: "true"
 
     std::string key() const { return ns + "/" + kind + "/" + name; }
 };
 
-// Error code "invalid_policy" when metadata.name/namespace are missing; an
-// invalid selector is not an error here (see policy_view::selector_error).
+// Error code "invalid_policy" only when metadata.name/namespace are missing;
+// any other decode failure lands in policy_view::error.
 core::result<policy_view> decode_policy(const boost::json::value& policy);
 
 workload_ref workload_ref_from(std::string kind, const boost::json::value& workload);
 
-// ownerReferences holds a controller (controller: true) of kind Deployment.
-bool controlled_by_deployment(const boost::json::value& obj);
+// The kind of the ownerReference marked controller: true; "" when none.
+std::string controller_kind(const boost::json::value& obj);
 
-bool policy_selects(const policy_view& policy, const workload_ref& workload);
+// The policy's targetRef matches the workload (opted out or not).
+bool policy_matches(const policy_view& policy, const workload_ref& workload);
 
-// Keys ("ns/Kind/name") of the selected workloads, sorted.
+// Keys ("ns/Kind/name") of the workloads the policy's targetRef matches,
+// sorted. Opted-out and contested workloads are included: their reports
+// take them out of the policy's pass.
 std::vector<std::string> select_targets(const policy_view& policy, std::span<const workload_ref> workloads);
 
-// Names of the policies (of the workload's namespace) that select it, sorted.
-std::vector<std::string> policies_selecting(std::span<const policy_view> policies, const workload_ref& workload);
+// Higher weight first, then the smaller name.
+bool outranks(const policy_view& a, const policy_view& b) noexcept;
+
+struct workload_selection {
+    std::string winner;                     // the managing policy; "" when none, or opted out
+    std::vector<std::string> losers;        // matched but outranked (PolicyConflict), sorted
+    std::vector<std::string> opted_out_of;  // matched, but the workload opted out (WorkloadOptOut), sorted
+};
+
+// `policies`: those of the workload's namespace.
+workload_selection select_policy(std::span<const policy_view> policies, const workload_ref& workload);
 
 }  // namespace attune::controller

@@ -18,6 +18,8 @@ struct cache_views {
     const kube::object_cache* statefulsets = nullptr;
     const kube::object_cache* replicasets = nullptr;
     const kube::object_cache* daemonsets = nullptr;
+    const kube::object_cache* jobs = nullptr;
+    const kube::object_cache* cronjobs = nullptr;
     const kube::object_cache* hpas = nullptr;
     const kube::object_cache* policies = nullptr;
 
@@ -27,16 +29,18 @@ struct cache_views {
 // Every policy of the namespace that decodes (undecodable ones are skipped).
 std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns);
 
-// The workload as it is now: its idle state (core::classify_workload_idle
-// with the matching HPA) and the policies that select it. A workload missing
-// from the cache reports as deleted (selected by nobody). A workload that does
-// not decode reports as active: server data never stops a pass.
+// The workload as it is now: the policy that manages it (select_policy over
+// the namespace's policies, with the outranked and opted-out ones reported)
+// and its idle state (core::classify_workload_idle with the matching HPA).
+// A workload missing from the cache reports as deleted (selected by nobody).
+// A workload that does not decode reports as active: server data never stops
+// a pass.
 workload_report classify_workload(const cache_views& caches, const object_key& key);
 
 struct policy_pass_plan {
     bool deleted = false;  // the policy is gone: forget it
     policy_view policy;
-    std::vector<std::string> targets;  // workload keys
+    std::vector<std::string> targets;  // keys of the workloads its targetRef matches
     policy_status written;             // status as the server holds it
 };
 

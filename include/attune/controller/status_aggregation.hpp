@@ -42,7 +42,11 @@ struct workload_report {
     std::string api_version;
     core::IdleKind idle = core::IdleKind::None;
     std::string hpa_name;                  // the matching HPA, if any
-    std::vector<std::string> selected_by;  // names of policies in `ns` that select it; empty when deleted
+    // The policy that manages it (at most one: the winner of select_policy);
+    // empty when deleted, unmatched or opted out.
+    std::vector<std::string> selected_by;
+    std::vector<std::string> conflicting_policies;  // matched but outranked by selected_by (PolicyConflict)
+    std::vector<std::string> opted_out_of;          // matched, but attune.io/skip is "true" (WorkloadOptOut)
 
     std::string key() const { return ns + "/" + kind + "/" + name; }
 };

@@ -10,7 +10,7 @@ namespace attune::controller {
 
 struct object_key {
     std::string ns;
-    std::string kind;  // Deployment | StatefulSet | ReplicaSet | DaemonSet | AttunePolicy
+    std::string kind;  // Deployment | StatefulSet | ReplicaSet | DaemonSet | Job | CronJob | AttunePolicy
     std::string name;
 
     std::string str() const { return ns + "/" + kind + "/" + name; }

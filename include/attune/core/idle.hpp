@@ -22,7 +22,7 @@ class object;
 namespace attune::core {
 
 enum class IdleKind {
-    None,             // spec.replicas >= 1, or no replica count (DaemonSet/Job)
+    None,             // spec.replicas >= 1, or no replica count (DaemonSet/Job/CronJob)
     HPAScaledToZero,  // matching HPA has condition ScaledToZero=True
     ManualZero,       // spec.replicas == 0 and not HPA-held
 };
@@ -30,7 +30,7 @@ enum class IdleKind {
 struct WorkloadView {
     std::string kind;
     std::string name;
-    std::optional<std::int32_t> spec_replicas;  // nullopt for DaemonSet/Job
+    std::optional<std::int32_t> spec_replicas;  // nullopt for DaemonSet/Job/CronJob
 };
 
 struct HpaMetric {
@@ -62,7 +62,7 @@ struct HpaView {
 result<HpaView> decode_hpa(const boost::json::value& json);
 
 // Deployment/StatefulSet/ReplicaSet: spec.replicas (absent = the API
-// default 1). DaemonSet/Job: nullopt. Never status.replicas: a crash loop
+// default 1). DaemonSet/Job/CronJob: nullopt (never scaleable, never idle). Never status.replicas: a crash loop
 // or a scale-down in progress is still an active desired set.
 // Error code "invalid_workload".
 result<WorkloadView> decode_workload(std::string_view kind, const boost::json::value& json);

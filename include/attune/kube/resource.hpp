@@ -32,6 +32,8 @@ resource_type deployments();
 resource_type statefulsets();
 resource_type replicasets();
 resource_type daemonsets();
+resource_type jobs();      // batch/v1
+resource_type cronjobs();  // batch/v1
 resource_type horizontal_pod_autoscalers();  // autoscaling/v2
 resource_type leases();                      // coordination.k8s.io/v1
 resource_type events();                      // events.k8s.io/v1

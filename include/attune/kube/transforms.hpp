@@ -24,8 +24,9 @@ void strip_pod_spec(boost::json::object& spec);
 // uid, controller); only attune.io/ annotations are kept.
 void strip_pod(boost::json::object& obj);
 
-// Workloads (Deployment, StatefulSet, ReplicaSet, DaemonSet): common + the
-// pod template's spec stripped as a pod spec; status kept.
+// Workloads (Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, CronJob):
+// common + the pod template's spec (a CronJob's under spec.jobTemplate)
+// stripped as a pod spec; status kept.
 void strip_workload(boost::json::object& obj);
 
 // Node: common + status.declaredFeatures, capacity/allocatable, nodeInfo
