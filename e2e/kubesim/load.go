@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,9 +23,10 @@ const loadAnnotation = "sim.attune.io/load"
 // cfsPeriodsPerSecond: the kernel's default CFS period is 100 ms.
 const cfsPeriodsPerSecond = 10.0
 
-// Load is one container's simulated usage.
+// Load is what one container does: the cpu it gets, its working set, and
+// the share of its CFS periods that were throttled.
 type Load struct {
-	CPU       float64 // cores
+	CPU       float64 // cores used (the demand, capped at the cpu limit)
 	Memory    int64   // working-set bytes
 	Throttled float64 // fraction of CFS periods throttled, 0..1
 }
@@ -126,9 +128,15 @@ func DefaultLoad(req Resources) Load {
 	return l
 }
 
-// For resolves a container's load: defaults, then "*", then its own entry.
+// For resolves a container's load under its applied resources: the demand
+// from the defaults, then "*", then its own entry; then the CFS quota of an
+// applied cpu limit. A demand above the limit is capped at the limit (that
+// is all the quota lets it run) and throttles a fraction of its periods,
+// ThrottledFraction(demand, limit), unless the annotation sets "throttled",
+// which wins.
 func (s LoadSpec) For(container string, applied Resources) Load {
 	l := DefaultLoad(applied)
+	explicit := false
 	for _, key := range []string{"*", container} {
 		o, ok := s[key]
 		if !ok {
@@ -142,9 +150,36 @@ func (s LoadSpec) For(container string, applied Resources) Load {
 		}
 		if o.Throttled != nil {
 			l.Throttled = *o.Throttled
+			explicit = true
 		}
 	}
+	limit := cpuLimit(applied)
+	if !explicit {
+		l.Throttled = ThrottledFraction(l.CPU, limit)
+	}
+	if limit > 0 && l.CPU > limit {
+		l.CPU = limit
+	}
 	return l
+}
+
+// cpuLimit is the applied cpu limit in cores; 0 when there is none.
+func cpuLimit(applied Resources) float64 {
+	if q, ok := applied.Limits[resCPU]; ok && q.Sign() > 0 {
+		return float64(q.MilliValue()) / 1000
+	}
+	return 0
+}
+
+// ThrottledFraction is the load model's share of CFS periods throttled for
+// a steady demand under a cpu limit (cores; limit 0 = none):
+// clamp((demand - limit) / demand, 0, 1). Harness model: a real kernel
+// throttles bursty loads below the limit too.
+func ThrottledFraction(demand, limit float64) float64 {
+	if limit <= 0 || demand <= limit {
+		return 0
+	}
+	return math.Min(1, (demand-limit)/demand)
 }
 
 // ---- counters ----

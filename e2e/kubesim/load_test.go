@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,6 +56,66 @@ func TestDefaultLoad(t *testing.T) {
 	var none LoadSpec // a bad annotation falls back to a nil spec
 	if got := none.For("app", Resources{}); got != DefaultLoad(Resources{}) {
 		t.Fatalf("nil spec: %+v", got)
+	}
+}
+
+// The load model behind the throttling analysis (issue #11): a demand above
+// the applied cpu limit runs at the limit and throttles (demand-limit)/demand
+// of its CFS periods; the annotation's "throttled" still wins.
+func TestThrottlingFromTheCPULimit(t *testing.T) {
+	tests := []struct {
+		name       string
+		annotation string
+		applied    Resources
+		want       Load
+	}{
+		{"no limit: never throttled", `{"app":{"cpu":"250m"}}`, res("500m", "256Mi", "", ""), Load{0.25, 128 << 20, 0}},
+		{"demand under the limit", `{"app":{"cpu":"250m"}}`, res("500m", "256Mi", "1", ""), Load{0.25, 128 << 20, 0}},
+		{"demand at the limit", `{"app":{"cpu":"250m"}}`, res("250m", "256Mi", "250m", ""), Load{0.25, 128 << 20, 0}},
+		{"demand above the limit: capped, 60% throttled", `{"app":{"cpu":"250m"}}`, res("100m", "256Mi", "100m", ""), Load{0.1, 128 << 20, 0.6}},
+		{"explicit throttled wins, usage still capped", `{"app":{"cpu":"250m","throttled":0.1}}`, res("100m", "256Mi", "100m", ""), Load{0.1, 128 << 20, 0.1}},
+		{"explicit zero wins too", `{"*":{"throttled":0}, "app":{"cpu":"2"}}`, res("100m", "256Mi", "1", ""), Load{1, 128 << 20, 0}},
+		{"a memory limit alone does not throttle", `{"app":{"cpu":"3"}}`, res("1", "256Mi", "", "1Gi"), Load{3, 128 << 20, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var spec LoadSpec
+			if tt.annotation != "" {
+				var err error
+				if spec, err = ParseLoadAnnotation(tt.annotation); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := spec.For("app", tt.applied)
+			if math.Abs(got.CPU-tt.want.CPU) > 1e-9 || got.Memory != tt.want.Memory || math.Abs(got.Throttled-tt.want.Throttled) > 1e-9 {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+	for _, c := range []struct{ demand, limit, want float64 }{{0, 1, 0}, {1, 0, 0}, {2, 1, 0.5}, {1e9, 1, 1 - 1e-9}} {
+		if got := ThrottledFraction(c.demand, c.limit); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("ThrottledFraction(%v, %v) = %v, want %v", c.demand, c.limit, got, c.want)
+		}
+	}
+}
+
+// The counters Prometheus scrapes carry the modelled fraction: over any
+// interval, throttled periods / periods = the fraction, usage = the cap.
+func TestThrottledCountersFollowTheLimit(t *testing.T) {
+	spec, err := ParseLoadAnnotation(`{"app":{"cpu":"250m"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMetrics()
+	t0 := time.Unix(20000, 0)
+	m.Set("ns", "p", "app", "n", time.Time{}, spec.For("app", res("100m", "64Mi", "100m", "")), t0)
+	const sel = `{container="app",namespace="ns",node="n",pod="p"}`
+	a, b := scrape(t, m, t0.Add(10*time.Second)), scrape(t, m, t0.Add(70*time.Second))
+	periods := b["container_cpu_cfs_periods_total"+sel] - a["container_cpu_cfs_periods_total"+sel]
+	throttled := b["container_cpu_cfs_throttled_periods_total"+sel] - a["container_cpu_cfs_throttled_periods_total"+sel]
+	usage := b["container_cpu_usage_seconds_total"+sel] - a["container_cpu_usage_seconds_total"+sel]
+	if math.Abs(periods-600) > 1e-6 || math.Abs(throttled/periods-0.6) > 1e-9 || math.Abs(usage-6) > 1e-6 {
+		t.Fatalf("over 60 s: periods %v, throttled %v, usage %v; want 600, 360, 6", periods, throttled, usage)
 	}
 }
 

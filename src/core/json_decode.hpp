@@ -74,6 +74,22 @@ inline bool opt_bool(const boost::json::object& o, std::string_view key, const s
     return v->get_bool();
 }
 
+// An enum field written as one of `names`, listed in the order of the
+// enum's values; an unknown name fails with the allowed ones.
+template <class E, std::size_t N>
+std::optional<E> opt_enum(const boost::json::object& o, std::string_view key, const std::string& path,
+                          const std::string_view (&names)[N]) {
+    const auto* v = field(o, key);
+    if (!v) return std::nullopt;
+    const std::string at = path + "." + std::string(key);
+    if (!v->is_string()) fail(at, "expected a string");
+    for (std::size_t i = 0; i < N; ++i)
+        if (v->get_string() == names[i]) return static_cast<E>(i);
+    std::string allowed;
+    for (std::size_t i = 0; i < N; ++i) allowed += (i ? ", " : "") + std::string(names[i]);
+    fail(at, "\"" + std::string(v->get_string()) + "\" is not one of " + allowed);
+}
+
 template <class F>
 auto guarded(F&& f) -> decltype(f()) {
     try {

@@ -200,6 +200,11 @@ const PodCondition* Pod::find_condition(std::string_view type) const {
     return nullptr;
 }
 
+bool Pod::is_ready() const {
+    const PodCondition* c = find_condition("Ready");
+    return c && c->status == "True";
+}
+
 const OwnerReference* Pod::controller_ref() const {
     for (const auto& r : owner_references)
         if (r.controller) return &r;

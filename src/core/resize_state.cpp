@@ -31,6 +31,13 @@ std::string_view resize_state_name(ResizeState s) noexcept {
     return "Pending";
 }
 
+std::optional<ResizeState> parse_resize_state(std::string_view name) noexcept {
+    for (auto s : {ResizeState::Pending, ResizeState::InProgress, ResizeState::Deferred, ResizeState::Infeasible,
+                   ResizeState::Applied})
+        if (resize_state_name(s) == name) return s;
+    return std::nullopt;
+}
+
 ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request) {
     if (!request || request->targets.empty()) return {};
     for (const auto& [name, want] : request->targets) {

@@ -113,5 +113,14 @@ TEST(ResizeState, EnvelopeNeedsPodLevelStatusResources) {
     EXPECT_EQ(classify_resize_state(applied, &bigger).state, ResizeState::Pending);
 }
 
+// The lifecycle status stores states by name and reads them back.
+TEST(ResizeState, NamesParseBack) {
+    for (auto st : {ResizeState::Pending, ResizeState::InProgress, ResizeState::Deferred, ResizeState::Infeasible,
+                    ResizeState::Applied})
+        EXPECT_EQ(parse_resize_state(resize_state_name(st)), st);
+    EXPECT_EQ(parse_resize_state("applied"), std::nullopt);
+    EXPECT_EQ(parse_resize_state(""), std::nullopt);
+}
+
 }  // namespace
 }  // namespace attune::core

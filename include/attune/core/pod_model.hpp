@@ -106,6 +106,7 @@ struct Pod {
     Container* find_container(std::string_view name);
     const ContainerStatus* find_status(std::string_view name) const;
     const PodCondition* find_condition(std::string_view type) const;
+    bool is_ready() const;  // condition Ready is True
     const OwnerReference* controller_ref() const;
 };
 

@@ -4,6 +4,7 @@
 // A successful PATCH is not "applied": the runtime must report the target.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,8 @@ enum class ResizeState {
 };
 
 std::string_view resize_state_name(ResizeState s) noexcept;
+// The inverse of resize_state_name; nullopt for any other text.
+std::optional<ResizeState> parse_resize_state(std::string_view name) noexcept;
 
 struct ResizeRequest {
     // metadata.generation from the /resize response; 0 when the server does
