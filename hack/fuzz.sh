@@ -10,9 +10,10 @@ command -v clang++ >/dev/null || { echo "fuzz: clang++ missing (hack/deps.sh fuz
 if [ ! -f build-fuzz/build.ninja ]; then
   CXX=clang++ meson setup build-fuzz -Dfuzz=true -Dtests=disabled -Dbuildtype=debugoptimized >/dev/null
 fi
-ninja -C build-fuzz fuzz/fuzz_watch_decoder fuzz/fuzz_kubeconfig
+targets=(fuzz_watch_decoder fuzz_kubeconfig fuzz_prometheus_response)
+ninja -C build-fuzz "${targets[@]/#/fuzz/}"
 rc=0
-for t in fuzz_watch_decoder fuzz_kubeconfig; do
+for t in "${targets[@]}"; do
   corpus="$here/fuzz/corpus/${t#fuzz_}"
   work="build-fuzz/corpus-$t"; mkdir -p "$work"
   echo "fuzz: $t for ${secs}s"

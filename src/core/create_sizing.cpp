@@ -112,12 +112,12 @@ CreateSizing size_pod_on_create(const CreateSizingInput& in) {
         out.skip_reason = "canary_policy";
         return out;
     }
-    const WorkloadRecommendation* rec = in.recommendation;
+    const StatusRecommendation* rec = in.recommendation;
     if (!rec) {
         out.skip_reason = "no_recommendation";
         return out;
     }
-    if (rec->stale) {
+    if (rec->recommendation.stale) {
         out.skip_reason = "stale_recommendation";
         return out;
     }

@@ -32,6 +32,17 @@ std::string annotation(const json::value& obj, std::string_view key) {
 
 }  // namespace
 
+std::optional<PersistenceCandidate> persistence_candidate(const LifecycleStatusEntry& entry, std::string_view policy) {
+    if (entry.phase != LifecyclePhase::ValidatedAwaitingPersistence || entry.validated_revision.empty() ||
+        entry.candidate.empty())
+        return std::nullopt;
+    PersistenceCandidate c;
+    c.policy = std::string(policy);
+    c.validated_revision = entry.validated_revision;
+    c.containers = entry.candidate;
+    return c;
+}
+
 TemplatePersistence persist_on_template_change(const TemplateUpdateInput& in) {
     TemplatePersistence out;
     if (!in.candidate) {
@@ -65,26 +76,26 @@ TemplatePersistence persist_on_template_change(const TemplateUpdateInput& in) {
     }
 
     Pod planned = decoded.value();
-    for (const auto& cand : in.candidate->containers) {
+    for (const auto& [cand_name, cand_resources] : in.candidate->containers) {
         // App containers and native sidecars; a regular init container is
         // never resized, and a name this update removed is skipped.
         Container* c = nullptr;
         for (auto& x : planned.containers)
-            if (x.name == cand.name) c = &x;
+            if (x.name == cand_name) c = &x;
         for (auto& x : planned.init_containers)
-            if (!c && x.name == cand.name && x.is_native_sidecar()) c = &x;
+            if (!c && x.name == cand_name && x.is_native_sidecar()) c = &x;
         if (!c) continue;
         if (old_pod) {
-            const Container* before = old_pod->find_container(cand.name);
+            const Container* before = old_pod->find_container(cand_name);
             if (before && !(before->resources == c->resources)) {
-                out.warnings.push_back("attune: container " + cand.name +
+                out.warnings.push_back("attune: container " + cand_name +
                                        " keeps the resources this update sets; validated revision " +
                                        in.candidate->validated_revision + " was not applied to it");
                 continue;
             }
         }
-        c->resources = overlay_requirements(c->resources, cand.resources);
-        out.injected_containers.push_back(cand.name);
+        c->resources = overlay_requirements(c->resources, cand_resources);
+        out.injected_containers.push_back(cand_name);
     }
     if (out.injected_containers.empty()) {
         out.skip_reason = "no_matching_container";
@@ -107,7 +118,7 @@ TemplatePersistence persist_on_template_change(const TemplateUpdateInput& in) {
     wl_ann[kPersistedRevisionAnnotation] = in.candidate->validated_revision;
     wl_ann[kPersistedPolicyAnnotation] = in.candidate->policy;
     auto& tmpl_ann = detail::ensure_object(detail::ensure_object(tmpl_after, "metadata"), "annotations");
-    tmpl_ann[kRevisionAnnotation] = in.candidate->validated_revision;
+    tmpl_ann[kTemplateRevisionAnnotation] = in.candidate->validated_revision;
     out.patch = json_patch_diff(*in.object, after);
     return out;
 }

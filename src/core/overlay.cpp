@@ -26,6 +26,18 @@ result<ContainerResourceMap> apply_manual_overlay(const FrozenBaseline& baseline
                                                        "\", which the frozen baseline does not have");
         }
         it->second = overlay_requirements(it->second, rr);
+        // A request above its limit would be refused by the apiserver; say
+        // so here, naming which side the overlay set.
+        for (const auto& [res, req] : it->second.requests) {
+            const auto lim = it->second.limits.find(res);
+            if (lim == it->second.limits.end() || !(lim->second < req)) continue;
+            const bool limit_inherited = rr.limits.find(res) == rr.limits.end();
+            const bool request_inherited = rr.requests.find(res) == rr.requests.end();
+            return make_error("invalid_overlay",
+                              "manual recommendation for container \"" + name + "\": " + res + " request " +
+                                  req.to_string() + (request_inherited ? " (live)" : "") + " exceeds its limit " +
+                                  lim->second.to_string() + (limit_inherited ? " (live)" : ""));
+        }
     }
     return out;
 }

@@ -37,11 +37,11 @@ ContainerRecommendation crec(const char* name, const char* cpu_req, const char* 
     return c;
 }
 
-WorkloadRecommendation rec(std::vector<ContainerRecommendation> cs) {
-    WorkloadRecommendation w;
+StatusRecommendation rec(std::vector<ContainerRecommendation> cs) {
+    StatusRecommendation w;
     w.workload = "web";
     w.kind = "Deployment";
-    w.containers = std::move(cs);
+    w.recommendation.containers = std::move(cs);
     return w;
 }
 
@@ -65,7 +65,7 @@ struct Sized {
     json::value after_json;
 };
 
-Sized run(const json::value& p, const EffectivePolicy* pol, const WorkloadRecommendation* r, bool field = true) {
+Sized run(const json::value& p, const EffectivePolicy* pol, const StatusRecommendation* r, bool field = true) {
     CreateSizingInput in;
     in.pod = &p;
     in.policy = pol;
@@ -196,7 +196,7 @@ TEST(SizePodOnCreate, PolicyAndRecommendationGates) {
     const auto p = pod(kApp);
     const auto r = rec({crec("app", "250m", "192Mi")});
     auto stale = r;
-    stale.stale = true;
+    stale.recommendation.stale = true;
     auto disabled = policy();
     disabled.update_strategy.initial_sizing = false;
     auto paused = policy();
@@ -207,7 +207,7 @@ TEST(SizePodOnCreate, PolicyAndRecommendationGates) {
     const auto other = rec({crec("sidecar", "250m", "192Mi")});
     struct {
         const EffectivePolicy* pol;
-        const WorkloadRecommendation* rec;
+        const StatusRecommendation* rec;
         const char* reason;
     } cases[] = {
         {nullptr, &r, "no_policy"},

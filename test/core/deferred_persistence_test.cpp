@@ -29,7 +29,7 @@ PersistenceCandidate candidate() {
     PersistenceCandidate c;
     c.policy = "web";
     c.validated_revision = "rev-3f2a9c1e7b4d0000";
-    c.containers = {{"app", {rl({{"cpu", "200m"}, {"memory", "192Mi"}}), rl({{"memory", "384Mi"}})}}};
+    c.containers["app"] = {rl({{"cpu", "200m"}, {"memory", "192Mi"}}), rl({{"memory", "384Mi"}})};
     return c;
 }
 
@@ -132,10 +132,10 @@ TEST(PersistOnTemplateChange, ARemovedContainerIsSkippedTheOthersInjected) {
     const auto old = deployment(kContainers);
     const auto obj = deployment(R"([{"name":"log","image":"log:2","resources":{"requests":{"cpu":"100m"}}}])");
     auto cand = candidate();
-    cand.containers.push_back({"log", {rl({{"cpu", "50m"}}), {}}});
+    cand.containers["log"] = {rl({{"cpu", "50m"}}), {}};
     auto r = run(obj, old, &cand);
     ASSERT_TRUE(r.decision.injected());
-    EXPECT_EQ(r.decision.injected_containers, std::vector<std::string>{"log"});
+    EXPECT_EQ(r.decision.injected_containers, std::vector<std::string>{"log"});  // "app" was removed
     EXPECT_EQ(at(r.after, {"spec", "template", "spec", "containers", "0", "resources", "requests", "cpu"}), "50m");
 }
 
@@ -145,7 +145,7 @@ TEST(PersistOnTemplateChange, ATemplateEnvelopeIsRaisedNeverInvented) {
         const auto old = deployment(kContainers, "", R"(,"resources":{"requests":{"cpu":"1100m"}})");
         const auto obj = deployment(kContainers, R"(,"hostname":"x")", R"(,"resources":{"requests":{"cpu":"1100m"}})");
         auto big = cand;
-        big.containers[0].resources.requests["cpu"] = qty("1500m");
+        big.containers["app"].requests["cpu"] = qty("1500m");
         auto r = run(obj, old, &big);
         ASSERT_TRUE(r.decision.injected());
         EXPECT_TRUE(r.decision.envelope_raised);
@@ -171,6 +171,27 @@ TEST(PersistOnTemplateChange, StatefulSetsAndSidecarsToo) {
     EXPECT_EQ(r.decision.injected_containers, std::vector<std::string>{"proxy"});
     EXPECT_EQ(at(r.after, {"spec", "template", "spec", "initContainers", "0", "resources", "requests", "cpu"}), "100m");
     EXPECT_EQ(at(r.after, {"spec", "template", "spec", "initContainers", "1", "resources", "requests", "cpu"}), "1");
+}
+
+TEST(PersistenceCandidate, OnlyAValidatedEntryAwaitingPersistenceHasOne) {
+    LifecycleStatusEntry e;
+    e.workload = "web";
+    e.kind = "Deployment";
+    e.validated_revision = "rev-1";
+    e.candidate["app"] = {rl({{"cpu", "200m"}}), {}};
+    for (auto phase : {LifecyclePhase::ValidationRunning, LifecyclePhase::PausedAtStep,
+                       LifecyclePhase::ValidatedWithoutPersistence, LifecyclePhase::Persisted, LifecyclePhase::Failed}) {
+        e.phase = phase;
+        EXPECT_FALSE(persistence_candidate(e, "web")) << lifecycle_phase_name(phase);
+    }
+    e.phase = LifecyclePhase::ValidatedAwaitingPersistence;
+    const auto c = persistence_candidate(e, "web");
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->policy, "web");
+    EXPECT_EQ(c->validated_revision, "rev-1");
+    EXPECT_EQ(c->containers.at("app").requests.at("cpu"), qty("200m"));
+    e.validated_revision.clear();
+    EXPECT_FALSE(persistence_candidate(e, "web"));
 }
 
 }  // namespace

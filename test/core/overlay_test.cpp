@@ -51,5 +51,22 @@ TEST(ManualOverlay, OnlyResizableContainersAreFrozenAndUnknownNamesFail) {
     EXPECT_EQ(r.error().code, "unknown_container");
 }
 
+// A request set above an inherited limit (or a limit below an inherited
+// request) is refused, naming the container and which side is live: the
+// apiserver would reject such a resize.
+TEST(ManualOverlay, ARequestAboveItsLimitIsRefused) {
+    const FrozenBaseline b = freeze_baseline(pod_from_json(kLive));
+    auto r = apply_manual_overlay(b, {{"app", {rl({{"cpu", "3"}}), {}}}});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "invalid_overlay");
+    EXPECT_EQ(r.error().message, "manual recommendation for container \"app\": cpu request 3 exceeds its limit 2 (live)");
+    r = apply_manual_overlay(b, {{"app", {{}, rl({{"memory", "512Mi"}})}}});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message,
+              "manual recommendation for container \"app\": memory request 1Gi (live) exceeds its limit 512Mi");
+    // Raising both together is fine.
+    EXPECT_TRUE(apply_manual_overlay(b, {{"app", {rl({{"cpu", "3"}}), rl({{"cpu", "3"}})}}}).ok());
+}
+
 }  // namespace
 }  // namespace attune::core

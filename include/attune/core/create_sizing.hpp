@@ -51,7 +51,7 @@ struct CreateSizingInput {
     // recommendation), excludedContainers (with the known sidecars), and per
     // container (containerPolicies count) controlledValues and cpu.startupBoost.
     const EffectivePolicy* policy = nullptr;
-    const WorkloadRecommendation* recommendation = nullptr;  // nullptr: none for the workload
+    const StatusRecommendation* recommendation = nullptr;  // nullptr: none for the workload
     bool pod_level_resources_field = false;  // Capabilities::pod_level_resources_field
     std::string now;                         // RFC 3339 UTC, for attune.io/startup-boost-at
 };

@@ -11,20 +11,22 @@
 #include <string_view>
 #include <vector>
 
-#include "attune/core/revision.hpp"  // ContainerResources
+#include "attune/core/lifecycle_status.hpp"  // the entry, and contracts.md's revision annotations
+#include "attune/core/overlay.hpp"           // ContainerResourceMap
 
 namespace attune::core {
-
-// contracts.md "Revision annotations".
-inline constexpr std::string_view kPersistedRevisionAnnotation = "attune.io/persisted-revision";  // workload
-inline constexpr std::string_view kPersistedPolicyAnnotation = "attune.io/persisted-policy";      // workload
-inline constexpr std::string_view kRevisionAnnotation = "attune.io/revision";                     // pod template
 
 struct PersistenceCandidate {
     std::string policy;              // the policy's name
     std::string validated_revision;  // status.lifecycle.workloads[].validatedRevision
-    std::vector<ContainerResources> containers;  // candidate.containers
+    ContainerResourceMap containers;  // candidate.containers
 };
+
+// The candidate of a lifecycle entry that awaits admission-time persistence
+// (phase ValidatedAwaitingPersistence with a validated revision), else
+// nullopt: any other phase means the webhook has nothing to inject (the
+// reconciler moves the phase to clear webhook eligibility).
+std::optional<PersistenceCandidate> persistence_candidate(const LifecycleStatusEntry& entry, std::string_view policy);
 
 struct TemplateUpdateInput {
     const boost::json::value* object = nullptr;      // the Deployment/StatefulSet being written

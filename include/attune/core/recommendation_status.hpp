@@ -1,44 +1,46 @@
 #pragma once
-// AttunePolicy status.recommendations[] (attune-api.md §3, contracts.md):
-// what the recommender publishes per workload and what the admission
-// webhook sizes new pods from. Decode and encode live together so the
-// writer and the readers cannot drift apart.
-#include <boost/json/value.hpp>
-#include <optional>
+// The recommender's output in the exact shape of attune-api.md §3
+// `status.recommendations[]` (and contracts.md, which the webhook reads at
+// pod CREATE): quantities as canonical strings, times as RFC 3339. The
+// writer's encoders and the webhook's decoder live together so the two
+// sides cannot drift apart.
+#include <boost/json/object.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "attune/core/quantity.hpp"
+#include "attune/core/recommender.hpp"
 #include "attune/core/result.hpp"
 
 namespace attune::core {
 
-// {cpuRequest, cpuLimit, memoryRequest, memoryLimit}; a zero limit means
-// "no limit" (the Go operator writes "0" there).
-struct RecommendedResources {
-    Quantity cpu_request;
-    Quantity cpu_limit;
-    Quantity memory_request;
-    Quantity memory_limit;
-};
+// {rawPercentile, overhead, afterOverhead, burstFactor, afterBurst,
+//  confidence, confidenceFactor, afterConfidence, bounds{min,max},
+//  boundsApplied?, afterBounds, minChangePercent, maxChangePercent,
+//  changeFilterApplied?, afterChangeFilter, final, finalAdjustment?}
+// Optional strings are omitted when empty, as the Go API's omitempty does.
+boost::json::object explanation_json(const ResourceExplanation& e);
 
-struct ContainerRecommendation {
-    std::string name;
-    RecommendedResources current;
-    RecommendedResources recommended;
-    double confidence = 0;  // 0..1
-    std::int32_t data_points = 0;
-    std::string last_updated;                   // RFC 3339
-    std::optional<boost::json::value> explanation;  // kept as sent (§3 explanation.{cpu,memory})
-};
+// {cpuRequest, cpuLimit, memoryRequest, memoryLimit}; absent values are "0".
+boost::json::object resource_values_json(const ResourceValues& v);
 
-struct WorkloadRecommendation {
+// {name, current, recommended, confidence, dataPoints, lastUpdated,
+//  explanation?{cpu?, memory?}}; the explanation only when asked for
+// (updateStrategy.includeExplanationsInStatus) and when one exists.
+boost::json::object container_recommendation_json(const ContainerRecommendation& c, bool include_explanation);
+
+// {workload, kind, containers[], lastDataTime?, stale}
+boost::json::object workload_recommendation_json(const std::string& workload, const std::string& kind,
+                                                 const WorkloadRecommendation& w, bool include_explanations);
+
+// One status.recommendations[] entry read back (the webhook sizes new pods
+// from it). Decoded: workload, kind, stale, lastDataTime and per container
+// name, current, recommended, confidence, dataPoints, lastUpdated; the
+// explanations are the writer's business and are not read back.
+struct StatusRecommendation {
     std::string workload;  // name
     std::string kind;      // Deployment, StatefulSet, ...
-    std::vector<ContainerRecommendation> containers;
-    std::string last_data_time;  // RFC 3339, may be empty
-    bool stale = false;          // computed from cached data: never applied
+    WorkloadRecommendation recommendation;
 
     const ContainerRecommendation* find(std::string_view container) const;
 };
@@ -46,13 +48,10 @@ struct WorkloadRecommendation {
 // The policy's status.recommendations (the whole AttunePolicy object or its
 // status is accepted). Absent: an empty list. Error code
 // "invalid_recommendations" naming the JSON path when an entry is malformed.
-result<std::vector<WorkloadRecommendation>> decode_recommendations(const boost::json::value& policy_or_status);
-
-// One entry as status.recommendations[] carries it.
-boost::json::value encode_recommendation(const WorkloadRecommendation& rec);
+result<std::vector<StatusRecommendation>> decode_status_recommendations(const boost::json::value& policy_or_status);
 
 // The entry for one workload, or nullptr.
-const WorkloadRecommendation* find_recommendation(const std::vector<WorkloadRecommendation>& recs,
-                                                  std::string_view kind, std::string_view workload);
+const StatusRecommendation* find_status_recommendation(const std::vector<StatusRecommendation>& recs,
+                                                       std::string_view kind, std::string_view workload);
 
 }  // namespace attune::core
