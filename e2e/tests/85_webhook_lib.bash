@@ -121,3 +121,19 @@ pod_requests() { k -n "$1" get pod "$2" -o json | jq -r --arg c "$3" '.spec.cont
 apiserver_metric() {
   k get --raw /metrics | awk -v n="$1" -v re="${2:-.}" 'index($1, n) == 1 && substr($1, length(n) + 1, 1) ~ /[{ ]/ && $0 ~ re { s += $2 } END { print s + 0 }'
 }
+
+# set_validated_candidate POLICY KIND WORKLOAD REVISION CONTAINER CPU MEMORY:
+# a lifecycle entry awaiting admission-time persistence (contracts.md), as
+# the lifecycle reconciler writes it once validation passed. Test setup: the
+# lifecycle wiring (issue #11) produces these for real.
+set_validated_candidate() {
+  local policy=$1 kind=$2 workload=$3 rev=$4 container=$5 cpu=$6 mem=$7
+  k -n "$ns" patch attunepolicy "$policy" --subresource=status --type=merge -p "$(jq -nc \
+    --arg w "$workload" --arg k "$kind" --arg rev "$rev" --arg c "$container" --arg cpu "$cpu" --arg mem "$mem" \
+    --arg now "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    '{status: {lifecycle: {workloads: [{workload: $w, kind: $k, phase: "ValidatedAwaitingPersistence",
+        currentRevision: $rev, validatedRevision: $rev, step: 1, stepStartedAt: $now,
+        baseline: {containers: [{name: $c, resources: {requests: {cpu: "1", memory: "512Mi"}}}]},
+        candidate: {containers: [{name: $c, resources: {requests: {cpu: $cpu, memory: $mem}}}]},
+        message: "validated; waiting for the next pod template change"}]}}}')" >/dev/null
+}
