@@ -27,7 +27,10 @@ namespace json = boost::json;
 namespace {
 
 constexpr const char* kStagedAtAnnotation = "attune.io/next-ca-staged-at";
-constexpr std::int64_t kBackdate = 300;  // notBefore in the past: tolerate clock skew between nodes
+// notBefore in the past tolerates clock skew between nodes: 5 minutes, or a
+// tenth of the lifetime for short-lived test certificates (the renewal is a
+// share of the whole lifetime, so a large backdate would make it due at once).
+std::int64_t backdate(std::chrono::seconds validity) { return std::min<std::int64_t>(300, validity.count() / 10); }
 constexpr int kWriteAttempts = 5;
 
 // What the Secret holds, decoded.
@@ -170,7 +173,7 @@ struct certificate_keeper::impl {
         remember(m.next_ca_crt);
         std::string planned_new, planned_next;
         if (plan.new_ca) {
-            auto ca = generate_ca(ca_cn, t - kBackdate, t + opts.rotation.ca_validity.count());
+            auto ca = generate_ca(ca_cn, t - backdate(opts.rotation.ca_validity), t + opts.rotation.ca_validity.count());
             m.ca_crt = ca.cert_pem;
             m.ca_key = ca.key_pem;
             planned_new = ca.cert_pem;
@@ -185,7 +188,8 @@ struct certificate_keeper::impl {
             count_rotation("ca_promoted");
         }
         if (plan.stage_next_ca) {
-            auto next = generate_ca(ca_cn + "-next", t - kBackdate, t + opts.rotation.ca_validity.count());
+            auto next = generate_ca(ca_cn + "-next", t - backdate(opts.rotation.ca_validity),
+                                    t + opts.rotation.ca_validity.count());
             m.next_ca_crt = next.cert_pem;
             m.next_ca_key = next.key_pem;
             m.next_ca_staged_at = t;
@@ -200,7 +204,8 @@ struct certificate_keeper::impl {
             const auto ca_info = certificate_info(m.ca_crt);
             const std::int64_t until = std::min<std::int64_t>(t + opts.rotation.serving_validity.count(),
                                                               ca_info ? ca_info->not_after : t + 60);
-            auto srv = issue_serving_certificate({m.ca_crt, m.ca_key}, opts.names, t - kBackdate, until);
+            auto srv = issue_serving_certificate({m.ca_crt, m.ca_key}, opts.names,
+                                                 t - backdate(opts.rotation.serving_validity), until);
             m.tls_crt = srv.cert_pem;
             m.tls_key = srv.key_pem;
             count_rotation("serving_issued");

@@ -82,10 +82,11 @@ wait_webhook_called() {
 
 # probe_pod_json [RS [HASH]]: a server-side dry-run CREATE of a pod owned by
 # ReplicaSet RS (nothing is stored), printed as the apiserver would have
-# stored it: what a new pod of that workload would be born as.
+# stored it: what a new pod of that workload would be born as. kubectl's
+# stderr (warnings, errors) goes to $ATTUNE_RUN/probe.err.
 probe_pod_json() {
   local rs=${1:-attune-probe-0} hash=${2:-0}
-  k -n "$ns" create --dry-run=server -o json -f - 2>&1 <<YAML
+  k -n "$ns" create --dry-run=server -o json -f - 2>"$ATTUNE_RUN/probe.err" <<YAML
 apiVersion: v1
 kind: Pod
 metadata:
