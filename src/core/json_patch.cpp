@@ -28,29 +28,52 @@ json::object op(std::string_view name, const std::string& path) {
     return o;
 }
 
-void diff_into(const json::value& before, const json::value& after, const std::string& path, json::array& out) {
+void append_token(std::string& path, std::string_view token) {
+    path += '/';
+    for (char c : token) {
+        if (c == '~') path += "~0";
+        else if (c == '/') path += "~1";
+        else path += c;
+    }
+}
+
+// `path` is a scratch buffer, extended for a child and cut back after: walking
+// an unchanged subtree (most of a pod) allocates nothing.
+void diff_into(const json::value& before, const json::value& after, std::string& path, json::array& out) {
     if (before.is_object() && after.is_object()) {
         const auto& b = before.get_object();
         const auto& a = after.get_object();
+        const std::size_t len = path.size();
         for (const auto& [k, bv] : b) {
-            if (!a.contains(k)) out.push_back(op("remove", path + "/" + escape_json_pointer_token(k)));
+            if (a.contains(k)) continue;
+            append_token(path, k);
+            out.push_back(op("remove", path));
+            path.resize(len);
         }
         for (const auto& [k, av] : a) {
-            const std::string child = path + "/" + escape_json_pointer_token(k);
-            if (const auto* bv = b.if_contains(k)) {
-                diff_into(*bv, av, child, out);
+            const auto* bv = b.if_contains(k);
+            append_token(path, k);
+            if (bv) {
+                diff_into(*bv, av, path, out);
             } else {
-                auto o = op("add", child);
+                auto o = op("add", path);
                 o["value"] = av;
                 out.push_back(std::move(o));
             }
+            path.resize(len);
         }
         return;
     }
     if (before.is_array() && after.is_array() && before.get_array().size() == after.get_array().size()) {
         const auto& b = before.get_array();
         const auto& a = after.get_array();
-        for (std::size_t i = 0; i < a.size(); ++i) diff_into(b[i], a[i], path + "/" + std::to_string(i), out);
+        const std::size_t len = path.size();
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            path += '/';
+            path += std::to_string(i);
+            diff_into(b[i], a[i], path, out);
+            path.resize(len);
+        }
         return;
     }
     if (before == after) return;
@@ -177,7 +200,8 @@ void add_at(json::value& doc, const std::vector<std::string>& tokens, json::valu
 
 json::array json_patch_diff(const json::value& before, const json::value& after) {
     json::array out;
-    diff_into(before, after, "", out);
+    std::string path;
+    diff_into(before, after, path, out);
     return out;
 }
 
