@@ -2,6 +2,7 @@
 
 #include <attune/core/base64.hpp>
 #include <attune/core/json_patch.hpp>
+#include <attune/core/json_path.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -42,40 +43,30 @@ struct material {
     std::int64_t next_ca_staged_at = 0;
 };
 
-std::string data_field(const json::object& data, std::string_view key) {
-    const auto* v = data.if_contains(key);
-    if (!v || !v->is_string()) return {};
-    auto d = core::base64_decode(v->get_string());
+std::string data_field(const json::value& secret, std::string_view key) {
+    auto d = core::base64_decode(core::string_at(secret, {"data", key}));
     return d ? *d : std::string();
 }
 
 material decode_secret(const json::value& secret) {
     material m;
     m.exists = true;
-    const auto& o = secret.as_object();
-    if (const auto* md = o.if_contains("metadata"); md && md->is_object()) {
-        if (const auto* rv = md->get_object().if_contains("resourceVersion"); rv && rv->is_string())
-            m.resource_version = std::string(rv->get_string());
-        if (const auto* a = md->get_object().if_contains("annotations"); a && a->is_object())
-            if (const auto* s = a->get_object().if_contains(kStagedAtAnnotation); s && s->is_string()) {
-                try {
-                    m.next_ca_staged_at = std::stoll(std::string(s->get_string()));
-                } catch (const std::exception&) {
-                    m.next_ca_staged_at = 0;  // unreadable: the overlap counts from 1970, i.e. is over
-                }
-            }
+    m.resource_version = std::string(core::string_at(secret, {"metadata", "resourceVersion"}));
+    if (const auto staged = core::string_at(secret, {"metadata", "annotations", kStagedAtAnnotation}); !staged.empty()) {
+        try {
+            m.next_ca_staged_at = std::stoll(std::string(staged));
+        } catch (const std::exception&) {
+            m.next_ca_staged_at = 0;  // unreadable: the overlap counts from 1970, i.e. is over
+        }
     }
-    if (const auto* t = o.if_contains("type"); t && t->is_string()) m.type = std::string(t->get_string());
-    if (const auto* d = o.if_contains("data"); d && d->is_object()) {
-        const auto& data = d->get_object();
-        m.tls_crt = data_field(data, "tls.crt");
-        m.tls_key = data_field(data, "tls.key");
-        m.ca_crt = data_field(data, "ca.crt");
-        m.ca_key = data_field(data, "ca.key");
-        m.next_ca_crt = data_field(data, "next-ca.crt");
-        m.next_ca_key = data_field(data, "next-ca.key");
-        m.ca_bundle = data_field(data, "ca-bundle.crt");
-    }
+    if (const auto t = core::string_at(secret, {"type"}); !t.empty()) m.type = std::string(t);
+    m.tls_crt = data_field(secret, "tls.crt");
+    m.tls_key = data_field(secret, "tls.key");
+    m.ca_crt = data_field(secret, "ca.crt");
+    m.ca_key = data_field(secret, "ca.key");
+    m.next_ca_crt = data_field(secret, "next-ca.crt");
+    m.next_ca_key = data_field(secret, "next-ca.key");
+    m.ca_bundle = data_field(secret, "ca-bundle.crt");
     return m;
 }
 
@@ -126,13 +117,11 @@ json::value encode_secret(const material& m, const certificate_keeper_options& o
 
 // The clientConfig path: service.path, else the path of an existing url, else "/".
 std::string webhook_path(const json::object& cc) {
-    if (const auto* svc = cc.if_contains("service"); svc && svc->is_object())
-        if (const auto* p = svc->get_object().if_contains("path"); p && p->is_string()) return std::string(p->get_string());
-    if (const auto* u = cc.if_contains("url"); u && u->is_string()) {
-        const std::string url(u->get_string());
+    if (const auto p = core::string_at(cc, {"service", "path"}); !p.empty()) return std::string(p);
+    if (const auto url = core::string_at(cc, {"url"}); !url.empty()) {
         const auto scheme = url.find("://");
-        const auto slash = url.find('/', scheme == std::string::npos ? 0 : scheme + 3);
-        if (slash != std::string::npos) return url.substr(slash);
+        const auto slash = url.find('/', scheme == std::string_view::npos ? 0 : scheme + 3);
+        if (slash != std::string_view::npos) return std::string(url.substr(slash));
     }
     return "/";
 }

@@ -4,6 +4,7 @@
 
 #include "attune/core/envelope.hpp"
 #include "attune/core/json_patch.hpp"
+#include "attune/core/json_path.hpp"
 #include "attune/core/overlay.hpp"
 #include "attune/core/pod_model.hpp"
 #include "attune/core/qos.hpp"
@@ -15,19 +16,7 @@ namespace json = boost::json;
 namespace {
 
 const json::value* template_of(const json::value* workload) {
-    if (!workload || !workload->is_object()) return nullptr;
-    const auto* spec = workload->get_object().if_contains("spec");
-    if (!spec || !spec->is_object()) return nullptr;
-    return spec->get_object().if_contains("template");
-}
-
-std::string annotation(const json::value& obj, std::string_view key) {
-    const auto* md = obj.get_object().if_contains("metadata");
-    if (!md || !md->is_object()) return {};
-    const auto* a = md->get_object().if_contains("annotations");
-    if (!a || !a->is_object()) return {};
-    const auto* v = a->get_object().if_contains(key);
-    return v && v->is_string() ? std::string(v->get_string()) : std::string();
+    return workload ? json_at(*workload, {"spec", "template"}) : nullptr;
 }
 
 }  // namespace
@@ -60,7 +49,8 @@ TemplatePersistence persist_on_template_change(const TemplateUpdateInput& in) {
         out.skip_reason = "template_unchanged";
         return out;
     }
-    if (annotation(*in.object, kPersistedRevisionAnnotation) == in.candidate->validated_revision) {
+    if (string_at(*in.object, {"metadata", "annotations", kPersistedRevisionAnnotation}) ==
+        in.candidate->validated_revision) {
         out.skip_reason = "already_persisted";
         return out;
     }
