@@ -8,3 +8,10 @@ bin="$here/$build/bench/runtime_bench"
 [ -x "$bin" ] || { echo "bench: $bin is not built (make build)" >&2; exit 2; }
 echo "== watch decode + transform + cache apply, and cache bytes per pod (10k pods, 3 runs)"
 "$bin" "${PODS:-10000}" "${RUNS:-3}"
+wbin="$here/$build/bench/webhook_bench"
+if [ -x "$wbin" ]; then
+  echo "== admission webhook: handler CPU per review; 2,000 reviews/s for 20 s (open loop); max reviews/s for 15 s"
+  "$wbin" handler 20000
+  "$wbin" rate 2000 20 16
+  "$wbin" max 15 16
+fi
