@@ -24,9 +24,17 @@ ensure_policy_fields_kept() {
     {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-preserve-unknown-fields","value":true},
     {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/x-kubernetes-preserve-unknown-fields","value":true}]' >/dev/null
   at_exit "k apply -f '$REPO_ROOT/deploy/kustomize/base/crd/attunepolicy.yaml' >/dev/null 2>&1"
-  # The apiserver serves the new schema once the CRD is Established again.
   k wait --for=condition=Established "crd/$crd" --timeout=60s >/dev/null
-  sleep 2
+  # The new schema is served a moment later: wait until a dry run keeps targetRef.
+  wait_until 30 policy_keeps_target_ref || fail "the patched AttunePolicy CRD still prunes spec.targetRef"
+}
+policy_keeps_target_ref() {
+  k -n default create --dry-run=server -o json -f - 2>/dev/null <<'YAML' | jq -e '.spec.targetRef.name == "probe"' >/dev/null
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: attune-schema-probe}
+spec: {targetRef: {kind: Deployment, name: probe}}
+YAML
 }
 
 # webhook_namespaces: $ns (the workloads, labelled for initial sizing) and
