@@ -15,11 +15,7 @@ set -euo pipefail
 PODS=${1:-5000} RPS=${2:-2000} SECS=${3:-60}
 BENCH=$REPO_ROOT/${BUILD:-build}/bench/webhook_bench
 require_built "$BENCH" webhook_bench
-require_manager
-apply_policy_crd
-ensure_policy_fields_kept
-webhook_namespaces
-apply_webhook_configuration
+webhook_test
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$MGR_PID/status"; }
 
 echo "== $PODS pods"
@@ -35,34 +31,14 @@ for start in $(seq 0 1000 $((PODS - 1))); do
                           {name: "sidecar", image: "attune.local/pause:1", resources: {requests: {cpu: "5m", memory: "8Mi"}}}]}}]}' \
     | k -n "$opns" create -f - >/dev/null
 done
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, labels: {app: web}}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: attune.local/pause:1}, {name: log-shipper, image: attune.local/pause:1}]}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: web}
-spec:
-  targetRef: {kind: Deployment, name: web}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {startupBoost: {multiplier: "1.5", duration: 2m}}
-  memory: {controlledValues: RequestsAndLimits}
-  updateStrategy: {type: Auto, initialSizing: true}
-YAML
+deployment_with_policy web '{containers: [{name: app, image: attune.local/pause:1}, {name: log-shipper, image: attune.local/pause:1}]}' \
+  '{startupBoost: {multiplier: "1.5", duration: 2m}}' '{controlledValues: RequestsAndLimits}'
 set_recommendation web Deployment web app 320m 410Mi 0.92 0 820Mi
 MGR_READY_TIMEOUT=300 start_webhook_manager --kube-qps 100 --kube-burst 200
 wait_webhook_called
 wait_until 120 sh -c "[ \"\$(curl -fsS http://127.0.0.1:$MGR_PORT/metrics | awk '\$1 == \"attune_kube_informer_objects{resource=\\\"pods\\\"}\" { print \$2 }')\" -ge $PODS ]" \
   || fail "the pod cache never held $PODS pods"
-rs=$(k -n "$ns" get rs -l app=web -o jsonpath='{.items[0].metadata.name}')
-hash=$(k -n "$ns" get rs -l app=web -o jsonpath='{.items[0].metadata.labels.pod-template-hash}')
+rs=$(replicaset_of web) hash=$(template_hash_of web)
 webhook_ca_bundle > "$ATTUNE_RUN/bench-ca.pem"
 echo "== manager pid $MGR_PID, pods cached: $(metric_value 'attune_kube_informer_objects{resource="pods"}'), RSS before load: $(rss) KiB"
 rt=()

@@ -10,44 +10,13 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/85_webhook_lib.bash"
-require_local "loopback webhook URL"
-require_manager
-apply_policy_crd
-ensure_policy_fields_kept
-webhook_namespaces
-apply_webhook_configuration
+webhook_test
 
+pod='{containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}, limits: {memory: 1Gi}}}]}'
+deployment_with_policy web "$pod"
+deployment_with_policy queue-worker "$pod"
+deployment_with_policy boosted "$pod" '{startupBoost: {multiplier: "2", duration: 2m}}'
 k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, labels: {app: web}}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}, limits: {memory: 1Gi}}}]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: queue-worker, labels: {app: queue-worker}}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: queue-worker}}
-  template:
-    metadata: {labels: {app: queue-worker}}
-    spec: {containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: boosted, labels: {app: boosted}}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: boosted}}
-  template:
-    metadata: {labels: {app: boosted}}
-    spec: {containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}
----
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
 metadata: {name: queue-worker}
@@ -60,36 +29,6 @@ spec:
     external:
       metric: {name: queue_messages_ready}
       target: {type: AverageValue, averageValue: "30"}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: web}
-spec:
-  targetRef: {kind: Deployment, name: web}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {}
-  memory: {}
-  updateStrategy: {type: Auto, initialSizing: true}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: queue-worker}
-spec:
-  targetRef: {kind: Deployment, name: queue-worker}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {}
-  memory: {}
-  updateStrategy: {type: Auto, initialSizing: true}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: boosted}
-spec:
-  targetRef: {kind: Deployment, name: boosted}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {startupBoost: {multiplier: "2", duration: 2m}}
-  memory: {}
-  updateStrategy: {type: Auto, initialSizing: true}
 YAML
 set_recommendation web Deployment web app 250m 192Mi
 set_recommendation queue-worker Deployment queue-worker app 300m 160Mi
@@ -104,16 +43,12 @@ expect_eq "clientConfig.url" "$(k get mutatingwebhookconfiguration "$WH" -o json
 
 # The manager sees the recommendations through its informer, a moment after
 # the status writes: a server-side dry run of the next pod shows when.
-rs_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.name}'; }
-hash_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.labels.pod-template-hash}'; }
-wait_until 30 test -n "$(rs_of web)" || true
-wait_until 30 sh -c "$KUBECTL -n $ns get rs -l app=web -o name | grep -q ." || fail "no ReplicaSet for web"
-probe_cpu() { probe_pod_json "$(rs_of "$1")" "$(hash_of "$1")" | jq -r '.spec.containers[0].resources.requests.cpu'; }
-wait_eq 30 250m probe_cpu web || fail "a dry-run pod of web is not sized: $(probe_pod_json "$(rs_of web)" "$(hash_of web)" | head -c 600)"
+wait_until 30 replicaset_of web || fail "no ReplicaSet for web"
+wait_eq 30 250m next_pod_cpu web || fail "a dry-run pod of web is not sized: $(probe_pod_json "$(replicaset_of web)" "$(template_hash_of web)" | head -c 600)"
 
 # Real pods: the ReplicaSet controller creates them, the webhook sizes them.
 k -n "$ns" scale deployment web --replicas=2 >/dev/null
-wait_eq 60 2 sh -c "$KUBECTL -n $ns get pods -l app=web -o name | wc -l" || fail "web never got 2 pods"
+wait_eq 60 2 pod_count web || fail "web never got 2 pods"
 for p in $(k -n "$ns" get pods -l app=web -o jsonpath='{.items[*].metadata.name}'); do
   expect_eq "$p requests" "$(pod_requests "$ns" "$p" app)" "250m 192Mi"
   expect_eq "$p memory limit (RequestsOnly keeps it)" \
@@ -130,17 +65,17 @@ k -n "$ns" patch hpa queue-worker --subresource=status --type=merge -p "$(jq -nc
   '{status: {currentReplicas: 0, desiredReplicas: 0, conditions: [{type: "ScaledToZero", status: "True",
     reason: "ScaledToZero", message: "no messages", lastTransitionTime: $t}]}}')" >/dev/null
 expect_eq "queue-worker replicas" "$(k -n "$ns" get deployment queue-worker -o jsonpath='{.spec.replicas}')" 0
-wait_eq 30 300m probe_cpu queue-worker || fail "queue-worker's next pod would not be sized"
+wait_eq 30 300m next_pod_cpu queue-worker || fail "queue-worker's next pod would not be sized"
 k -n "$ns" scale deployment queue-worker --replicas=1 >/dev/null
-wait_eq 60 1 sh -c "$KUBECTL -n $ns get pods -l app=queue-worker -o name | wc -l" || fail "queue-worker never scaled up"
+wait_eq 60 1 pod_count queue-worker || fail "queue-worker never scaled up"
 qp=$(k -n "$ns" get pods -l app=queue-worker -o jsonpath='{.items[0].metadata.name}')
 expect_eq "scale-from-zero pod requests" "$(pod_requests "$ns" "$qp" app)" "300m 160Mi"
 log "the 0 -> 1 scale-up pod of the HPA-held workload was sized"
 
 # Startup boost: CPU request x 2 at CREATE, and when.
-wait_eq 30 400m probe_cpu boosted || fail "boosted's next pod would not be boosted"
+wait_eq 30 400m next_pod_cpu boosted || fail "boosted's next pod would not be boosted"
 k -n "$ns" scale deployment boosted --replicas=1 >/dev/null
-wait_eq 60 1 sh -c "$KUBECTL -n $ns get pods -l app=boosted -o name | wc -l" || fail "boosted never got a pod"
+wait_eq 60 1 pod_count boosted || fail "boosted never got a pod"
 bp=$(k -n "$ns" get pods -l app=boosted -o jsonpath='{.items[0].metadata.name}')
 expect_eq "boosted pod requests" "$(pod_requests "$ns" "$bp" app)" "400m 128Mi"
 at=$(k -n "$ns" get pod "$bp" -o jsonpath='{.metadata.annotations.attune\.io/startup-boost-at}')

@@ -146,3 +146,52 @@ set_validated_candidate() {
         candidate: {containers: [{name: $c, resources: {requests: {cpu: $cpu, memory: $mem}}}]},
         message: "validated; waiting for the next pod template change"}]}}}')" >/dev/null
 }
+
+# webhook_test: what every webhook test starts with: the local harness, the
+# manager binary, the CRD, the two namespaces and the configuration.
+webhook_test() {
+  require_local "loopback webhook URL"
+  require_manager
+  apply_policy_crd
+  ensure_policy_fields_kept
+  webhook_namespaces
+  apply_webhook_configuration
+}
+
+# deployment_with_policy NAME POD_SPEC [CPU [MEMORY [STRATEGY [REPLICAS]]]]:
+# a Deployment NAME (label app=NAME, REPLICAS default 0) whose pod spec is the
+# flow-style YAML POD_SPEC, and the AttunePolicy NAME that targets it (cpu and
+# memory blocks, updateStrategy default {type: Auto, initialSizing: true}).
+deployment_with_policy() {
+  local name=$1 spec=$2 cpu=${3:-"{}"} mem=${4:-"{}"} strategy=${5:-"{type: Auto, initialSizing: true}"} replicas=${6:-0}
+  k -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $name, labels: {app: $name}}
+spec:
+  replicas: $replicas
+  selector: {matchLabels: {app: $name}}
+  template:
+    metadata: {labels: {app: $name}}
+    spec: $spec
+---
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: $name}
+spec:
+  targetRef: {kind: Deployment, name: $name}
+  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
+  cpu: $cpu
+  memory: $mem
+  updateStrategy: $strategy
+YAML
+}
+
+# replicaset_of APP / template_hash_of APP: the Deployment's ReplicaSet (it
+# exists at replicas 0 too) and its pod-template-hash.
+replicaset_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+template_hash_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.labels.pod-template-hash}' 2>/dev/null; }
+# next_pod_cpu APP: the CPU request a new pod of APP would be born with (a dry run).
+next_pod_cpu() { probe_pod_json "$(replicaset_of "$1")" "$(template_hash_of "$1")" | jq -r '.spec.containers[0].resources.requests.cpu'; }
+# pod_count APP: pods of APP that are not being deleted.
+pod_count() { k -n "$ns" get pods -l "app=$1" -o json | jq '[.items[] | select(.metadata.deletionTimestamp == null)] | length'; }

@@ -9,8 +9,6 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/85_webhook_lib.bash"
-require_local "loopback webhook URL"
-require_manager
 apiserver_keeps_pod_resources() {
   # Does this apiserver keep spec.resources on a new pod? (a dry run, nothing stored)
   k -n default create --dry-run=server -o json -f - 2>/dev/null <<'YAML' | jq -e '.spec.resources.requests.cpu != null' >/dev/null
@@ -23,71 +21,22 @@ spec:
 YAML
 }
 apiserver_keeps_pod_resources || skip "this apiserver drops pod-level spec.resources (PodLevelResources off before 1.34)"
-apply_policy_crd
-ensure_policy_fields_kept
-webhook_namespaces
-apply_webhook_configuration
+webhook_test
 
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: enveloped, labels: {app: enveloped}}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: enveloped}}
-  template:
-    metadata: {labels: {app: enveloped}}
-    spec:
-      resources: {requests: {cpu: 600m, memory: 320Mi}}
-      containers:
-      - {name: app, image: attune.local/pause:1, resources: {requests: {cpu: 500m, memory: 256Mi}}}
-      - {name: log, image: attune.local/pause:1, resources: {requests: {cpu: 100m, memory: 64Mi}}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: capped, labels: {app: capped}}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: capped}}
-  template:
-    metadata: {labels: {app: capped}}
-    spec:
-      resources: {requests: {cpu: "1"}, limits: {cpu: 1500m}}
-      containers:
-      - {name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1"}}}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: enveloped}
-spec:
-  targetRef: {kind: Deployment, name: enveloped}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {}
-  memory: {}
-  updateStrategy: {type: Auto, initialSizing: true}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: capped}
-spec:
-  targetRef: {kind: Deployment, name: capped}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {controlledValues: RequestsOnly}
-  memory: {}
-  updateStrategy: {type: Auto, initialSizing: true}
-YAML
+deployment_with_policy enveloped '{resources: {requests: {cpu: 600m, memory: 320Mi}}, containers: [
+  {name: app, image: attune.local/pause:1, resources: {requests: {cpu: 500m, memory: 256Mi}}},
+  {name: log, image: attune.local/pause:1, resources: {requests: {cpu: 100m, memory: 64Mi}}}]}'
+deployment_with_policy capped '{resources: {requests: {cpu: "1"}, limits: {cpu: 1500m}}, containers: [
+  {name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1"}}}]}' '{controlledValues: RequestsOnly}'
 set_recommendation enveloped Deployment enveloped app 900m 512Mi
 set_recommendation capped Deployment capped app "2" 128Mi
 
 start_webhook_manager
 wait_webhook_called
-rs_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.name}'; }
-hash_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.labels.pod-template-hash}'; }
-wait_until 30 sh -c "$KUBECTL -n $ns get rs -l app=enveloped -o name | grep -q . && $KUBECTL -n $ns get rs -l app=capped -o name | grep -q ." \
-  || fail "no ReplicaSets"
+wait_until 30 replicaset_of enveloped && wait_until 30 replicaset_of capped || fail "no ReplicaSets"
 template_probe() {  # a dry run of the next pod of $1, with the template's own spec
   local rs hash
-  rs=$(rs_of "$1"); hash=$(hash_of "$1")
+  rs=$(replicaset_of "$1"); hash=$(template_hash_of "$1")
   k -n "$ns" get deployment "$1" -o json | jq --arg rs "$rs" --arg h "$hash" '{apiVersion: "v1", kind: "Pod",
       metadata: {generateName: ($rs + "-"), labels: (.spec.template.metadata.labels + {"pod-template-hash": $h}),
         ownerReferences: [{apiVersion: "apps/v1", kind: "ReplicaSet", name: $rs,
@@ -99,7 +48,7 @@ wait_eq 30 900m enveloped_cpu \
   || fail "the next enveloped pod would not be sized: $(template_probe enveloped | head -c 800)"
 
 k -n "$ns" scale deployment enveloped --replicas=1 >/dev/null
-wait_eq 60 1 sh -c "$KUBECTL -n $ns get pods -l app=enveloped -o name | wc -l" || fail "enveloped never got a pod"
+wait_eq 60 1 pod_count enveloped || fail "enveloped never got a pod"
 p=$(k -n "$ns" get pods -l app=enveloped -o jsonpath='{.items[0].metadata.name}')
 wait_until 60 pod_running "$ns" "$p" || fail "the enveloped pod never ran"
 expect_eq "sized container" "$(pod_requests "$ns" "$p" app)" "900m 512Mi"
@@ -114,7 +63,7 @@ grep -q "container app not sized" "$ATTUNE_RUN/$ns-warn.txt" \
   || fail "no warning for the unsized container: $(cat "$ATTUNE_RUN/$ns-warn.txt")"
 rm -f "$ATTUNE_RUN/$ns-warn.txt"
 k -n "$ns" scale deployment capped --replicas=1 >/dev/null
-wait_eq 60 1 sh -c "$KUBECTL -n $ns get pods -l app=capped -o name | wc -l" || fail "the capped pod was not created"
+wait_eq 60 1 pod_count capped || fail "the capped pod was not created"
 cp=$(k -n "$ns" get pods -l app=capped -o jsonpath='{.items[0].metadata.name}')
 expect_eq "capped pod cpu" "$(k -n "$ns" get pod "$cp" -o jsonpath='{.spec.containers[0].resources.requests.cpu}')" "1"
 expect_eq "capped envelope" "$(k -n "$ns" get pod "$cp" -o jsonpath='{.spec.resources.requests.cpu} {.spec.resources.limits.cpu}')" "1 1500m"

@@ -8,33 +8,8 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/85_webhook_lib.bash"
-require_local "loopback webhook URL"
-require_manager
-apply_policy_crd
-ensure_policy_fields_kept
-webhook_namespaces
-apply_webhook_configuration
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, labels: {app: web}}
-spec:
-  replicas: 0
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: web}
-spec:
-  targetRef: {kind: Deployment, name: web}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {}
-  memory: {}
-  updateStrategy: {type: Auto, initialSizing: true}
-YAML
+webhook_test
+deployment_with_policy web '{containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}'
 set_recommendation web Deployment web app 250m 192Mi
 start_webhook_manager
 wait_webhook_called
@@ -66,7 +41,7 @@ fail_open_before=$(apiserver_metric apiserver_admission_webhook_fail_open_count 
 kill -KILL "$MGR_PID"; wait "$MGR_PID" 2>/dev/null || true; MGR_PID=""
 start=$(date +%s)
 k -n "$ns" scale deployment web --replicas=2 >/dev/null
-wait_eq 60 2 sh -c "$KUBECTL -n $ns get pods -l app=web -o name | wc -l" || fail "pods were not created with the webhook down"
+wait_eq 60 2 pod_count web || fail "pods were not created with the webhook down"
 took=$(( $(date +%s) - start ))
 for p in $(k -n "$ns" get pods -l app=web -o jsonpath='{.items[*].metadata.name}'); do
   expect_eq "$p requests (unsized)" "$(pod_requests "$ns" "$p" app)" "1 512Mi"

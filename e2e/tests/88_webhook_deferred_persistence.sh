@@ -9,33 +9,10 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/85_webhook_lib.bash"
-require_local "loopback webhook URL"
-require_manager
-apply_policy_crd
-ensure_policy_fields_kept
-webhook_namespaces
-apply_webhook_configuration
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, labels: {app: web}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}
----
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: web}
-spec:
-  targetRef: {kind: Deployment, name: web}
-  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
-  cpu: {}
-  memory: {}
-  updateStrategy: {type: Canary}
-YAML
+webhook_test
+# A Canary policy: no sizing at CREATE, the lifecycle owns what pods get.
+deployment_with_policy web '{containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}' \
+  '{}' '{}' '{type: Canary}' 1
 set_validated_candidate web Deployment web rev-00000000000000a1 app 200m 192Mi
 start_webhook_manager
 wait_webhook_called

@@ -1,4 +1,5 @@
 #include <attune/http/https_server.hpp>
+#include <attune/http/listen.hpp>
 #include <attune/http/tls_context.hpp>
 
 #include <boost/asio/as_tuple.hpp>
@@ -175,22 +176,9 @@ void https_server::set_certificate(const std::string& cert_chain_pem, const std:
 
 bool https_server::has_certificate() const noexcept { return impl_->tls != nullptr; }
 
-void https_server::listen(const std::string& host, const std::string& port) {
-    tcp::resolver resolver(impl_->executor);
-    auto results = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_host |
-                                                    tcp::resolver::numeric_service);
-    const tcp::endpoint ep = *results.begin();
-    impl_->acceptor.open(ep.protocol());
-    impl_->acceptor.set_option(asio::socket_base::reuse_address(true));
-    impl_->acceptor.bind(ep);
-    impl_->acceptor.listen();
-}
+void https_server::listen(const std::string& host, const std::string& port) { bind_and_listen(impl_->acceptor, host, port); }
 
-unsigned short https_server::port() const {
-    boost::system::error_code ec;
-    auto ep = impl_->acceptor.local_endpoint(ec);
-    return ec ? 0 : ep.port();
-}
+unsigned short https_server::port() const { return bound_port(impl_->acceptor); }
 
 asio::awaitable<void> https_server::run() {
     auto self = impl_;
