@@ -16,3 +16,10 @@ rec="$here/$build/bench/recommender_bench"
 [ -x "$rec" ] || { echo "bench: $rec is not built (make build)" >&2; exit 2; }
 echo "== recommender: 1,000 workloads x 3 containers x 7 days of 5-minute samples, cpu + memory (5 rounds)"
 "$rec" "${WORKLOADS:-1000}" "${ROUNDS:-5}"
+wbin="$here/$build/bench/webhook_bench"
+if [ -x "$wbin" ]; then
+  echo "== admission webhook: handler CPU per review; 2,000 reviews/s for 20 s (open loop); max reviews/s for 15 s"
+  "$wbin" handler 20000
+  "$wbin" rate 2000 20 16
+  "$wbin" max 15 16
+fi

@@ -13,6 +13,7 @@
 #include <attune/kube/kubeconfig.hpp>
 #include <attune/kube/leader_election.hpp>
 #include <attune/kube/transforms.hpp>
+#include <attune/webhook/webhook_service.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -45,6 +46,7 @@ namespace {
 
 constexpr auto kShutdownDeadline = 10s;  // SIGTERM to exit, whatever hangs
 constexpr auto kLeaseReleaseWait = 5s;   // part of the above, for the lease release
+constexpr auto kWebhookDrain = 3s;       // part of the above: requests already arriving are answered
 
 std::string leader_identity() {
     char host[256] = {};
@@ -55,11 +57,16 @@ std::string leader_identity() {
     return std::string(host) + "_" + std::string(suffix, 8);
 }
 
-std::string default_lease_namespace() {
+std::string pod_namespace() {
     std::ifstream f("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
     std::string ns;
     if (f && std::getline(f, ns) && !ns.empty()) return ns;
-    return "default";
+    return "";
+}
+
+std::string default_lease_namespace() {
+    auto ns = pod_namespace();
+    return ns.empty() ? "default" : ns;
 }
 
 std::string strip_query(std::string_view target) {
@@ -112,6 +119,8 @@ public:
         // Pods, nodes and namespaces enqueue nothing yet: idleness reads only
         // workloads and HPAs. The resize path will hang pod handlers here.
 
+        if (opts.webhook.enabled) make_webhook();
+
         if (opts.leader_elect) {
             kube::leader_election_config lc;
             lc.ns = opts.leader_election_namespace.empty() ? default_lease_namespace() : opts.leader_election_namespace;
@@ -136,6 +145,10 @@ public:
 
     // Throws std::system_error when an address cannot be bound.
     void listen() {
+        if (webhook_) {
+            webhook_->listen();
+            spdlog::info("admission webhook bound address={}:{}", opts_.webhook.bind.host, webhook_->port());
+        }
         auto handler = [this](std::string_view target) { return serve(target, true); };
         metrics_server_ = std::make_unique<probe_server>(io_.get_executor(), handler);
         metrics_server_->listen(opts_.metrics.host, opts_.metrics.port);
@@ -155,6 +168,11 @@ public:
             begin_shutdown(0);
         });
         spawn("probe-server", [this] { return metrics_server_->run(); });
+        if (webhook_) {
+            // Every replica serves admission, leader or not.
+            spawn("webhook-certificates", [this] { return webhook_->run_certificates(); });
+            spawn("webhook-server", [this] { return webhook_->run_server(); });
+        }
         if (health_server_) spawn("health-server", [this] { return health_server_->run(); });
         for (auto& [name, inf] : informers_) {
             auto* i = inf.get();
@@ -167,6 +185,45 @@ public:
     int exit_code() const noexcept { return exit_code_; }
 
 private:
+    void make_webhook() {
+        const auto& w = opts_.webhook;
+        webhook::admission_caches caches;
+        caches.namespaces = &informers_.at("namespaces")->cache();
+        caches.policies = &informers_.at("attunepolicies")->cache();
+        caches.deployments = &informers_.at("deployments")->cache();
+        caches.statefulsets = &informers_.at("statefulsets")->cache();
+        caches.daemonsets = &informers_.at("daemonsets")->cache();
+        caches.replicasets = &informers_.at("replicasets")->cache();
+        caches.jobs = &informers_.at("jobs")->cache();
+        caches.cronjobs = &informers_.at("cronjobs")->cache();
+        caches.synced = [this] {
+            for (const char* name : {"namespaces", "attunepolicies", "deployments", "statefulsets", "daemonsets",
+                                     "replicasets", "jobs", "cronjobs"})
+                if (!informers_.at(name)->has_synced()) return false;
+            return true;
+        };
+        webhook::webhook_service_options o;
+        o.host = w.bind.host;
+        o.port = w.bind.port;
+        o.ns = !w.ns.empty() ? w.ns : (pod_namespace().empty() ? "attune-system" : pod_namespace());
+        o.secret_name = w.secret_name;
+        o.configuration_name = w.configuration_name;
+        o.service_name = w.service_name;
+        o.url = w.url;
+        o.cert_dir = w.cert_dir;
+        o.rotation.serving_validity = std::chrono::duration_cast<std::chrono::seconds>(w.cert_validity);
+        o.rotation.ca_validity = std::chrono::duration_cast<std::chrono::seconds>(w.ca_validity);
+        o.rotation.ca_overlap = std::chrono::duration_cast<std::chrono::seconds>(w.ca_overlap);
+        o.resync = std::chrono::duration_cast<std::chrono::seconds>(w.cert_resync);
+        spdlog::info("admission webhook enabled namespace={} secret={} configuration={} service={} url={} cert_dir={} "
+                     "cert_validity={} ca_validity={} ca_overlap={}",
+                     o.ns, o.secret_name, o.configuration_name, o.service_name, o.url.empty() ? "-" : o.url,
+                     o.cert_dir.empty() ? "-" : o.cert_dir, core::format_duration(w.cert_validity),
+                     core::format_duration(w.ca_validity), core::format_duration(w.ca_overlap));
+        webhook_ = std::make_unique<webhook::webhook_service>(io_.get_executor(), client_, std::move(caches),
+                                                              &capabilities_, metrics_.webhook, std::move(o));
+    }
+
     static kube::client_settings settings(const manager_options& o) {
         kube::client_settings s;
         s.qps = o.kube_qps;
@@ -198,6 +255,8 @@ private:
         if (path == "/healthz") return {200, "text/plain; charset=utf-8", "ok\n"};
         if (path == "/readyz") {
             if (stopping_) return {503, "text/plain; charset=utf-8", "shutting down\n"};
+            if (webhook_ && !webhook_->ready())
+                return {503, "text/plain; charset=utf-8", "admission webhook not serving yet (no certificate)\n"};
             if (ready_) return {200, "text/plain; charset=utf-8", "ok\n"};
             std::string body = "informers not synced:";
             for (const auto& [name, inf] : informers_)
@@ -305,12 +364,14 @@ private:
             io_.stop();
         });
         for (auto& s : supervisors_) s.request_stop();
+        if (webhook_) webhook_->stop_certificates();
         controller_->shut_down();
         for (auto& [name, inf] : informers_) inf->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
     }
 
     asio::awaitable<void> finish_shutdown() {
+        if (webhook_) co_await webhook_->shutdown(kWebhookDrain);
         if (elector_) {
             elector_->stop();
             asio::steady_timer t(io_);
@@ -341,6 +402,7 @@ private:
     std::unique_ptr<controller::controller> controller_;
     std::unique_ptr<kube::leader_elector> elector_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;
+    std::unique_ptr<webhook::webhook_service> webhook_;
     asio::signal_set signals_;
     asio::steady_timer deadline_;
     core::Capabilities capabilities_ = core::safe_defaults();
