@@ -6,6 +6,7 @@
 #                      [--max-requests-inflight N] [--max-mutating-requests-inflight N]
 #                      [--no-prometheus] [--controller-qps N]
 #                      [--kubesim-qps N] [--kubesim-resync D] [--kubesim-full-resync D]
+#                      [--kubesim-pod-workers N]
 #   hack/cluster.sh down
 #   hack/cluster.sh status
 #   hack/cluster.sh restart <etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kubesim|prometheus>
@@ -151,7 +152,7 @@ record_cmd() {  # record_cmd NAME ARGV...: the exact command restart will re-run
 
 up() {
   local minor="" nodes=3 cpu=4 mem=16Gi features=auto gates="" inflight="" mutating="" prom=1
-  local ctrl_qps="" sim_qps=50 sim_resync=2s sim_full=30s
+  local ctrl_qps="" sim_qps=50 sim_resync=2s sim_full=30s sim_workers=1
   while [ $# -gt 0 ]; do
     case $1 in
       --k8s) minor=${2:?}; shift 2;;
@@ -169,6 +170,7 @@ up() {
       --kubesim-qps) sim_qps=${2:?}; shift 2;;
       --kubesim-resync) sim_resync=${2:?}; shift 2;;
       --kubesim-full-resync) sim_full=${2:?}; shift 2;;
+      --kubesim-pod-workers) sim_workers=${2:?}; shift 2;;
       *) die "unknown flag '$1' (see the header of $0)";;
     esac
   done
@@ -238,7 +240,7 @@ up() {
   record_cmd kubesim "$dir/bin/kubesim" --kubeconfig "$dir/kubeconfig" --minor "$minor" \
     --nodes "$nodes" --node-cpu "$cpu" --node-memory "$mem" --declared-features "$features" \
     --metrics-addr "127.0.0.1:$(port_of kubesim)" --kube-qps "$sim_qps" --resync "$sim_resync" \
-    --full-resync "$sim_full"
+    --full-resync "$sim_full" --pod-workers "$sim_workers"
 
   say "starting etcd on 127.0.0.1:$etcd_p"
   start_one etcd

@@ -60,6 +60,7 @@ func run() error {
 	resync := fs.Duration("resync", 2*time.Second, "how often pods with an unfinished resize are retried")
 	fullResyncFlag := fs.Duration("full-resync", 30*time.Second, "how often every pod is re-checked as a safety net; 0: never")
 	kubeQPS := fs.Float64("kube-qps", 50, "client-side QPS towards the apiserver (burst is twice this)")
+	podWorkers := fs.Int("pod-workers", 1, "pods synced in parallel (more only for benchmarks: two resizes on one node are then admitted concurrently)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
@@ -84,10 +85,13 @@ func run() error {
 	if *fullResyncFlag < 0 {
 		return fmt.Errorf("--full-resync must be >= 0, got %v", *fullResyncFlag)
 	}
+	if *podWorkers < 1 {
+		return fmt.Errorf("--pod-workers must be >= 1, got %d", *podWorkers)
+	}
 	if *kubeQPS <= 0 {
 		return fmt.Errorf("--kube-qps must be > 0, got %v", *kubeQPS)
 	}
-	cfg := Config{Nodes: *nodes, NodePods: *nodePods, ResizeDelay: *resizeDelay, Resync: *resync, FullResync: *fullResyncFlag}
+	cfg := Config{Nodes: *nodes, NodePods: *nodePods, ResizeDelay: *resizeDelay, Resync: *resync, FullResync: *fullResyncFlag, PodWorkers: *podWorkers}
 	var err error
 	if cfg.NodeCPU, err = positiveQuantity("--node-cpu", *nodeCPU); err != nil {
 		return err
@@ -289,7 +293,9 @@ func (s *Sim) run(ctx context.Context, ready chan struct{}) error {
 	}
 	defer s.podQ.ShutDown()
 	defer s.nodeQ.ShutDown()
-	go s.runPodWorker(ctx)
+	for i := 0; i < s.cfg.PodWorkers; i++ {
+		go s.runPodWorker(ctx)
+	}
 	go s.runNodeWorker(ctx)
 
 	close(ready)

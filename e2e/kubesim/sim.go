@@ -40,6 +40,7 @@ type Config struct {
 	ResizeDelay      time.Duration
 	Resync           time.Duration // unfinished resizes retried this often
 	FullResync       time.Duration // every pod re-checked this often; 0: never
+	PodWorkers       int
 	GitVersion       string
 }
 
