@@ -55,7 +55,7 @@ object_cache::object_ptr object_cache::admit(json::value&& object, entry& e) con
     e.ns = std::string(meta_string(*snap, "namespace"));
     e.owners = owner_uids(*snap);
     if (decoder_) e.decoded = decoder_(*snap);
-    if (index_) e.index_value = index_(*snap);
+    if (index_) e.index_value = index_(*snap, e.decoded.get());
     e.epoch = epoch_;
     if (storage_ == cache_storage::compact_text) {
         e.text = std::make_shared<const std::string>(json::serialize(*snap));

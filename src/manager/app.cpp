@@ -1,5 +1,6 @@
 #include "app.hpp"
 
+#include "informer_catalog.hpp"
 #include "manager_metrics.hpp"
 #include "probe_server.hpp"
 
@@ -10,7 +11,7 @@
 #include <attune/kube/client.hpp>
 #include <attune/kube/discovery.hpp>
 #include <attune/kube/event_recorder.hpp>
-#include <attune/kube/informer.hpp>
+#include <attune/kube/informer_registry.hpp>
 #include <attune/kube/kubeconfig.hpp>
 #include <attune/kube/leader_election.hpp>
 #include <attune/kube/transforms.hpp>
@@ -19,6 +20,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -26,6 +28,9 @@
 #include <spdlog/spdlog.h>
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <fstream>
 #include <map>
@@ -63,6 +68,14 @@ std::string default_lease_namespace() {
     return "default";
 }
 
+// Resident set size from /proc/self/statm (0 where unreadable).
+long long rss_kib() {
+    std::ifstream f("/proc/self/statm");
+    long long pages_total = 0, pages_resident = 0;
+    if (!(f >> pages_total >> pages_resident)) return 0;
+    return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
 std::string strip_query(std::string_view target) {
     return std::string(target.substr(0, target.find('?')));
 }
@@ -74,37 +87,31 @@ public:
           client_(io.get_executor(), std::move(cfg), settings(opts), metrics_.kube),
           events_(client_, "attune.io/attune-manager", identity_),
           signals_(io, SIGTERM, SIGINT), deadline_(io) {
-        // Pods are the bulk of the cache: kept as compact text (parsed on
-        // read) to stay under 2 KiB per pod (bench/RESULTS.md).
-        add_informer("pods", kube::resources::pods(), kube::strip_pod, kube::cache_storage::compact_text);
-        add_informer("deployments", kube::resources::deployments(), kube::strip_workload);
-        add_informer("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
-        add_informer("replicasets", kube::resources::replicasets(), kube::strip_workload);
-        add_informer("daemonsets", kube::resources::daemonsets(), kube::strip_workload);
-        // The core's HPA transform keeps status.conditions: ScaledToZero lives there.
-        add_informer("horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(), core::strip_hpa_json);
-        add_informer("nodes", kube::resources::nodes(), kube::strip_node);
-        add_informer("namespaces", kube::resources::namespaces(), kube::strip_generic);
-        add_informer("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);
+        define_informers(informers_, [this] { release_free_memory_soon(); });
+        // What each enabled feature reads; only these informers run. Idleness
+        // reads workloads, HPAs and policies. The resize executor and the
+        // webhook will need pods, nodes and namespaces: one need() line each.
+        for (const char* name : {"deployments", "statefulsets", "replicasets", "daemonsets",
+                                 "horizontalpodautoscalers", "attunepolicies"})
+            informers_.need(name);
+        for (const auto& name : opts.start_informers) informers_.need(name);
 
         controller::cache_views views;
-        views.deployments = &informers_.at("deployments")->cache();
-        views.statefulsets = &informers_.at("statefulsets")->cache();
-        views.replicasets = &informers_.at("replicasets")->cache();
-        views.daemonsets = &informers_.at("daemonsets")->cache();
-        views.hpas = &informers_.at("horizontalpodautoscalers")->cache();
-        views.policies = &informers_.at("attunepolicies")->cache();
+        views.deployments = &informers_.need("deployments").cache();
+        views.statefulsets = &informers_.need("statefulsets").cache();
+        views.replicasets = &informers_.need("replicasets").cache();
+        views.daemonsets = &informers_.need("daemonsets").cache();
+        views.hpas = &informers_.need("horizontalpodautoscalers").cache();
+        views.policies = &informers_.need("attunepolicies").cache();
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,
                                                                metrics_.controller, views,
                                                                controller::controller_options{opts.workers, {}});
-        informers_.at("deployments")->add_handler(controller_->on_workload_change("Deployment"));
-        informers_.at("statefulsets")->add_handler(controller_->on_workload_change("StatefulSet"));
-        informers_.at("replicasets")->add_handler(controller_->on_workload_change("ReplicaSet"));
-        informers_.at("daemonsets")->add_handler(controller_->on_workload_change("DaemonSet"));
-        informers_.at("horizontalpodautoscalers")->add_handler(controller_->on_hpa_change());
-        informers_.at("attunepolicies")->add_handler(controller_->on_policy_change());
-        // Pods, nodes and namespaces enqueue nothing yet: idleness reads only
-        // workloads and HPAs. The resize path will hang pod handlers here.
+        informers_.need("deployments").add_handler(controller_->on_workload_change("Deployment"));
+        informers_.need("statefulsets").add_handler(controller_->on_workload_change("StatefulSet"));
+        informers_.need("replicasets").add_handler(controller_->on_workload_change("ReplicaSet"));
+        informers_.need("daemonsets").add_handler(controller_->on_workload_change("DaemonSet"));
+        informers_.need("horizontalpodautoscalers").add_handler(controller_->on_hpa_change());
+        informers_.need("attunepolicies").add_handler(controller_->on_policy_change());
 
         if (opts.leader_elect) {
             kube::leader_election_config lc;
@@ -144,10 +151,13 @@ public:
         });
         spawn("probe-server", [this] { return metrics_server_->run(); });
         if (health_server_) spawn("health-server", [this] { return health_server_->run(); });
-        for (auto& [name, inf] : informers_) {
+        std::string running;
+        for (const auto& [name, inf] : informers_.needed()) {
             auto* i = inf.get();
             spawn("informer/" + name, [i] { return i->run(); });
+            running += (running.empty() ? "" : ",") + name;
         }
+        spdlog::info("starting informers informers={}", running);
         asio::co_spawn(io_, probe_capabilities(), asio::detached);
         asio::co_spawn(io_, wait_for_sync(), asio::detached);
     }
@@ -162,13 +172,18 @@ private:
         return s;
     }
 
-    void add_informer(const std::string& name, kube::resource_type type, kube::transform_fn transform,
-                      kube::cache_storage storage = kube::cache_storage::tree) {
-        kube::informer_options io;
-        io.type = std::move(type);
-        io.transform = std::move(transform);
-        io.storage = storage;
-        informers_.emplace(name, std::make_unique<kube::informer>(client_, std::move(io)));
+    // glibc keeps freed heap pages mapped; after a list its transient
+    // memory is free and trimming hands it back (bench/RESULTS.md). Several
+    // informers finishing together cost one trim.
+    void release_free_memory_soon() {
+        if (trim_pending_) return;
+        trim_pending_ = true;
+        asio::post(io_, [this] {
+            trim_pending_ = false;
+#if defined(__GLIBC__)
+            malloc_trim(0);
+#endif
+        });
     }
 
     // Every long-lived task goes through supervise(): failures are logged,
@@ -188,8 +203,7 @@ private:
             if (stopping_) return {503, "text/plain; charset=utf-8", "shutting down\n"};
             if (ready_) return {200, "text/plain; charset=utf-8", "ok\n"};
             std::string body = "informers not synced:";
-            for (const auto& [name, inf] : informers_)
-                if (!inf->has_synced()) body += " " + name;
+            for (const auto& name : informers_.not_synced()) body += " " + name;
             return {503, "text/plain; charset=utf-8", body + "\n"};
         }
         return {404, "text/plain; charset=utf-8", "not found\n"};
@@ -228,15 +242,12 @@ private:
         auto last_report = started;
         for (;;) {
             if (stopping_) co_return;
-            bool all = true;
-            for (const auto& [name, inf] : informers_) all = all && inf->has_synced();
-            if (all) break;
+            if (informers_.all_synced()) break;
             const auto now = std::chrono::steady_clock::now();
             if (now - last_report > 30s) {
                 last_report = now;
                 std::string missing;
-                for (const auto& [name, inf] : informers_)
-                    if (!inf->has_synced()) missing += (missing.empty() ? "" : ",") + name;
+                for (const auto& name : informers_.not_synced()) missing += (missing.empty() ? "" : ",") + name;
                 spdlog::warn("informers still not synced informers={} waited_s={}", missing,
                              std::chrono::duration_cast<std::chrono::seconds>(now - started).count());
             }
@@ -245,14 +256,13 @@ private:
         }
         ready_ = true;
         metrics_.controller.informers_synced.Set(1);
-        spdlog::info("informers synced pods={} workloads={} hpas={} policies={} elapsed_ms={}",
-                     informers_.at("pods")->cache().size(),
-                     informers_.at("deployments")->cache().size() + informers_.at("statefulsets")->cache().size() +
-                         informers_.at("replicasets")->cache().size() + informers_.at("daemonsets")->cache().size(),
-                     informers_.at("horizontalpodautoscalers")->cache().size(),
-                     informers_.at("attunepolicies")->cache().size(),
+        std::string sizes;
+        for (const auto& [name, inf] : informers_.needed())
+            sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", name, inf->cache().size());
+        spdlog::info("informers synced {} elapsed_ms={} rss_kib={}", sizes,
                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
-                         .count());
+                         .count(),
+                     rss_kib());
         if (elector_) {
             spawn("leader-election", [this]() -> asio::awaitable<void> {
                 co_await elector_->run();
@@ -293,7 +303,7 @@ private:
         });
         for (auto& s : supervisors_) s.request_stop();
         controller_->shut_down();
-        for (auto& [name, inf] : informers_) inf->stop();
+        for (auto& [name, inf] : informers_.needed()) inf->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
     }
 
@@ -324,7 +334,7 @@ private:
     manager_metrics metrics_;
     kube::client client_;
     kube::event_recorder events_;
-    std::map<std::string, std::unique_ptr<kube::informer>> informers_;
+    kube::informer_registry informers_{client_};
     std::unique_ptr<controller::controller> controller_;
     std::unique_ptr<kube::leader_elector> elector_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;
@@ -336,6 +346,7 @@ private:
     std::vector<kube::supervisor_handle> supervisors_;
     bool workers_started_ = false;
     bool elector_done_ = false;
+    bool trim_pending_ = false;
     int exit_code_ = 0;
 };
 

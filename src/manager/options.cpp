@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "informer_catalog.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,6 +10,12 @@
 namespace attune::manager {
 
 namespace {
+
+std::string known_informers() {
+    std::string out;
+    for (auto n : kInformerNames) out.append(out.empty() ? "" : ", ").append(n);
+    return out;
+}
 core::error bad(std::string msg) { return core::make_error("bad_flag", std::move(msg)); }
 
 template <class T>
@@ -87,7 +95,8 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
         }
         static constexpr std::string_view kValueFlags[] = {
             "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
-            "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers"};
+            "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
+            "start-informers"};
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
         if (!has_value) {
@@ -137,6 +146,18 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (!v || *v < 1 || *v > 256)
                 return bad("--workers: expected an integer from 1 to 256, got \"" + std::string(value) + "\"");
             o.workers = *v;
+        } else if (flag == "start-informers") {
+            o.start_informers.clear();
+            std::string_view rest = value;
+            while (!rest.empty()) {
+                const auto comma = rest.find(',');
+                const auto informer = rest.substr(0, comma);
+                if (!is_informer_name(informer))
+                    return bad("--start-informers: unknown informer \"" + std::string(informer) + "\" (known: " +
+                               known_informers() + ")");
+                o.start_informers.emplace_back(informer);
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            }
         } else {
             return bad("unknown flag --" + flag);
         }
@@ -160,6 +181,8 @@ std::string usage() {
   --kube-qps N                       client-side rate limit, requests per second (default 20; <= 0 unlimited)
   --kube-burst N                     token bucket size (default 30)
   --workers N                        worker coroutines (default 2)
+  --start-informers A,B              also run these informers although no enabled feature reads them
+                                     (pods, nodes, namespaces, ...: benchmarks and cache tests)
   -h, --help                         this text
 )";
 }

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attune::manager {
 
@@ -28,6 +29,9 @@ struct manager_options {
     double kube_qps = 20;
     int kube_burst = 30;
     int workers = 2;
+    // Informers to run although no enabled feature reads them yet
+    // (benchmarks; the e2e pod-cache test). Names from informer_catalog.hpp.
+    std::vector<std::string> start_informers;
     bool help = false;
 };
 

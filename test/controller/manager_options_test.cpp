@@ -17,13 +17,15 @@ TEST(ManagerOptions, Defaults) {
     EXPECT_FALSE(o.value().leader_elect);
     EXPECT_EQ(o.value().workers, 2);
     EXPECT_EQ(o.value().log_format, "json");
+    EXPECT_TRUE(o.value().start_informers.empty());
 }
 
 TEST(ManagerOptions, EveryFlagBothSpellings) {
     auto o = parse({"--kubeconfig=/k", "--context", "c", "--leader-elect", "--metrics-bind-address", "127.0.0.1:0",
                     "--health-probe-bind-address=:8081", "--log-format=text", "--log-level", "debug",
                     "--kube-qps=7.5", "--kube-burst", "12", "--workers=4", "--allow-insecure-tls=false",
-                    "--leader-election-namespace=attune-system", "--leader-election-id", "x"});
+                    "--leader-election-namespace=attune-system", "--leader-election-id", "x",
+                    "--start-informers=pods,nodes"});
     ASSERT_TRUE(o.ok()) << o.error().message;
     const auto& v = o.value();
     EXPECT_EQ(v.kubeconfig, "/k");
@@ -40,6 +42,7 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     EXPECT_FALSE(v.allow_insecure_tls);
     EXPECT_EQ(v.leader_election_namespace, "attune-system");
     EXPECT_EQ(v.leader_election_id, "x");
+    EXPECT_EQ(v.start_informers, (std::vector<std::string>{"pods", "nodes"}));
 }
 
 TEST(ManagerOptions, BadFlagsNameTheProblem) {
@@ -58,6 +61,8 @@ TEST(ManagerOptions, BadFlagsNameTheProblem) {
         {{"--leader-elect=maybe"}, "true or false"},
         {{"--kubeconfig"}, "needs a value"},
         {{"stray"}, "unexpected argument"},
+        {{"--start-informers=pods,secrets"}, "unknown informer \"secrets\""},
+        {{"--start-informers=pods,,nodes"}, "unknown informer \"\""},
     };
     for (const auto& [args, want] : cases) {
         auto o = parse(args);

@@ -34,6 +34,7 @@ json::value policy(const char* name, long long generation, const char* selector)
 }
 
 struct fixture {
+    fixture() { index_hpas(hpas); }
     object_cache deployments, statefulsets, replicasets, daemonsets, hpas{core::strip_hpa_json}, policies;
     cache_views views() {
         return {&deployments, &statefulsets, &replicasets, &daemonsets, &hpas, &policies};

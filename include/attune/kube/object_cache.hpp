@@ -82,8 +82,18 @@ public:
         decoder_ = std::move(decoder);
         decoded_type_ = &typeid(T);
     }
-    // A secondary index (e.g. HPAs by scale target).
-    void index_by(index_fn index) { index_ = std::move(index); }
+    // A secondary index (e.g. HPAs by scale target), from the object or from
+    // its decoded view (then objects without a view are not indexed).
+    void index_by(index_fn index) {
+        index_ = [index = std::move(index)](const boost::json::value& v, const void*) { return index(v); };
+    }
+    template <class T>
+    void index_by_view(std::function<std::string(const T&)> index) {
+        check_type(typeid(T));
+        index_ = [index = std::move(index)](const boost::json::value&, const void* d) {
+            return d ? index(*static_cast<const T*>(d)) : std::string();
+        };
+    }
 
     template <class T>
     std::shared_ptr<const T> decoded(std::string_view key) const {
@@ -152,7 +162,7 @@ private:
     cache_storage storage_;
     decoder_fn decoder_;
     const std::type_info* decoded_type_ = nullptr;
-    index_fn index_;
+    std::function<std::string(const boost::json::value&, const void*)> index_;
     std::unordered_map<std::string, entry> objects_;
     index_map by_namespace_;
     index_map by_owner_;
