@@ -26,7 +26,8 @@ cache_matches_kubectl() { [ "$(cached_pods)" = "$(cluster_pods)" ]; }
 idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
 idle_is() { [ "$(idle_names)" = "$1" ]; }
 
-start_manager
+# No enabled feature reads pods yet: ask for their informer.
+start_manager --start-informers pods
 k -n "$ns" apply -f - >/dev/null <<'YAML'
 apiVersion: attune.io/v1alpha1
 kind: AttunePolicy

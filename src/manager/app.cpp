@@ -87,7 +87,7 @@ public:
           client_(io.get_executor(), std::move(cfg), settings(opts), metrics_.kube),
           events_(client_, "attune.io/attune-manager", identity_),
           signals_(io, SIGTERM, SIGINT), deadline_(io) {
-        define_informers(informers_, [this] { release_free_memory_soon(); });
+        define_informers(informers_, opts.watch_list, [this] { release_free_memory_soon(); });
         // What each enabled feature reads; only these informers run. Idleness
         // reads workloads, HPAs and policies. The resize executor and the
         // webhook will need pods, nodes and namespaces: one need() line each.

@@ -7,7 +7,7 @@
 
 namespace attune::manager {
 
-void define_informers(kube::informer_registry& registry, std::function<void()> on_listed) {
+void define_informers(kube::informer_registry& registry, bool watch_list, std::function<void()> on_listed) {
     // Every cache holds compact JSON text (parsed on read): a tree costs about
     // three times its text, and reads are one object per event.
     auto define = [&](const char* name, kube::resource_type type, kube::transform_fn transform,
@@ -18,6 +18,7 @@ void define_informers(kube::informer_registry& registry, std::function<void()> o
         o.storage = kube::cache_storage::compact_text;
         o.setup_cache = std::move(setup);
         o.on_listed = on_listed;
+        o.fsm.watch_list = watch_list;
         registry.define(name, std::move(o));
     };
     define("pods", kube::resources::pods(), kube::strip_pod);

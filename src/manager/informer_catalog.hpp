@@ -23,6 +23,7 @@ inline bool is_informer_name(std::string_view name) {
 }
 
 // `on_listed` runs after each informer's initial state or relist completed.
-void define_informers(kube::informer_registry& registry, std::function<void()> on_listed);
+// `watch_list`: try the streaming WatchList for initial state.
+void define_informers(kube::informer_registry& registry, bool watch_list, std::function<void()> on_listed);
 
 }  // namespace attune::manager

@@ -93,6 +93,10 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (auto e = boolean(o.allow_insecure_tls)) return *e;
             continue;
         }
+        if (flag == "watch-list") {
+            if (auto e = boolean(o.watch_list)) return *e;
+            continue;
+        }
         static constexpr std::string_view kValueFlags[] = {
             "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
             "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
@@ -181,6 +185,7 @@ std::string usage() {
   --kube-qps N                       client-side rate limit, requests per second (default 20; <= 0 unlimited)
   --kube-burst N                     token bucket size (default 30)
   --workers N                        worker coroutines (default 2)
+  --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
   -h, --help                         this text

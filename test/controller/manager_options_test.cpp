@@ -18,6 +18,7 @@ TEST(ManagerOptions, Defaults) {
     EXPECT_EQ(o.value().workers, 2);
     EXPECT_EQ(o.value().log_format, "json");
     EXPECT_TRUE(o.value().start_informers.empty());
+    EXPECT_FALSE(o.value().watch_list);
 }
 
 TEST(ManagerOptions, EveryFlagBothSpellings) {
@@ -25,7 +26,7 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
                     "--health-probe-bind-address=:8081", "--log-format=text", "--log-level", "debug",
                     "--kube-qps=7.5", "--kube-burst", "12", "--workers=4", "--allow-insecure-tls=false",
                     "--leader-election-namespace=attune-system", "--leader-election-id", "x",
-                    "--start-informers=pods,nodes"});
+                    "--start-informers=pods,nodes", "--watch-list=true"});
     ASSERT_TRUE(o.ok()) << o.error().message;
     const auto& v = o.value();
     EXPECT_EQ(v.kubeconfig, "/k");
@@ -43,6 +44,7 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     EXPECT_EQ(v.leader_election_namespace, "attune-system");
     EXPECT_EQ(v.leader_election_id, "x");
     EXPECT_EQ(v.start_informers, (std::vector<std::string>{"pods", "nodes"}));
+    EXPECT_TRUE(v.watch_list);
 }
 
 TEST(ManagerOptions, BadFlagsNameTheProblem) {
