@@ -157,12 +157,16 @@ std::vector<object_cache::delta> object_cache::end_resync() {
     return out;
 }
 
-std::vector<object_cache::object_ptr> object_cache::by_index(std::string_view value) const {
+std::vector<object_cache::object_ptr> object_cache::objects_of(const index_map& idx, std::string_view value) const {
     std::vector<object_ptr> out;
-    auto it = by_index_.find(std::string(value));
-    if (it == by_index_.end()) return out;
+    auto it = idx.find(std::string(value));
+    if (it == idx.end()) return out;
     for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
     return out;
+}
+
+std::vector<object_cache::object_ptr> object_cache::by_index(std::string_view value) const {
+    return objects_of(by_index_, value);
 }
 
 object_cache::object_ptr object_cache::get(std::string_view key) const {
@@ -171,19 +175,11 @@ object_cache::object_ptr object_cache::get(std::string_view key) const {
 }
 
 std::vector<object_cache::object_ptr> object_cache::in_namespace(std::string_view ns) const {
-    std::vector<object_ptr> out;
-    auto it = by_namespace_.find(std::string(ns));
-    if (it == by_namespace_.end()) return out;
-    for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
-    return out;
+    return objects_of(by_namespace_, ns);
 }
 
 std::vector<object_cache::object_ptr> object_cache::owned_by(std::string_view owner_uid) const {
-    std::vector<object_ptr> out;
-    auto it = by_owner_.find(std::string(owner_uid));
-    if (it == by_owner_.end()) return out;
-    for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
-    return out;
+    return objects_of(by_owner_, owner_uid);
 }
 
 std::vector<object_cache::object_ptr> object_cache::all() const {

@@ -36,142 +36,6 @@ std::string event(std::string_view type, const std::string& obj) {
     return R"({"type":")" + std::string(type) + R"(","object":)" + obj + "}";
 }
 
-TEST(Informer, ListsWatchesAndRelistsOnBothKindsOfGone) {
-    asio::io_context io;
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
-    server.script(scripted_reply::http(200, list("", "c1", {pod("a", "1")})));
-    server.script(scripted_reply::http(200, list("10", "", {pod("b", "2")})));
-    server.script(scripted_reply::watch_stream({
-        event("MODIFIED", pod("a", "11")),
-        R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"15"}}})",
-        R"({"type":"ERROR","object":{"kind":"Status","status":"Failure","reason":"Expired","code":410,"message":"too old"}})",
-        event("MODIFIED", pod("a", "999")),  // after the ERROR: must not be applied
-    }));
-    server.script(scripted_reply::http(200, list("20", "", {pod("a", "11"), pod("c", "20")})));
-    server.script(scripted_reply::status(410, "Expired", "too old resource version"));
-    server.script(scripted_reply::http(200, list("30", "", {pod("a", "11"), pod("c", "20")})));
-    scripted_reply quiet;
-    quiet.pieces.push_back({0ms, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"});
-    quiet.after = scripted_reply::then::hang;
-    server.script(quiet);
-
-    rest_config cfg;
-    cfg.host = "127.0.0.1";
-    cfg.port = std::to_string(server.port());
-    cfg.tls.ca_pem = pki().ca_pem;
-    client_settings cs;
-    cs.qps = 0;
-    client c(io.get_executor(), cfg, cs);
-
-    informer_options io_opts;
-    io_opts.type = resources::pods();
-    io_opts.transform = strip_pod;
-    io_opts.fsm.page_size = 2;
-    io_opts.fsm.backoff = {10ms, 2.0, 100ms, 0.0};
-    io_opts.fsm.watch_list = false;
-    informer inf(c, io_opts, [] { return 0.0; });
-    std::vector<std::string> changes;
-    inf.add_handler([&](const object_cache::delta& d) {
-        static const char* kinds[] = {"added", "updated", "deleted"};
-        changes.push_back(std::string(kinds[static_cast<int>(d.what)]) + " " + d.key);
-    });
-    std::vector<std::string> keys;
-    inf.add_handler(enqueue_keys([&](const std::string& k) { keys.push_back(k); }));
-
-    asio::co_spawn(io, inf.run(), asio::detached);
-    test::run_coro(io, [&]() -> asio::awaitable<void> {
-        asio::steady_timer t(co_await asio::this_coro::executor);
-        for (int i = 0; i < 500 && server.requests().size() < 7; ++i) {
-            t.expires_after(10ms);
-            co_await t.async_wait(asio::use_awaitable);
-        }
-        t.expires_after(50ms);
-        co_await t.async_wait(asio::use_awaitable);
-        inf.stop();
-    }());
-
-    ASSERT_EQ(server.requests().size(), 7u);
-    const auto& r = server.requests();
-    EXPECT_EQ(r[0].target, "/api/v1/pods?limit=2");
-    EXPECT_EQ(r[1].target, "/api/v1/pods?continue=c1&limit=2");
-    EXPECT_EQ(r[2].target.substr(0, r[2].target.find("&timeoutSeconds")),
-              "/api/v1/pods?watch=1&resourceVersion=10&allowWatchBookmarks=true");
-    // ERROR 410: relist at the last version seen (the bookmark's), from the watch cache.
-    EXPECT_EQ(r[3].target, "/api/v1/pods?resourceVersion=15&resourceVersionMatch=NotOlderThan&limit=2");
-    EXPECT_NE(r[4].target.find("resourceVersion=20"), std::string::npos);
-    EXPECT_EQ(r[5].target, "/api/v1/pods?resourceVersion=20&resourceVersionMatch=NotOlderThan&limit=2");  // HTTP 410
-    EXPECT_NE(r[6].target.find("resourceVersion=30"), std::string::npos);
-
-    EXPECT_EQ(changes, (std::vector<std::string>{"added ns/a", "added ns/b", "updated ns/a", "added ns/c", "deleted ns/b"}));
-    EXPECT_EQ(keys.size(), changes.size());
-    EXPECT_TRUE(inf.has_synced());
-    EXPECT_EQ(inf.cache().size(), 2u);
-    auto a = inf.cache().get("ns/a");
-    ASSERT_TRUE(a);
-    EXPECT_EQ(meta_string(*a, "resourceVersion"), "11");
-    EXPECT_FALSE(a->at("metadata").as_object().contains("managedFields"));
-    EXPECT_FALSE(a->at("spec").as_object().contains("volumes"));
-    EXPECT_EQ(inf.state().relists(), 2u);
-    EXPECT_EQ(inf.state().resource_version(), "30");
-}
-
-TEST(Informer, BrokenStreamResumesFromLastSeenVersionWithoutDuplicates) {
-    asio::io_context io;
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
-    server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
-    // Two events, then the connection is reset in the middle of the third line.
-    auto broken = scripted_reply::watch_stream({event("MODIFIED", pod("a", "11")), event("ADDED", pod("b", "12"))});
-    // (Pauses so the client has read everything before the RST discards it.)
-    broken.pieces.push_back({50ms, event("MODIFIED", pod("a", "13")).substr(0, 30)});
-    broken.pieces.push_back({100ms, ""});
-    broken.after = scripted_reply::then::reset;
-    server.script(broken);
-    server.script(scripted_reply::watch_stream({event("MODIFIED", pod("a", "13")), event("DELETED", pod("b", "14"))}));
-    scripted_reply quiet;
-    quiet.pieces.push_back({0ms, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"});
-    quiet.after = scripted_reply::then::hang;
-    server.script(quiet);
-
-    rest_config cfg;
-    cfg.host = "127.0.0.1";
-    cfg.port = std::to_string(server.port());
-    cfg.tls.ca_pem = pki().ca_pem;
-    client_settings cs;
-    cs.qps = 0;
-    client c(io.get_executor(), cfg, cs);
-    informer_options opts;
-    opts.type = resources::pods();
-    opts.storage = cache_storage::compact_text;
-    opts.fsm.backoff = {10ms, 2.0, 100ms, 0.0};
-    opts.fsm.watch_list = false;
-    informer inf(c, opts, [] { return 0.0; });
-    std::vector<std::string> changes;
-    inf.add_handler([&](const object_cache::delta& d) {
-        static const char* kinds[] = {"added", "updated", "deleted"};
-        changes.push_back(std::string(kinds[static_cast<int>(d.what)]) + " " + d.key + "@" +
-                          std::string(meta_string(d.new_object ? *d.new_object : *d.old_object, "resourceVersion")));
-    });
-    asio::co_spawn(io, inf.run(), asio::detached);
-    test::run_coro(io, [&]() -> asio::awaitable<void> {
-        asio::steady_timer t(co_await asio::this_coro::executor);
-        for (int i = 0; i < 500 && server.requests().size() < 4; ++i) {
-            t.expires_after(10ms);
-            co_await t.async_wait(asio::use_awaitable);
-        }
-        t.expires_after(50ms);
-        co_await t.async_wait(asio::use_awaitable);
-        inf.stop();
-    }());
-    ASSERT_EQ(server.requests().size(), 4u);
-    EXPECT_NE(server.requests()[1].target.find("resourceVersion=10&"), std::string::npos);
-    EXPECT_NE(server.requests()[2].target.find("resourceVersion=12&"), std::string::npos);  // resume point
-    EXPECT_NE(server.requests()[3].target.find("resourceVersion=14&"), std::string::npos);
-    EXPECT_EQ(changes, (std::vector<std::string>{"added ns/a@1", "updated ns/a@11", "added ns/b@12", "updated ns/a@13",
-                                                 "deleted ns/b@12"}));
-    EXPECT_EQ(inf.state().relists(), 0u);
-    EXPECT_EQ(inf.cache().size(), 1u);
-}
-
 // Drives one informer against a scripted server until `requests` arrived
 // (then 50 ms more), and records every change as "kind key@rv".
 struct informer_run {
@@ -187,7 +51,7 @@ struct informer_run {
         server.script(quiet);
     }
 
-    std::unique_ptr<informer> run(informer_options opts, std::size_t requests) {
+    std::unique_ptr<informer> run(informer_options opts, std::size_t requests, informer::handler extra = nullptr) {
         rest_config cfg;
         cfg.host = "127.0.0.1";
         cfg.port = std::to_string(server.port());
@@ -196,7 +60,7 @@ struct informer_run {
         cs.qps = 0;
         client c(io.get_executor(), cfg, cs);
         opts.type = resources::pods();
-        opts.fsm.backoff = {10ms, 2.0, 100ms, 0.0};
+        opts.fsm.backoff = {10ms, 2.0, 100ms, 0.0};  // jitter 0: deterministic
         opts.on_listed = [this] { ++listed; };
         auto inf = std::make_unique<informer>(c, opts, [] { return 0.0; });
         inf->add_handler([this](const object_cache::delta& d) {
@@ -204,6 +68,7 @@ struct informer_run {
             changes.push_back(std::string(kinds[static_cast<int>(d.what)]) + " " + d.key + "@" +
                               std::string(meta_string(d.new_object ? *d.new_object : *d.old_object, "resourceVersion")));
         });
+        if (extra) inf->add_handler(std::move(extra));
         asio::co_spawn(io, inf->run(), asio::detached);
         test::run_coro(io, [&]() -> asio::awaitable<void> {
             asio::steady_timer t(co_await asio::this_coro::executor);
@@ -223,6 +88,79 @@ struct informer_run {
 std::string end_bookmark(std::string_view rv) {
     return R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":")" + std::string(rv) +
            R"(","annotations":{"k8s.io/initial-events-end":"true"}}}})";
+}
+
+TEST(Informer, ListsWatchesAndRelistsOnBothKindsOfGone) {
+    informer_run t;
+    t.server.script(scripted_reply::http(200, list("", "c1", {pod("a", "1")})));
+    t.server.script(scripted_reply::http(200, list("10", "", {pod("b", "2")})));
+    t.server.script(scripted_reply::watch_stream({
+        event("MODIFIED", pod("a", "11")),
+        R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"15"}}})",
+        R"({"type":"ERROR","object":{"kind":"Status","status":"Failure","reason":"Expired","code":410,"message":"too old"}})",
+        event("MODIFIED", pod("a", "999")),  // after the ERROR: must not be applied
+    }));
+    t.server.script(scripted_reply::http(200, list("20", "", {pod("a", "11"), pod("c", "20")})));
+    t.server.script(scripted_reply::status(410, "Expired", "too old resource version"));
+    t.server.script(scripted_reply::http(200, list("30", "", {pod("a", "11"), pod("c", "20")})));
+    t.hang_after();
+    informer_options o;
+    o.transform = strip_pod;
+    o.fsm.page_size = 2;
+    o.fsm.watch_list = false;
+    std::vector<std::string> keys;
+    auto inf = t.run(o, 7, enqueue_keys([&](const std::string& k) { keys.push_back(k); }));
+
+    ASSERT_EQ(t.server.requests().size(), 7u);
+    const auto& r = t.server.requests();
+    EXPECT_EQ(r[0].target, "/api/v1/pods?limit=2");
+    EXPECT_EQ(r[1].target, "/api/v1/pods?continue=c1&limit=2");
+    EXPECT_EQ(r[2].target.substr(0, r[2].target.find("&timeoutSeconds")),
+              "/api/v1/pods?watch=1&resourceVersion=10&allowWatchBookmarks=true");
+    // ERROR 410: relist at the last version seen (the bookmark's), from the watch cache.
+    EXPECT_EQ(r[3].target, "/api/v1/pods?resourceVersion=15&resourceVersionMatch=NotOlderThan&limit=2");
+    EXPECT_NE(r[4].target.find("resourceVersion=20"), std::string::npos);
+    EXPECT_EQ(r[5].target, "/api/v1/pods?resourceVersion=20&resourceVersionMatch=NotOlderThan&limit=2");  // HTTP 410
+    EXPECT_NE(r[6].target.find("resourceVersion=30"), std::string::npos);
+
+    EXPECT_EQ(t.changes, (std::vector<std::string>{"added ns/a@1", "added ns/b@2", "updated ns/a@11", "added ns/c@20",
+                                                   "deleted ns/b@2"}));
+    EXPECT_EQ(keys.size(), t.changes.size());
+    EXPECT_TRUE(inf->has_synced());
+    EXPECT_EQ(inf->cache().size(), 2u);
+    auto a = inf->cache().get("ns/a");
+    ASSERT_TRUE(a);
+    EXPECT_EQ(meta_string(*a, "resourceVersion"), "11");
+    EXPECT_FALSE(a->at("metadata").as_object().contains("managedFields"));
+    EXPECT_FALSE(a->at("spec").as_object().contains("volumes"));
+    EXPECT_EQ(inf->state().relists(), 2u);
+    EXPECT_EQ(inf->state().resource_version(), "30");
+}
+
+TEST(Informer, BrokenStreamResumesFromLastSeenVersionWithoutDuplicates) {
+    informer_run t;
+    t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
+    // Two events, then the connection is reset in the middle of the third line.
+    auto broken = scripted_reply::watch_stream({event("MODIFIED", pod("a", "11")), event("ADDED", pod("b", "12"))});
+    // (Pauses so the client has read everything before the RST discards it.)
+    broken.pieces.push_back({50ms, event("MODIFIED", pod("a", "13")).substr(0, 30)});
+    broken.pieces.push_back({100ms, ""});
+    broken.after = scripted_reply::then::reset;
+    t.server.script(broken);
+    t.server.script(scripted_reply::watch_stream({event("MODIFIED", pod("a", "13")), event("DELETED", pod("b", "14"))}));
+    t.hang_after();
+    informer_options o;
+    o.fsm.watch_list = false;
+    auto inf = t.run(o, 4);
+    const auto& r = t.server.requests();
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_NE(r[1].target.find("resourceVersion=10&"), std::string::npos);
+    EXPECT_NE(r[2].target.find("resourceVersion=12&"), std::string::npos);  // resume point
+    EXPECT_NE(r[3].target.find("resourceVersion=14&"), std::string::npos);
+    EXPECT_EQ(t.changes, (std::vector<std::string>{"added ns/a@1", "updated ns/a@11", "added ns/b@12", "updated ns/a@13",
+                                                   "deleted ns/b@12"}));
+    EXPECT_EQ(inf->state().relists(), 0u);
+    EXPECT_EQ(inf->cache().size(), 1u);
 }
 
 TEST(Informer, WatchListStreamsInitialStateSyncsOnEndBookmarkAndDiffsARelist) {

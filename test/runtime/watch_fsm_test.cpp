@@ -28,6 +28,14 @@ T expect_step(watch_fsm& m) {
     return std::holds_alternative<T>(s) ? std::get<T>(s) : T{};
 }
 
+// Lists in one page at `rv` and opens the watch from there.
+void watching_at(watch_fsm& m, std::string_view rv) {
+    m.next();
+    m.on_list_page(rv, "");
+    m.next();
+    m.on_watch_started();
+}
+
 TEST(WatchFsm, ListsPagesThenWatchesFromListVersion) {
     watch_fsm m(opts(), [] { return 0.5; });
     EXPECT_EQ(m.current_phase(), fsm::phase::empty);
@@ -56,10 +64,7 @@ TEST(WatchFsm, TimeoutIsJitteredWithinRange) {
 
 TEST(WatchFsm, BookmarkMovesResourceVersionWithoutApplying) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     EXPECT_EQ(m.on_event("BOOKMARK", "17", false), fsm::event_action::skip);
     EXPECT_EQ(m.resource_version(), "17");
     m.on_watch_ended(fsm::end_reason::closed);
@@ -68,10 +73,7 @@ TEST(WatchFsm, BookmarkMovesResourceVersionWithoutApplying) {
 
 TEST(WatchFsm, ExpiredErrorEventRelistsAtTheLastVersionAfterClientGoBackoff) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     EXPECT_EQ(m.on_event("MODIFIED", "11", false), fsm::event_action::apply);
     EXPECT_EQ(m.on_event("ERROR", "", true), fsm::event_action::relist);
     EXPECT_EQ(m.current_phase(), fsm::phase::empty);
@@ -96,10 +98,7 @@ TEST(WatchFsm, RelistWaitIsZeroPointEightToOnePointSixSecondsLikeClientGo) {
         watch_fsm m(watch_fsm::options{}, [r] { return r; });
         ASSERT_EQ(watch_fsm::options{}.backoff.jitter, 1.0);
         m.on_watch_list_refused();
-        m.next();
-        m.on_list_page("10", "");
-        m.next();
-        m.on_watch_started();
+        watching_at(m, "10");
         m.on_watch_ended(fsm::end_reason::gone);
         const auto d = expect_step<fsm::wait_step>(m).delay;
         EXPECT_GE(d, 800ms) << r;
@@ -109,10 +108,7 @@ TEST(WatchFsm, RelistWaitIsZeroPointEightToOnePointSixSecondsLikeClientGo) {
 
 TEST(WatchFsm, RefusedResumeVersionFallsBackToAQuorumList) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::gone);
     m.next();  // wait
     EXPECT_EQ(expect_step<fsm::list_step>(m).resource_version, "10");
@@ -126,10 +122,7 @@ TEST(WatchFsm, RefusedResumeVersionFallsBackToAQuorumList) {
 
 TEST(WatchFsm, OtherListFailuresKeepTheResumeVersion) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::gone);
     m.next();
     m.next();
@@ -140,10 +133,7 @@ TEST(WatchFsm, OtherListFailuresKeepTheResumeVersion) {
 
 TEST(WatchFsm, HttpGoneOnWatchRelists) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::gone);
     EXPECT_EQ(m.current_phase(), fsm::phase::empty);
     m.next();  // wait
@@ -152,10 +142,7 @@ TEST(WatchFsm, HttpGoneOnWatchRelists) {
 
 TEST(WatchFsm, RepeatedGoneWithoutProgressBacksOff) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::gone);
     EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
     m.next();
@@ -215,10 +202,7 @@ TEST(WatchFsm, ExpiredContinueTokenRestartsListAfterBackoff) {
 
 TEST(WatchFsm, FailuresBackOffExponentiallyAndResumeFromLastVersion) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_event("ADDED", "12", false);
     m.on_watch_ended(fsm::end_reason::failed);
     EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
@@ -248,10 +232,7 @@ TEST(WatchFsm, ServerRetryAfterIsHonouredOverShorterBackoff) {
 
 TEST(WatchFsm, CleanCloseWithoutEventsBacksOff) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::closed);
     EXPECT_TRUE(std::holds_alternative<fsm::wait_step>(m.next()));
 }

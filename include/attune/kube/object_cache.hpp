@@ -140,6 +140,7 @@ private:
     // Transforms the object; returns the snapshot and fills the entry.
     object_ptr admit(boost::json::value&& object, entry& e) const;
     object_ptr materialize(const entry& e) const;
+    std::vector<object_ptr> objects_of(const index_map& idx, std::string_view value) const;
     void index(const std::string& key, const entry& e);
     void unindex(const std::string& key, const entry& e);
     void check_type(const std::type_info& t) const {
