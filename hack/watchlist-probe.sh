@@ -35,8 +35,9 @@ for m in "${minors[@]}"; do
   pid=$!
   for _ in $(seq 1 100); do grep -q "informers synced" "$log" && break; sleep 0.1; done
   kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
-  via=$(grep -o 'resource=namespaces via=[a-z-]*\|resource=deployments.apps via=[a-z-]*' "$log" | sed 's/.*via=//' | sort -u | tr '\n' ' ')
-  grep -q "WatchList not served" "$log" && via="$via(refused: $(grep -o 'WatchList not served.*error="[^"]*' "$log" | head -1 | sed 's/.*error="//' | cut -c1-80))"
+  via=$(grep -o 'resource=deployments.apps via=[a-z-]*' "$log" | sed 's/.*via=//' | sort -u | tr '\n' ' ')
+  refused=$(grep 'WatchList not served' "$log" | grep -o 'error="[^"]*' | head -1 | sed 's/error="//' | cut -c1-70 || true)
+  [ -n "$refused" ] && via="$via(refused: $refused)"
   rm -f "$log"
   printf '%-6s %-10s %-12s %-11s %s\n' "$m" "$K8S_VERSION" "${code:-none}" "$end" "${via:-no sync}"
   "$here/hack/cluster.sh" down >/dev/null 2>&1 || true

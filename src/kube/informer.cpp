@@ -92,11 +92,12 @@ struct informer::impl {
         if (fsm.on_list_page(page->resource_version, page->continue_token)) finish_resync("list");
     }
 
-    // A WatchList the server will never serve (gate off): a client error
-    // other than the ones that mean "later" or "relist".
+    // A WatchList the server will never serve: its request is invalid to it
+    // (1.33 with the WatchList gate off answers 422 Invalid). 404 (no such
+    // resource), 403 (RBAC), 410 and 429 say nothing about WatchList.
     static bool refuses_watch_list(const api_error& e) {
-        return e.kind == error_kind::api_status && e.code >= 400 && e.code < 500 && e.code != 408 && e.code != 409 &&
-               e.code != 410 && e.code != 429;
+        return e.kind == error_kind::api_status && (e.code == 400 || e.code == 405 || e.code == 406 || e.code == 415 ||
+                                                    e.code == 422);
     }
 
     asio::awaitable<void> do_watch(const watch_fsm::watch_step& step) {

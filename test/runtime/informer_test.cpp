@@ -220,6 +220,17 @@ TEST(Informer, RefusedWatchListFallsBackToPagedListsForGood) {
     EXPECT_FALSE(inf->state().watch_list_enabled());
 }
 
+TEST(Informer, MissingResourceIsNotAWatchListRefusal) {
+    informer_run t;
+    t.server.script(scripted_reply::status(404, "NotFound", "the server could not find the requested resource"));
+    t.hang_after();
+    informer_options o;
+    auto inf = t.run(o, 2);
+    ASSERT_EQ(t.server.requests().size(), 2u);
+    EXPECT_NE(t.server.requests()[1].target.find("sendInitialEvents=true"), std::string::npos);
+    EXPECT_TRUE(inf->state().watch_list_enabled());
+}
+
 TEST(Informer, RelistRefusedAtTheLastVersionFallsBackToAQuorumList) {
     informer_run t;
     t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
