@@ -234,6 +234,8 @@ private:
             capabilities_ = core::safe_defaults();
             spdlog::error("capabilities probe failed; using safe defaults error=\"{}\"", e.what());
         }
+        // The OpenAPI documents were parsed whole (a few MB, once): hand it back.
+        release_free_memory_soon();
     }
 
     asio::awaitable<void> wait_for_sync() {
