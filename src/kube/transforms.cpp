@@ -138,15 +138,28 @@ void strip_pod(json::object& obj) {
 void strip_workload(json::object& obj) {
     keep_only(obj, {"apiVersion", "kind", "metadata", "spec", "status"});
     strip_owned_metadata(obj);
-    if (auto* spec = object_at(obj, "spec")) {
-        keep_only(*spec, {"replicas", "selector", "template"});
-        if (auto* tmpl = object_at(*spec, "template")) {
+    auto strip_template = [](json::object& spec) {
+        if (auto* tmpl = object_at(spec, "template")) {
             keep_only(*tmpl, {"metadata", "spec"});
             if (auto* tmd = object_at(*tmpl, "metadata")) {
                 keep_only(*tmd, {"labels", "annotations"});
                 keep_attune_annotations(*tmd);
             }
             if (auto* tspec = object_at(*tmpl, "spec")) strip_pod_spec(*tspec);
+        }
+    };
+    if (auto* spec = object_at(obj, "spec")) {
+        // Jobs and CronJobs (a CronJob's pods come from jobTemplate.spec.template)
+        // share this transform.
+        keep_only(*spec, {"replicas", "selector", "template", "jobTemplate", "parallelism", "completions", "suspend",
+                          "schedule"});
+        strip_template(*spec);
+        if (auto* job = object_at(*spec, "jobTemplate")) {
+            keep_only(*job, {"spec"});
+            if (auto* jspec = object_at(*job, "spec")) {
+                keep_only(*jspec, {"template", "parallelism", "completions"});
+                strip_template(*jspec);
+            }
         }
     }
     if (auto* st = object_at(obj, "status")) {

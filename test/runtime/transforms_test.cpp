@@ -156,6 +156,16 @@ TEST(Transforms, WorkloadKeepsReplicasSelectorTemplateResourcesAndRolloutState) 
         "conditions":[{"type":"Progressing","status":"True","reason":"ReplicaSetUpdated"}]})"));
 }
 
+TEST(Transforms, CronJobKeepsItsJobTemplateStrippedLikeAPod) {
+    json::value cj = json::parse(R"({"kind":"CronJob","metadata":{"name":"nightly"},
+      "spec":{"schedule":"0 3 * * *","concurrencyPolicy":"Forbid","suspend":false,
+        "jobTemplate":{"metadata":{"labels":{"a":"b"}},"spec":{"backoffLimit":2,"template":{"metadata":{"labels":{"job":"n"}},
+          "spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"i","env":[],"resources":{"requests":{"cpu":"1"}}}]}}}}}})");
+    strip_workload(cj.as_object());
+    EXPECT_EQ(cj.at("spec"), json::parse(R"({"schedule":"0 3 * * *","suspend":false,"jobTemplate":{"spec":{
+        "template":{"metadata":{"labels":{"job":"n"}},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}}}})"));
+}
+
 TEST(Transforms, ReplicaSetKeepsOwnershipLabelsAndReplicasOnly) {
     json::value rs = json::parse(R"({"kind":"ReplicaSet","metadata":{"name":"web-1","namespace":"ns","uid":"u","labels":{"app":"web"},
         "annotations":{"deployment.kubernetes.io/revision":"3"},

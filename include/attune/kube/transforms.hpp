@@ -29,8 +29,9 @@ void strip_pod_spec(boost::json::object& spec);
 // an OOMKilled after a resize is read there).
 void strip_pod(boost::json::object& obj);
 
-// Deployment, StatefulSet, DaemonSet: metadata as for pods; spec.replicas,
-// selector and the template (its labels, attune.io annotations and a pod
+// Deployment, StatefulSet, DaemonSet, Job, CronJob: metadata as for pods;
+// spec.replicas (parallelism, completions, suspend, schedule for jobs),
+// selector and the template (a CronJob's under jobTemplate.spec) (its labels, attune.io annotations and a pod
 // spec stripped by strip_pod_spec: names and resources, never env);
 // status replica counts, observedGeneration and conditions (type, status,
 // reason) so a rollout in progress can be told.
