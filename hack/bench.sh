@@ -23,3 +23,12 @@ if [ -x "$wbin" ]; then
   "$wbin" rate 2000 20 16
   "$wbin" max 15 16
 fi
+echo "== full resync of 1,000 workloads with one HPA each, CPU time"
+"$here/$build/bench/resync_bench" 1000 5
+# The real manager on a real (local) apiserver with 1,000 pods: a memory
+# regression shows here first. Needs the local control plane (cached after
+# the first make test); BENCH_CLUSTER=0 skips it.
+if [ "${BENCH_CLUSTER:-1}" = 1 ]; then
+  echo "== attune-manager memory per pod, 1,000 pods on a local 1.36 control plane"
+  "$here/hack/bench-scale.sh" --pods 1000 --churn 0 --summary-only
+fi

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "informer_catalog.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,6 +10,12 @@
 namespace attune::manager {
 
 namespace {
+
+std::string known_informers() {
+    std::string out;
+    for (auto n : kInformerNames) out.append(out.empty() ? "" : ", ").append(n);
+    return out;
+}
 core::error bad(std::string msg) { return core::make_error("bad_flag", std::move(msg)); }
 
 template <class T>
@@ -97,12 +105,17 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (auto e = boolean(o.webhook.enabled)) return *e;
             continue;
         }
+        if (flag == "watch-list") {
+            if (auto e = boolean(o.watch_list)) return *e;
+            continue;
+        }
         static constexpr std::string_view kValueFlags[] = {
             "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
             "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
             "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
-            "webhook-ca-overlap", "webhook-cert-resync"};
+            "webhook-ca-overlap", "webhook-cert-resync", "start-informers"};
+
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
         if (!has_value) {
@@ -181,6 +194,18 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
                            : flag == "webhook-ca-overlap"  ? o.webhook.ca_overlap
                                                            : o.webhook.cert_resync;
             target = d.value();
+        } else if (flag == "start-informers") {
+            o.start_informers.clear();
+            std::string_view rest = value;
+            while (!rest.empty()) {
+                const auto comma = rest.find(',');
+                const auto informer = rest.substr(0, comma);
+                if (!is_informer_name(informer))
+                    return bad("--start-informers: unknown informer \"" + std::string(informer) + "\" (known: " +
+                               known_informers() + ")");
+                o.start_informers.emplace_back(informer);
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            }
         } else {
             return bad("unknown flag --" + flag);
         }
@@ -229,6 +254,9 @@ std::string usage() {
   --webhook-ca-validity D            CA lifetime (default 8760h)
   --webhook-ca-overlap D             a new CA is in the caBundle this long before it signs (default 10m)
   --webhook-cert-resync D            re-read the Secret or DIR this often (default 30s)
+  --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
+  --start-informers A,B              also run these informers although no enabled feature reads them
+                                     (pods, nodes, namespaces, ...: benchmarks and cache tests)
   -h, --help                         this text
 )";
 }

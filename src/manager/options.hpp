@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attune::manager {
 
@@ -55,6 +56,13 @@ struct manager_options {
     bool allow_local_metrics_addresses = false;
     bool allow_secret_reads = false;
     webhook_options webhook;
+    // Informers to run although no enabled feature reads them yet
+    // (benchmarks; the e2e pod-cache test). Names from informer_catalog.hpp.
+    std::vector<std::string> start_informers;
+    // Initial state by WatchList where the server serves it, instead of paged
+    // LISTs. Off by default: on 1.36 the paged LIST synced 10,000 pods in half
+    // the time at the same memory (bench/RESULTS.md).
+    bool watch_list = false;
     bool help = false;
 };
 

@@ -19,6 +19,8 @@ TEST(ManagerOptions, Defaults) {
     EXPECT_EQ(o.value().log_format, "json");
     EXPECT_FALSE(o.value().allow_local_metrics_addresses);
     EXPECT_FALSE(o.value().allow_secret_reads);
+    EXPECT_TRUE(o.value().start_informers.empty());
+    EXPECT_FALSE(o.value().watch_list);
 }
 
 TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
@@ -42,7 +44,8 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     auto o = parse({"--kubeconfig=/k", "--context", "c", "--leader-elect", "--metrics-bind-address", "127.0.0.1:0",
                     "--health-probe-bind-address=:8081", "--log-format=text", "--log-level", "debug",
                     "--kube-qps=7.5", "--kube-burst", "12", "--workers=4", "--allow-insecure-tls=false",
-                    "--leader-election-namespace=attune-system", "--leader-election-id", "x"});
+                    "--leader-election-namespace=attune-system", "--leader-election-id", "x",
+                    "--start-informers=pods,nodes", "--watch-list=true"});
     ASSERT_TRUE(o.ok()) << o.error().message;
     const auto& v = o.value();
     EXPECT_EQ(v.kubeconfig, "/k");
@@ -59,6 +62,8 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     EXPECT_FALSE(v.allow_insecure_tls);
     EXPECT_EQ(v.leader_election_namespace, "attune-system");
     EXPECT_EQ(v.leader_election_id, "x");
+    EXPECT_EQ(v.start_informers, (std::vector<std::string>{"pods", "nodes"}));
+    EXPECT_TRUE(v.watch_list);
 }
 
 TEST(ManagerOptions, BadFlagsNameTheProblem) {
@@ -77,6 +82,8 @@ TEST(ManagerOptions, BadFlagsNameTheProblem) {
         {{"--leader-elect=maybe"}, "true or false"},
         {{"--kubeconfig"}, "needs a value"},
         {{"stray"}, "unexpected argument"},
+        {{"--start-informers=pods,secrets"}, "unknown informer \"secrets\""},
+        {{"--start-informers=pods,,nodes"}, "unknown informer \"\""},
     };
     for (const auto& [args, want] : cases) {
         auto o = parse(args);
