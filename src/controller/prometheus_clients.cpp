@@ -64,6 +64,31 @@ void prometheus_clients::evict(clock::time_point now) {
     std::erase_if(clients_, [&](const auto& e) { return now - e.second.used > opts_.idle_ttl; });
 }
 
+prometheus_clients::entry* prometheus_clients::find(const std::shared_ptr<prometheus_client>& client) {
+    for (auto& [id, e] : clients_)
+        if (e.client == client) return &e;
+    return nullptr;
+}
+
+void prometheus_clients::note_unanswered(const std::shared_ptr<prometheus_client>& client, std::string message,
+                                         clock::time_point now) {
+    if (auto* e = find(client)) {
+        e->held_until = now + opts_.hold_after_failure;
+        e->failure = std::move(message);
+    }
+}
+
+void prometheus_clients::note_answered(const std::shared_ptr<prometheus_client>& client) {
+    if (auto* e = find(client)) e->held_until = {};
+}
+
+std::string prometheus_clients::holding_back(const std::shared_ptr<prometheus_client>& client,
+                                             clock::time_point now) const {
+    for (const auto& [id, e] : clients_)
+        if (e.client == client && now < e.held_until) return e.failure + " (not asked again for a few seconds)";
+    return {};
+}
+
 void prometheus_clients::shutdown() noexcept {
     stopped_ = true;
     for (auto& [id, e] : clients_) e.client->shutdown();

@@ -101,6 +101,8 @@ asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared
     const std::array<std::pair<const char*, const std::string*>, 2> plan = {
         std::pair<const char*, const std::string*>("cpu", &q.cpu), std::pair<const char*, const std::string*>("memory", &q.memory)};
     for (const auto& [type, text] : plan) {
+        if (auto held = clients_.holding_back(keep, std::chrono::steady_clock::now()); !held.empty())
+            co_return failed(recommendation_state::source_unavailable, "prometheus", std::string(type) + " query: " + held);
         std::string query = *text;
         auto r = co_await keep->query_range(std::move(query), q.start, q.end, q.step);
         if (metrics_) metrics_->observe_query(type, std::chrono::duration<double>(r.duration).count());
@@ -111,9 +113,13 @@ asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared
                          ns, s->key.kind, s->key.name, e.name, type, r.result.error().code, r.result.error().message);
             // The memory query is not sent after a failed cpu query: the
             // answer could not be used, and a hung Prometheus costs one timeout.
+            const auto& code = r.result.error().code;
+            if (code == "unreachable" || code == "timeout")
+                clients_.note_unanswered(keep, r.result.error().message, std::chrono::steady_clock::now());
             co_return failed(recommendation_state::source_unavailable, "prometheus",
                              std::string(type) + " query: " + r.result.error().message);
         }
+        clients_.note_answered(keep);
         answers.push_back(std::move(r.result).value());
     }
     auto w = core::recommend_from_usage(e, s->baseline, answers[0], answers[1], now);

@@ -17,12 +17,15 @@
 
 #include <gtest/gtest.h>
 
+#include "fake_caches.hpp"
+#include "scripted_client.hpp"
+
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
 using kube::watch_event_type;
-using test::scripted_reply;
-using test::scripted_tls_server;
+using attune::test::scripted_reply;
+using attune::test::scripted_tls_server;
 
 constexpr double kNow = 1'767'225'600;
 
@@ -39,50 +42,32 @@ std::string matrix(const char* container, double value, int points, int nan = 0)
 
 struct fixture {
     boost::asio::io_context io;
-    scripted_tls_server apiserver{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    scripted_tls_server apiserver{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
     scripted_tls_server prom{io, "", "", scripted_tls_server::mode::plain};
-    std::unique_ptr<kube::client> client;
+    std::unique_ptr<kube::client> client = test::scripted_client(io, apiserver);
     prometheus::Registry registry;
     controller_metrics metrics{registry};
-    kube::object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa},
-        policies, pods, cluster_defaults, namespace_defaults;
+    test::fake_caches caches;
     std::unique_ptr<controller> c;
 
     explicit fixture(const std::string& update_type = "Recommend") {
-        kube::rest_config rc;
-        rc.host = "127.0.0.1";
-        rc.port = std::to_string(apiserver.port());
-        rc.tls.ca_pem = test::pki().ca_pem;
-        client = std::make_unique<kube::client>(io.get_executor(), rc);
-        deployments.apply(watch_event_type::added, json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+        caches.deployments.apply(watch_event_type::added, json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
           "metadata":{"namespace":"ns","name":"web","uid":"web-uid","resourceVersion":"1"},
           "spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"300m","memory":"256Mi"}}}]}}}})"));
-        policies.apply(watch_event_type::added,
+        caches.policies.apply(watch_event_type::added,
                        json::parse(R"({"metadata":{"namespace":"ns","name":"p","uid":"p-uid","resourceVersion":"1","generation":1},
           "spec":{"targetRef":{"kind":"Deployment","name":"web"},"cpu":{},"memory":{},
           "updateStrategy":{"type":")" + update_type + R"("},
           "metricsSource":{"minimumDataPoints":5,"queryStep":"30s","historyWindow":"1h",
                            "prometheus":{"address":"http://127.0.0.1:)" + std::to_string(prom.port()) + R"("}}}})"));
-        cache_views v;
-        v.deployments = &deployments;
-        v.statefulsets = &statefulsets;
-        v.replicasets = &replicasets;
-        v.daemonsets = &daemonsets;
-        v.jobs = &jobs;
-        v.cronjobs = &cronjobs;
-        v.hpas = &hpas;
-        v.policies = &policies;
-        v.pods = &pods;
-        v.cluster_defaults = &cluster_defaults;
-        v.namespace_defaults = &namespace_defaults;
         controller_options o;
         o.validation.allow_local_metrics_addresses = true;
         o.prometheus.query_timeout = std::chrono::milliseconds(2000);
-        c = std::make_unique<controller>(io.get_executor(), *client, nullptr, metrics, v, o, [] {
+        c = std::make_unique<controller>(io.get_executor(), *client, nullptr, metrics, caches.views(), o, [] {
             return std::chrono::system_clock::time_point(std::chrono::seconds(static_cast<long long>(kNow)));
         });
     }
-    void process() { test::run_coro(io, c->process("ns/Deployment/web")); }
+    void process() { attune::test::run_coro(io, c->process("ns/Deployment/web")); }
     std::string text() { return prometheus::TextSerializer().Serialize(registry.Collect()); }
     const stored_recommendation* entry() { return c->store().get({"ns", "Deployment", "web"}); }
 };
@@ -139,6 +124,25 @@ TEST(ControllerPipeline, AFailedQueryKeepsTheOlderEntryButMarksItStale) {
     EXPECT_TRUE(f.apiserver.requests().empty());
 }
 
+TEST(ControllerPipeline, AHungPrometheusIsNotAskedAgainForAWhile) {
+    fixture f;
+    auto hang = scripted_reply::http(200, "");
+    hang.pieces.clear();
+    hang.after = scripted_reply::then::hang;
+    f.prom.script(hang);
+    const auto t0 = std::chrono::steady_clock::now();
+    f.process();  // times out after the 2 s budget
+    EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(1900));
+    EXPECT_EQ(f.prom.requests().size(), 1u);
+    // Another look soon after: failed at once, with the same reason, and no
+    // request (a hung Prometheus holds no worker a second time).
+    const auto t1 = std::chrono::steady_clock::now();
+    f.process();
+    EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(500));
+    EXPECT_EQ(f.prom.requests().size(), 1u);
+    EXPECT_EQ(f.entry(), nullptr);
+}
+
 TEST(ControllerPipeline, ObserveAsksNoSourceAndKeepsNoEntry) {
     fixture f("Observe");
     f.process();
@@ -153,7 +157,7 @@ TEST(ControllerPipeline, ADeletedWorkloadLeavesTheStoreAndItsGaugesGo) {
     f.prom.script(scripted_reply::http(200, matrix("app", 104857600, 10)));
     f.process();
     ASSERT_NE(f.entry(), nullptr);
-    f.deployments.apply(watch_event_type::deleted, json::parse(R"({"metadata":{"namespace":"ns","name":"web","resourceVersion":"2"}})"));
+    f.caches.deployments.apply(watch_event_type::deleted, json::parse(R"({"metadata":{"namespace":"ns","name":"web","resourceVersion":"2"}})"));
     f.process();
     EXPECT_EQ(f.entry(), nullptr);
     EXPECT_EQ(f.text().find("attune_recommendation_cpu_cores{"), std::string::npos);

@@ -24,6 +24,8 @@ struct prometheus_clients_options {
     std::string bearer_token_file;
     std::size_t max_clients = 64;
     std::chrono::seconds idle_ttl{600};
+    // After an unanswered query: how long the client is held back.
+    std::chrono::seconds hold_after_failure{10};
 };
 
 class prometheus_clients {
@@ -39,6 +41,15 @@ public:
                                                          const std::string& secret_token,
                                                          const std::string& secret_ca_pem, clock::time_point now);
 
+    // A Prometheus that did not answer (unreachable, timeout) is not asked
+    // again for a while: the other workloads that use it fail at once with
+    // the same message instead of each holding a worker for a timeout, so a
+    // hung Prometheus cannot starve the policies of another one.
+    void note_unanswered(const std::shared_ptr<prometheus_client>& client, std::string message, clock::time_point now);
+    void note_answered(const std::shared_ptr<prometheus_client>& client);
+    // The message of the failure that holds this client back, or "" when it may be asked.
+    std::string holding_back(const std::shared_ptr<prometheus_client>& client, clock::time_point now) const;
+
     // Fails queries in flight and refuses new ones (manager shutdown).
     void shutdown() noexcept;
     std::size_t size() const noexcept { return clients_.size(); }
@@ -48,7 +59,10 @@ private:
     struct entry {
         std::shared_ptr<prometheus_client> client;
         clock::time_point used;
+        clock::time_point held_until{};  // not asked before this after a failure
+        std::string failure;
     };
+    entry* find(const std::shared_ptr<prometheus_client>& client);
     void evict(clock::time_point now);
 
     boost::asio::any_io_executor ex_;
