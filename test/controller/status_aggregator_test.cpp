@@ -7,8 +7,7 @@
 #include <attune/controller/status_aggregator.hpp>
 
 #include "../runtime/run_coro.hpp"
-#include "../runtime/scripted_tls_server.hpp"
-#include "../runtime/test_certs.hpp"
+#include "scripted_client.hpp"
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -26,7 +25,7 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
-using test::scripted_reply;
+using attune::test::scripted_reply;
 
 const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
 
@@ -56,8 +55,8 @@ policy_pass_plan plan(std::vector<std::string> targets) {
 
 struct harness {
     asio::io_context io;
-    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
-    std::unique_ptr<kube::client> client;
+    attune::test::scripted_tls_server server{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
+    std::unique_ptr<kube::client> client = test::scripted_client(io, server);
     prometheus::Registry registry;
     controller_metrics metrics{registry};
     // Events are decided and kept here, not sent: the server sees only status writes.
@@ -66,13 +65,6 @@ struct harness {
     std::unique_ptr<status_aggregator> agg;
 
     harness() {
-        kube::rest_config rc;
-        rc.host = "127.0.0.1";
-        rc.port = std::to_string(server.port());
-        rc.tls.ca_pem = test::pki().ca_pem;
-        kube::client_settings s;
-        s.retry.max_retries = 0;
-        client = std::make_unique<kube::client>(io.get_executor(), rc, s);
         agg = std::make_unique<status_aggregator>(
             io.get_executor(), *client, &events, &metrics, nullptr,
             [this](const std::string& k, bool failed) { outcomes.emplace_back(k, failed); }, [] { return t0; });
@@ -82,7 +74,7 @@ struct harness {
 
     // Lets the coroutines work for a while.
     void settle(std::chrono::milliseconds d = 300ms) {
-        test::run_coro(io, [this, d]() -> asio::awaitable<void> {
+        attune::test::run_coro(io, [this, d]() -> asio::awaitable<void> {
             asio::steady_timer t(io);
             t.expires_after(d);
             co_await t.async_wait(asio::as_tuple(asio::use_awaitable));

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fake_caches.hpp"
+
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
@@ -39,29 +41,10 @@ std::string policy(const std::string& metrics_source, const std::string& extra =
 }
 const std::string kPrometheus = R"({"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
 
-struct fixture {
-    kube::object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa},
-        policies, pods, cluster_defaults, namespace_defaults, vpas;
+struct fixture : test::fake_caches {
     bool defaults_synced = true;
-    bool with_vpas = false;
-    cache_views views() {
-        cache_views v;
-        v.deployments = &deployments;
-        v.statefulsets = &statefulsets;
-        v.replicasets = &replicasets;
-        v.daemonsets = &daemonsets;
-        v.jobs = &jobs;
-        v.cronjobs = &cronjobs;
-        v.hpas = &hpas;
-        v.policies = &policies;
-        v.pods = &pods;
-        v.cluster_defaults = &cluster_defaults;
-        v.namespace_defaults = &namespace_defaults;
-        v.vpas = with_vpas ? &vpas : nullptr;
-        v.synced = [this](std::string_view what) { return what.starts_with("Attune") ? defaults_synced : true; };
-        return v;
-    }
     fixture() {
+        synced = [this](std::string_view what) { return what.starts_with("Attune") ? defaults_synced : true; };
         deployments.apply(watch_event_type::added, parse(kDeployment));
         replicasets.apply(watch_event_type::added, parse(kReplicaSet));
         pods.apply(watch_event_type::added, parse(pod("web-abc-2", "Pending", "900m")));
