@@ -282,7 +282,11 @@ void controller::apply(const workload_snapshot& s, workload_step step, const sou
                             events_.push(policy_event(policy_reference(s.policy.object), intent, ""));
                         }
                 }
-                refresh = core::RefreshReason::Recommended;
+                // The working set has its points before rate() has: until every
+                // resource has its own, look again every queryStep.
+                refresh = got->source == "prometheus" && core::partly_collecting(got->recommendation)
+                              ? core::RefreshReason::Collecting
+                              : core::RefreshReason::Recommended;
             } else if (got->state == recommendation_state::collecting) {
                 store_.erase(s.key);  // minimumDataPoints may have been raised
                 refresh = core::RefreshReason::Collecting;

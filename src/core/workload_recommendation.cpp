@@ -107,6 +107,12 @@ result<WorkloadRecommendation> recommend_from_manual(const EffectivePolicy& poli
     return w;
 }
 
+bool partly_collecting(const WorkloadRecommendation& w) {
+    if (!w.insufficient.empty()) return true;
+    return std::any_of(w.containers.begin(), w.containers.end(),
+                       [](const ContainerRecommendation& c) { return !c.cpu || !c.memory; });
+}
+
 std::optional<std::chrono::seconds> refresh_delay(RefreshReason why, Duration query_step) {
     using std::chrono::seconds;
     const auto step = std::max(whole_seconds(query_step), seconds(1));

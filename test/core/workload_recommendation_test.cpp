@@ -110,6 +110,22 @@ TEST(WorkloadRecommendation, EachBaselineContainerIsRecommendedFromItsOwnSeries)
     EXPECT_FALSE(w.stale);
 }
 
+TEST(WorkloadRecommendation, PartlyCollectingUntilEveryResourceHasItsPoints) {
+    const auto full = recommend_from_usage(policy(), baseline(), matrix({series("app", 0.25, 10), series("side", 0.05, 10)}),
+                                           matrix({series("app", 1e8, 10), series("side", 1e7, 10)}), kNow);
+    EXPECT_FALSE(partly_collecting(full));
+    // side has no memory points yet: its memory stays at current, and the workload is looked at again soon.
+    const auto partial = recommend_from_usage(policy(), baseline(), matrix({series("app", 0.25, 10), series("side", 0.05, 10)}),
+                                              matrix({series("app", 1e8, 10)}), kNow);
+    EXPECT_EQ(partial.containers.size(), 2u);
+    EXPECT_TRUE(partly_collecting(partial));
+    // A container with no points at all.
+    const auto missing = recommend_from_usage(policy(), baseline(), matrix({series("app", 0.25, 10)}),
+                                              matrix({series("app", 1e8, 10)}), kNow);
+    EXPECT_EQ(missing.insufficient.size(), 1u);
+    EXPECT_TRUE(partly_collecting(missing));
+}
+
 TEST(WorkloadRecommendation, TooFewPointsOrNoSeriesIsInsufficientData) {
     const auto cpu = matrix({series("app", 0.25, 3)});
     const auto w = recommend_from_usage(policy(), baseline(), cpu, matrix({}), kNow);

@@ -59,6 +59,11 @@ result<WorkloadRecommendation> recommend_from_vpa(const EffectivePolicy& policy,
 result<WorkloadRecommendation> recommend_from_manual(const EffectivePolicy& policy, const ContainerResourceMap& overlay,
                                                      const FrozenBaseline& baseline, double now);
 
+// Some container, or one resource of one, still has fewer than
+// minimumDataPoints (the working set has points before rate() does): the
+// Prometheus path keeps looking every queryStep until all are in.
+bool partly_collecting(const WorkloadRecommendation& w);
+
 // When a workload is looked at again by itself (policy, workload, pod and
 // HPA changes enqueue it at once anyway).
 enum class RefreshReason {
