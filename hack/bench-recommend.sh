@@ -91,10 +91,10 @@ while :; do
   rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$mgr/status")
   [ "$rss" -gt "$peak" ] && peak=$rss
   [ "${got:-0}" -ge "$n" ] && break
-  if [ "$(echo "$(date +%s.%N) - $start > 600" | bc)" = 1 ]; then echo "bench-recommend: only ${got:-0} of $n after 600 s" >&2; exit 1; fi
+  if awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { exit !(a - b > 600) }'; then echo "bench-recommend: only ${got:-0} of $n after 600 s" >&2; exit 1; fi
   sleep 0.5
 done
-elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+elapsed=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%.3f", a - b }')
 queries=$(sum_of attune_prometheus_query_duration_seconds_count)
 qtime=$(sum_of attune_prometheus_query_duration_seconds_sum)
 errors=$(sum_of attune_prometheus_query_errors_total)
@@ -102,6 +102,6 @@ writes=$(metrics | awk '$1 ~ /^attune_policy_status_writes_total\{result="ok"\}/
 cpu_s=$(awk '{ printf "%.2f", ($14 + $15) / 100 }' "/proc/$mgr/stat")
 printf 'workloads with recommendations: %s of %s in %.1f s (policy created -> status says so)\n' "$got" "$n" "$elapsed"
 printf 'prometheus range queries: %.0f (errors %.0f), total time %.2f s, mean %.1f ms\n' "$queries" "$errors" "$qtime" \
-  "$(echo "$qtime * 1000 / $queries" | bc -l)"
+  "$(awk -v t="$qtime" -v q="$queries" 'BEGIN { print (q > 0 ? t * 1000 / q : 0) }')"
 printf 'status writes: %s; manager CPU (user+sys since start): %s s\n' "${writes:-0}" "$cpu_s"
 printf 'manager RSS: peak %d kB while recommending, %d kB now\n' "$peak" "$(awk '/^VmRSS:/ { print $2 }' "/proc/$mgr/status")"
