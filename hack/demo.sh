@@ -106,18 +106,29 @@ if [ -x "$manager" ]; then
   step "attune-manager: one io_context, informers, workers, status aggregator"
   k apply -f "$here/deploy/kustomize/base/crd/" >/dev/null
   k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=30s >/dev/null
-  port=$(( ${ATTUNE_PORT_BASE:-16440} + 9 ))
+  # base+9 is the cluster's Pushgateway: the manager takes the two ports after it.
+  port=$(( ${ATTUNE_PORT_BASE:-16440} + 10 ))
+  # --allow-local-metrics-addresses: the harness's Prometheus listens on loopback.
   "$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
-    --health-probe-bind-address "127.0.0.1:$((port + 1))" --log-format text > "$demo/manager.log" 2>&1 &
+    --health-probe-bind-address "127.0.0.1:$((port + 1))" --log-format text --allow-local-metrics-addresses \
+    > "$demo/manager.log" 2>&1 &
   mgr_pid=$!
-  k -n demo apply -f - >/dev/null <<'YAML'
+  # A short queryStep and few points, so the demo needs a minute of data, not days.
+  k -n demo apply -f - >/dev/null <<YAML
 apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: demo}
 spec:
   targetRef: {kind: Deployment, selector: {matchLabels: {tier: demo}}}
+  metricsSource:
+    prometheus: {address: "$PROMETHEUS_URL"}
+    queryStep: 10s
+    rateWindow: 30s
+    historyWindow: 1h
+    minimumDataPoints: 3
   cpu: {}
   memory: {}
+  updateStrategy: {type: Recommend}
 YAML
   for _ in $(seq 60); do
     [ "$(k -n demo get attunepolicy demo -o json | jq '.status.idleWorkloads // [] | length')" -ge 2 ] && break; sleep 0.5
@@ -141,7 +152,27 @@ for _ in $(seq 30); do
 done
 k -n demo get pod "$pod" -o json | jq -c '{pod: .metadata.name, generation: .metadata.generation, restarts: .status.containerStatuses[0].restartCount, applied: .status.containerStatuses[0].resources}'
 
-step "Usage the recommender will read: real PromQL against Prometheus"
+step "Usage the recommender reads: real PromQL against Prometheus"
 sleep 5
 curl -sf "$PROMETHEUS_URL/api/v1/query" --data-urlencode 'query=sum by (pod) (container_memory_working_set_bytes{namespace="demo"})' \
   | jq -r '.data.result[] | "\(.metric.pod)  working set \(.value[1]) bytes"'
+
+if [ -n "$mgr_pid" ]; then
+  step "A recommendation for web from that data (Recommend: nothing is resized)"
+  echo "waiting for Prometheus to hold a minute of web's usage (150m cpu, 90Mi memory) at 10 s steps..."
+  # The first recommendation comes with 3 points; a few more let rate() settle on the load.
+  for _ in $(seq 240); do
+    [ "$(k -n demo get attunepolicy demo -o json | jq '[.status.recommendations[]? | select(.workload == "web") | .containers[] | select(.dataPoints >= 14)] | length')" -ge 1 ] && break
+    sleep 1
+  done
+  k -n demo get ap demo
+  echo
+  k -n demo describe ap demo | sed -n '/^Status:/,$p' | head -90
+  echo; echo "web's app container: current -> recommended, and how (status.recommendations[].containers[].explanation):"
+  k -n demo get attunepolicy demo -o json | jq -r '.status.recommendations[]? | select(.workload == "web") | .containers[] |
+    "  \(.name): cpu \(.current.cpuRequest) -> \(.recommended.cpuRequest), memory \(.current.memoryRequest) -> \(.recommended.memoryRequest), confidence \(.confidence), \(.dataPoints) points",
+    "    cpu:    p95 \(.explanation.cpu.rawPercentile) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead); x \(.explanation.cpu.confidenceFactor) (confidence \(.explanation.cpu.confidence)) = \(.explanation.cpu.afterConfidence); bounds \(.explanation.cpu.afterBounds); change filter \(.explanation.cpu.afterChangeFilter) \(.explanation.cpu.changeFilterApplied // "")",
+    "    memory: p99 \(.explanation.memory.rawPercentile) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead); x \(.explanation.memory.confidenceFactor) = \(.explanation.memory.afterConfidence); change filter \(.explanation.memory.afterChangeFilter) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final) \(.explanation.memory.finalAdjustment // "")"'
+  echo; echo "manager /metrics (recommendations):"
+  curl -sf "http://127.0.0.1:$port/metrics" | grep -E '^attune_(recommendation_|confidence)' || echo "(no recommendation series)"
+fi

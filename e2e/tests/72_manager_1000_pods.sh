@@ -2,9 +2,7 @@
 # List and watch of 1,000 pods: the manager's pod informer cache holds exactly
 # what kubectl lists, whether the pods arrive by watch (created while it runs),
 # by a fresh manager's initial state (a WatchList where the minor serves it, a
-# paged list of 500 per page elsewhere) or leave by watch (deleted). No
-# enabled feature reads pods yet, so the test asks for the informer
-# (--start-informers pods).
+# paged list of 500 per page elsewhere) or leave by watch (deleted).
 # The pods name a scheduler that does not exist, so they stay Pending and cost
 # the harness nothing but apiserver and etcd work.
 . "$(dirname "$0")/../lib.sh"
@@ -26,7 +24,7 @@ expect_cache_matches() {  # expect_cache_matches WHAT
   log "$1: pod informer holds $(cached_pods) = kubectl's count"
 }
 
-start_manager --kube-qps 50 --kube-burst 100 --start-informers pods
+start_manager --kube-qps 50 --kube-burst 100
 
 # 1. By watch.
 jq -n --argjson n "$N" '{apiVersion: "v1", kind: "List", items: [range(0; $n) | {
@@ -42,7 +40,7 @@ added=$(metric_sum attune_kube_watch_events_total 'resource="pods".*type="ADDED"
 
 # 2. By a paged list, in a fresh process.
 stop_manager || fail "attune-manager did not stop within 10 s"
-start_manager --kube-qps 50 --kube-burst 100 --start-informers pods
+start_manager --kube-qps 50 --kube-burst 100
 expect_cache_matches "fresh manager (initial state: $(grep -o "informer listed resource=pods via=[a-z-]*" "$MGR_LOG" | head -1 | sed "s/.*via=//"))"
 [ "$(metric_sum attune_kube_watch_restarts_total 'resource="pods"')" = 0 ] \
   || log "note: pod watch restarted $(metric_sum attune_kube_watch_restarts_total 'resource="pods"') times"

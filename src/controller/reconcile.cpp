@@ -48,8 +48,6 @@ void index_hpas(kube::object_cache& hpas) {
     });
 }
 
-namespace {
-// The decoded HPAs whose scale target is this workload (usually none or one).
 std::vector<core::HpaView> hpas_targeting(const cache_views& caches, const object_key& key) {
     std::vector<core::HpaView> out;
     if (!caches.hpas) return out;
@@ -57,7 +55,6 @@ std::vector<core::HpaView> hpas_targeting(const cache_views& caches, const objec
         out.push_back(*h);
     return out;
 }
-}  // namespace
 
 workload_report classify_workload(const cache_views& caches, const object_key& key) {
     workload_report r;
@@ -103,10 +100,15 @@ policy_pass_plan plan_policy_pass(const cache_views& caches, const object_key& k
     }
     plan.policy = std::move(decoded).value();
     plan.written = policy_status_from(*obj);
+    plan.context.uid = plan.policy.uid;
+    plan.context.generation = plan.policy.generation;
     if (!plan.policy.error.empty()) return plan;  // targets nothing
     const std::string kind(core::to_string(plan.policy.target.kind));
     const auto* cache = caches.for_kind(kind);
-    if (!cache) return plan;
+    if (!cache || !caches.has_synced(kind)) {
+        plan.context.discovery_error = "the " + kind + " cache has not finished its first list";
+        return plan;
+    }
     std::vector<workload_ref> refs;
     if (plan.policy.target.name) {
         if (auto w = cache->get(key.ns + "/" + *plan.policy.target.name)) refs.push_back(workload_ref_from(kind, *w));

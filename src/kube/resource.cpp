@@ -18,7 +18,14 @@ resource_type horizontal_pod_autoscalers() {
 resource_type leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
 resource_type events() { return {"events.k8s.io", "v1", "events", "Event", true}; }
 resource_type attune_policies() { return {"attune.io", "v1alpha1", "attunepolicies", "AttunePolicy", true}; }
+resource_type attune_defaults() { return {"attune.io", "v1alpha1", "attunedefaults", "AttuneDefaults", false}; }
+resource_type attune_namespace_defaults() {
+    return {"attune.io", "v1alpha1", "attunenamespacedefaults", "AttuneNamespaceDefaults", true};
+}
 resource_type secrets() { return {"", "v1", "secrets", "Secret", true}; }
+resource_type vertical_pod_autoscalers() {
+    return {"autoscaling.k8s.io", "v1", "verticalpodautoscalers", "VerticalPodAutoscaler", true};
+}
 resource_type mutating_webhook_configurations() {
     return {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false};
 }

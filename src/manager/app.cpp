@@ -7,6 +7,7 @@
 #include <attune/controller/controller.hpp>
 #include <attune/kube/supervise.hpp>
 #include <attune/core/capabilities.hpp>
+#include <attune/core/json_path.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/kube/discovery.hpp>
 #include <attune/kube/event_recorder.hpp>
@@ -94,11 +95,13 @@ public:
           events_(client_, "attune.io/attune-manager", identity_),
           signals_(io, SIGTERM, SIGINT), deadline_(io) {
         define_informers(informers_, opts.watch_list, [this] { release_free_memory_soon(); });
-        // What each enabled feature reads; only these informers run. Idleness
-        // reads workloads, HPAs and policies. The resize executor and the
-        // webhook will need pods, nodes and namespaces: one need() line each.
+        // What each enabled feature reads; only these informers run.
+        // Recommendations read workloads, HPAs, policies, the two defaults
+        // tiers and pods (the live baseline and pod names); the webhook adds
+        // namespaces. The resize executor will need nodes.
         for (const char* name : {"deployments", "statefulsets", "replicasets", "daemonsets", "jobs", "cronjobs",
-                                 "horizontalpodautoscalers", "attunepolicies"})
+                                 "horizontalpodautoscalers", "attunepolicies", "attunedefaults",
+                                 "attunenamespacedefaults", "pods"})
             informers_.need(name);
         for (const auto& name : opts.start_informers) informers_.need(name);
 
@@ -111,9 +114,18 @@ public:
         views.cronjobs = &informers_.need("cronjobs").cache();
         views.hpas = &informers_.need("horizontalpodautoscalers").cache();
         views.policies = &informers_.need("attunepolicies").cache();
+        views.pods = &informers_.need("pods").cache();
+        views.cluster_defaults = &informers_.need("attunedefaults").cache();
+        views.namespace_defaults = &informers_.need("attunenamespacedefaults").cache();
+        views.synced = [this](std::string_view what) { return cache_synced(what); };
+        controller::controller_options co;
+        co.workers = opts.workers;
+        co.validation.allow_local_metrics_addresses = opts.allow_local_metrics_addresses;
+        co.validation.allow_secret_reads = opts.allow_secret_reads;
+        co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
+        co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,
-                                                               metrics_.controller, views,
-                                                               controller::controller_options{opts.workers, {}});
+                                                               metrics_.controller, views, co);
         informers_.need("deployments").add_handler(controller_->on_workload_change("Deployment"));
         informers_.need("statefulsets").add_handler(controller_->on_workload_change("StatefulSet"));
         informers_.need("replicasets").add_handler(controller_->on_workload_change("ReplicaSet"));
@@ -122,6 +134,9 @@ public:
         informers_.need("cronjobs").add_handler(controller_->on_workload_change("CronJob"));
         informers_.need("horizontalpodautoscalers").add_handler(controller_->on_hpa_change());
         informers_.need("attunepolicies").add_handler(controller_->on_policy_change());
+        informers_.need("attunedefaults").add_handler(controller_->on_defaults_change(true));
+        informers_.need("attunenamespacedefaults").add_handler(controller_->on_defaults_change(false));
+        informers_.need("pods").add_handler(controller_->on_pod_change());
 
         if (opts.webhook.enabled) make_webhook();
 
@@ -187,6 +202,7 @@ public:
         spdlog::info("starting informers informers={}", running);
         asio::co_spawn(io_, probe_capabilities(), asio::detached);
         asio::co_spawn(io_, wait_for_sync(), asio::detached);
+        spawn("vpa-api-watch", [this] { return watch_for_vpa_api(); });
     }
 
     int exit_code() const noexcept { return exit_code_; }
@@ -228,7 +244,7 @@ private:
                      o.cert_dir.empty() ? "-" : o.cert_dir, core::format_duration(w.cert_validity),
                      core::format_duration(w.ca_validity), core::format_duration(w.ca_overlap));
         webhook_ = std::make_unique<webhook::webhook_service>(io_.get_executor(), client_, std::move(caches),
-                                                              &capabilities_, metrics_.webhook, std::move(o));
+                                                              &controller_->capabilities(), metrics_.webhook, std::move(o));
     }
 
     static kube::client_settings settings(const manager_options& o) {
@@ -260,6 +276,54 @@ private:
                                                       &metrics_.controller.coroutine_restarts));
     }
 
+    // The informer of `what` (a workload kind, a defaults kind, the VPAs) has listed once.
+    bool cache_synced(std::string_view what) const {
+        static const std::map<std::string_view, std::string_view> informer_of = {
+            {"Deployment", "deployments"}, {"StatefulSet", "statefulsets"}, {"ReplicaSet", "replicasets"},
+            {"DaemonSet", "daemonsets"},   {"Job", "jobs"},                  {"CronJob", "cronjobs"},
+            {"AttuneDefaults", "attunedefaults"}, {"AttuneNamespaceDefaults", "attunenamespacedefaults"}};
+        if (what == "VerticalPodAutoscaler") return vpa_informer_ && vpa_informer_->has_synced();
+        auto it = informer_of.find(what);
+        if (it == informer_of.end()) return true;
+        const auto* inf = informers_.find(std::string(it->second));
+        return inf && inf->has_synced();
+    }
+
+    // The VPA informer starts only once the VPA API is served (its CRD may
+    // come later than the manager, or never): looked for every minute until
+    // found. Its sync then gives every policy a pass, so VPA-source policies
+    // read it.
+    asio::awaitable<void> watch_for_vpa_api() {
+        asio::steady_timer t(io_);
+        while (!stopping_ && !vpa_informer_) {
+            auto r = co_await client_.get_path("/apis/autoscaling.k8s.io/v1");
+            bool served = false;
+            if (r)
+                if (const auto* list = core::array_at(r.value(), {"resources"}))
+                    for (const auto& res : *list) served = served || core::string_at(res, {"name"}) == "verticalpodautoscalers";
+            if (served) {
+                kube::informer_options io;
+                io.type = kube::resources::vertical_pod_autoscalers();
+                io.transform = kube::strip_generic;
+                io.storage = kube::cache_storage::compact_text;
+                vpa_informer_ = std::make_unique<kube::informer>(client_, std::move(io));
+                vpa_informer_->add_handler(controller_->on_vpa_change());
+                auto* i = vpa_informer_.get();
+                spawn("informer/verticalpodautoscalers", [i] { return i->run(); });
+                controller_->set_vpa_cache(&vpa_informer_->cache());
+                spdlog::info("the VerticalPodAutoscaler API is served; watching VPAs");
+                break;
+            }
+            t.expires_after(60s);
+            co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
+        while (!stopping_ && vpa_informer_ && !vpa_informer_->has_synced()) {
+            t.expires_after(200ms);
+            co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
+        if (!stopping_ && vpa_informer_) controller_->enqueue_all_policies();
+    }
+
     probe_response serve(std::string_view target, bool with_metrics) {
         const auto path = strip_query(target);
         if (path == "/metrics" && with_metrics)
@@ -282,8 +346,9 @@ private:
             const auto probes = co_await kube::probe_all(client_);
             auto decided = core::decide_capabilities(probes.version, probes.resources, probes.openapi, probes.nodes);
             const bool probed = decided.ok();
-            capabilities_ = probed ? decided.value() : core::safe_defaults();
-            const auto& c = capabilities_;
+            auto caps = probed ? decided.value() : core::safe_defaults();
+            controller_->set_capabilities(caps);
+            const auto& c = controller_->capabilities();
             spdlog::info(
                 "capabilities source={} git_version={} major={} minor={} pods_resize={} pod_level_resources_field={} "
                 "in_place_pod_level_resources={} declared_features_reported={} hpa_scale_to_zero={} "
@@ -299,7 +364,7 @@ private:
                 probes.version.error, probes.resources.error, probes.openapi.error, probes.nodes.error);
         } catch (const std::exception& e) {
             metrics_.controller.coroutine_restarts.Add({{"task", "capabilities"}}).Increment();
-            capabilities_ = core::safe_defaults();
+            controller_->set_capabilities(core::safe_defaults());
             spdlog::error("capabilities probe failed; using safe defaults error=\"{}\"", e.what());
         }
         // The OpenAPI documents were parsed whole (a few MB, once): hand it back.
@@ -349,6 +414,8 @@ private:
         spdlog::info("starting workers workers={}", opts_.workers);
         controller_->enqueue_all_policies();
         spawn("status-aggregator", [this] { return controller_->aggregator().run(); });
+        spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
+        spawn("event-queue", [this] { return controller_->events().run(); });
         for (int i = 0; i < opts_.workers; ++i) spawn("worker", [this] { return controller_->run_worker(); });
         spawn("event-flush", [this]() -> asio::awaitable<void> {
             asio::steady_timer t(io_);
@@ -375,6 +442,7 @@ private:
         if (webhook_) webhook_->stop_certificates();
         controller_->shut_down();
         for (auto& [name, inf] : informers_.needed()) inf->stop();
+        if (vpa_informer_) vpa_informer_->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
     }
 
@@ -408,12 +476,12 @@ private:
     kube::event_recorder events_;
     kube::informer_registry informers_{client_};
     std::unique_ptr<controller::controller> controller_;
+    std::unique_ptr<kube::informer> vpa_informer_;  // started once the VPA API is served
     std::unique_ptr<kube::leader_elector> elector_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;
     std::unique_ptr<webhook::webhook_service> webhook_;
     asio::signal_set signals_;
     asio::steady_timer deadline_;
-    core::Capabilities capabilities_ = core::safe_defaults();
     bool ready_ = false;
     bool stopping_ = false;
     std::vector<kube::supervisor_handle> supervisors_;
@@ -434,9 +502,11 @@ int run_manager(const manager_options& opts) {
         return 1;
     }
     spdlog::info("starting attune-manager host={} port={} context={} workers={} leader_elect={} kube_qps={} "
-                 "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={}",
+                 "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={} prometheus_query_timeout_ms={} "
+                 "prometheus_bearer_token_file=\"{}\"",
                  cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst,
-                 opts.allow_local_metrics_addresses, opts.allow_secret_reads);
+                 opts.allow_local_metrics_addresses, opts.allow_secret_reads, opts.prometheus_query_timeout_ms,
+                 opts.prometheus_bearer_token_file);
     // io_context and manager are deliberately never destroyed: io.stop()
     // may leave coroutine frames that still point into the manager, and the
     // process exits right after. The OS reclaims both.

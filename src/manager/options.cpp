@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include "informer_catalog.hpp"
+#include <attune/core/duration.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -114,7 +115,8 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
             "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
-            "webhook-ca-overlap", "webhook-cert-resync", "start-informers"};
+            "webhook-ca-overlap", "webhook-cert-resync", "start-informers",
+            "prometheus-query-timeout", "prometheus-bearer-token-file"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
@@ -206,6 +208,15 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
                 o.start_informers.emplace_back(informer);
                 rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
             }
+        } else if (flag == "prometheus-query-timeout") {
+            auto d = core::parse_duration(value);
+            if (!d || d.value() < std::chrono::seconds(1) || d.value() > std::chrono::minutes(10))
+                return bad("--prometheus-query-timeout: expected a duration from 1s to 10m, got \"" +
+                           std::string(value) + "\"");
+            o.prometheus_query_timeout_ms =
+                static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(d.value()).count());
+        } else if (flag == "prometheus-bearer-token-file") {
+            o.prometheus_bearer_token_file = std::string(value);
         } else {
             return bad("unknown flag --" + flag);
         }
@@ -257,6 +268,9 @@ std::string usage() {
   --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
+  --prometheus-query-timeout D       budget of one Prometheus query, 1s to 10m (default 30s)
+  --prometheus-bearer-token-file F   a token mounted into the manager, sent to Prometheus unless the
+                                     policy names a bearerTokenSecret (default: none)
   -h, --help                         this text
 )";
 }

@@ -63,6 +63,11 @@ struct manager_options {
     // LISTs. Off by default: on 1.36 the paged LIST synced 10,000 pods in half
     // the time at the same memory (bench/RESULTS.md).
     bool watch_list = false;
+    // Prometheus: the budget of one query (the whole exchange), and the
+    // bearer token mounted into the manager ("" : none) that every query
+    // carries unless its policy names a bearerTokenSecret.
+    int prometheus_query_timeout_ms = 30'000;
+    std::string prometheus_bearer_token_file;
     bool help = false;
 };
 

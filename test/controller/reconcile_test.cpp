@@ -2,6 +2,8 @@
 
 #include <attune/core/idle.hpp>
 
+#include "fake_caches.hpp"
+
 #include <boost/json/parse.hpp>
 
 #include <gtest/gtest.h>
@@ -37,22 +39,7 @@ json::value policy(const char* name, long long generation, const char* target, i
 }
 constexpr const char* kWebDeployments = R"({"kind":"Deployment","selector":{"matchLabels":{"tier":"web"}}})";
 
-struct fixture {
-    fixture() { index_hpas(hpas); }
-    object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa}, policies;
-    cache_views views() {
-        cache_views v;
-        v.deployments = &deployments;
-        v.statefulsets = &statefulsets;
-        v.replicasets = &replicasets;
-        v.daemonsets = &daemonsets;
-        v.jobs = &jobs;
-        v.cronjobs = &cronjobs;
-        v.hpas = &hpas;
-        v.policies = &policies;
-        return v;
-    }
-};
+using fixture = test::fake_caches;
 
 TEST(Reconcile, ClassifiesWithTheMatchingHpaFromTheCache) {
     fixture f;
