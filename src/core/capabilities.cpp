@@ -24,6 +24,24 @@ bool version_at_least(unsigned major, unsigned minor, unsigned want_major, unsig
 
 Capabilities safe_defaults() { return Capabilities{}; }
 
+boost::json::object capabilities_json(const Capabilities& c) {
+    return boost::json::object{
+        {"git_version", c.git_version},
+        {"major", c.major},
+        {"minor", c.minor},
+        {"pods_resize", c.pods_resize},
+        {"pod_level_resources_field", c.pod_level_resources_field},
+        {"in_place_pod_level_resources", c.in_place_pod_level_resources},
+        {"declared_features_reported", c.declared_features_reported},
+        {"hpa_scale_to_zero", c.hpa_scale_to_zero},
+        {"allow_in_place_memory_limit_decrease", c.allow_in_place_memory_limit_decrease},
+        {"in_place_sidecar_resize", c.in_place_sidecar_resize},
+        {"scheduler_resize_preemption", c.scheduler_resize_preemption},
+        {"memory_backed_volume_resize", c.memory_backed_volume_resize},
+        {"exclusive_cpu_in_place", c.exclusive_cpu_in_place},
+    };
+}
+
 std::optional<std::pair<unsigned, unsigned>> parse_git_version(std::string_view v) {
     if (!v.empty() && v.front() == 'v') v.remove_prefix(1);
     auto major = leading_number(v);
@@ -115,6 +133,9 @@ NodeProbe decode_node_probe(const boost::json::value& node) {
             if (f.is_string()) names.emplace_back(f.get_string());
         p.declared_features = std::move(names);
     }
+    p.name = string_at(node, {"metadata", "name"});
+    p.kernel_version = string_at(node, {"status", "nodeInfo", "kernelVersion"});
+    p.kernel_config_cgroup_v2 = string_at(node, {"metadata", "labels", kNfdKernelConfigCgroupV2Label}) == "true";
     return p;
 }
 
