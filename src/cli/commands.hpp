@@ -8,6 +8,9 @@ std::string client_version();  // "v0.1.0"
 
 command make_version_command();
 command make_doctor_command();
+command make_status_command();
+command make_recommendations_command();
+command make_history_command();
 command make_upgrade_gate_command();
 command make_upgrade_step_command();
 command make_upgrade_report_command();
