@@ -8,6 +8,7 @@ std::vector<command> all_commands() {
     out.push_back(make_doctor_command());
     out.push_back(make_status_command());
     out.push_back(make_recommendations_command());
+    out.push_back(make_explain_command());
     out.push_back(make_history_command());
     out.push_back(make_upgrade_gate_command());
     out.push_back(make_upgrade_step_command());

@@ -10,6 +10,7 @@ command make_version_command();
 command make_doctor_command();
 command make_status_command();
 command make_recommendations_command();
+command make_explain_command();
 command make_history_command();
 command make_upgrade_gate_command();
 command make_upgrade_step_command();
