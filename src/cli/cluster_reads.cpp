@@ -7,6 +7,16 @@
 namespace attune::cli {
 namespace asio = boost::asio;
 
+namespace {
+// An apiserver's plain-text body ("404 page not found\n") on one line.
+std::string one_line(std::string s) {
+    for (auto& c : s)
+        if (c == '\n' || c == '\r') c = ' ';
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    return s;
+}
+}  // namespace
+
 namespace cli_resources {
 kube::resource_type attune_defaults() {
     return kube::resource_type("attune.io", "v1alpha1", "attunedefaults", "AttuneDefaults", false);
@@ -34,7 +44,7 @@ asio::awaitable<object_lookup> lookup_object(kube::client& c, kube::resource_typ
     auto r = co_await c.get(rt, ns, name);
     if (r) co_return object_lookup::of(std::move(r).value());
     const auto& e = r.error();
-    co_return object_lookup::failed(e.kind == kube::error_kind::api_status ? e.code : 0, e.describe());
+    co_return object_lookup::failed(e.kind == kube::error_kind::api_status ? e.code : 0, one_line(e.describe()));
 }
 
 asio::awaitable<policy_context> read_policy_context(kube::client& c, std::string ns) {
@@ -43,7 +53,7 @@ asio::awaitable<policy_context> read_policy_context(kube::client& c, std::string
     lo.limit = 500;
     auto pols = co_await c.list_all(kube::resources::attune_policies(), ns, lo);
     if (!pols) {
-        ctx.policies_error = pols.error().describe();
+        ctx.policies_error = one_line(pols.error().describe());
         co_return ctx;
     }
     for (auto& p : pols.value().items) ctx.policies.push_back(std::move(p));
@@ -51,13 +61,13 @@ asio::awaitable<policy_context> read_policy_context(kube::client& c, std::string
     if (cluster)
         for (auto& d : cluster.value().items) ctx.cluster_defaults.push_back(std::move(d));
     else
-        ctx.defaults_error = "AttuneDefaults: " + cluster.error().describe();
+        ctx.defaults_error = "AttuneDefaults: " + one_line(cluster.error().describe());
     auto nsd = co_await c.list_all(cli_resources::attune_namespace_defaults(), ns, lo);
     if (nsd)
         for (auto& d : nsd.value().items) ctx.namespace_defaults.push_back(std::move(d));
     else
         ctx.defaults_error += (ctx.defaults_error.empty() ? "" : "; ") + std::string("AttuneNamespaceDefaults: ") +
-                              nsd.error().describe();
+                              one_line(nsd.error().describe());
     co_return ctx;
 }
 
