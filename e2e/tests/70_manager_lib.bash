@@ -16,8 +16,10 @@ require_manager() { require_built "$ATTUNE_MANAGER" attune-manager; }
 # apply_policy_crd: the three Attune CRDs of deploy/kustomize, Established.
 apply_policy_crd() {
   k apply -f "$REPO_ROOT/deploy/kustomize/base/crd/" >/dev/null || fail "the Attune CRDs were refused"
-  k wait --for=condition=Established crd/attunepolicies.attune.io crd/attunedefaults.attune.io \
-    crd/attunenamespacedefaults.attune.io --timeout=60s >/dev/null || fail "the Attune CRDs never became Established"
+  # kubectl 1.34's wait fails at once ("accessor error: <nil>") on a CRD
+  # whose status has no conditions yet, instead of waiting: retry it.
+  wait_until 60 k wait --for=condition=Established crd/attunepolicies.attune.io crd/attunedefaults.attune.io \
+    crd/attunenamespacedefaults.attune.io --timeout=5s || fail "the Attune CRDs never became Established"
 }
 
 manager_ready() { curl -fsS --max-time 2 "http://127.0.0.1:$MGR_PORT/readyz" >/dev/null; }
