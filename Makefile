@@ -3,7 +3,7 @@ K8S ?= 1.36
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench fuzz golden clean install-plugin krew-manifest
+.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench bench-scale fuzz golden clean install-plugin krew-manifest
 
 all: build
 
@@ -51,6 +51,12 @@ krew-manifest: build
 
 bench: build
 	hack/bench.sh
+
+# attune-manager with 10,000 pods on a local 1.36 control plane (about 10
+# minutes; PODS=, CHURN= seconds). Not part of make test.
+bench-scale: build
+	hack/deps.sh bench
+	hack/bench-scale.sh --pods $(or $(PODS),10000) --churn $(or $(CHURN),120) --heaptrack
 
 fuzz:
 	hack/deps.sh fuzz

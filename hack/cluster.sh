@@ -4,7 +4,9 @@
 #   hack/cluster.sh up --k8s 1.36 [--nodes 3] [--node-cpu 4] [--node-memory 16Gi]
 #                      [--declared-features auto|none|A,B] [--feature-gates G=true,...]
 #                      [--max-requests-inflight N] [--max-mutating-requests-inflight N]
-#                      [--runtime-config G/V=true,...] [--no-prometheus]
+#                      [--runtime-config G/V=true,...] [--no-prometheus] [--controller-qps N]
+#                      [--kubesim-qps N] [--kubesim-resync D] [--kubesim-full-resync D]
+#                      [--kubesim-pod-workers N]
 #   hack/cluster.sh upgrade --to 1.N+1    (control plane only, on the same etcd data)
 #   hack/cluster.sh down
 #   hack/cluster.sh status
@@ -154,6 +156,7 @@ record_cmd() {  # record_cmd NAME ARGV...: the exact command restart will re-run
 
 up() {
   local minor="" nodes=3 cpu=4 mem=16Gi features=auto gates="" inflight="" mutating="" prom=1 runtime_config=""
+  local ctrl_qps="" sim_qps=50 sim_resync=2s sim_full=30s sim_workers=1
   while [ $# -gt 0 ]; do
     case $1 in
       --k8s) minor=${2:?}; shift 2;;
@@ -166,6 +169,13 @@ up() {
       --max-mutating-requests-inflight) mutating=${2:?}; shift 2;;
       --runtime-config) runtime_config=${2:?}; shift 2;;
       --no-prometheus) prom=0; shift;;
+      # Benchmarks with thousands of pods: the controllers' and kubesim's
+      # client QPS, and kubesim's resync intervals (0 turns the full one off).
+      --controller-qps) ctrl_qps=${2:?}; shift 2;;
+      --kubesim-qps) sim_qps=${2:?}; shift 2;;
+      --kubesim-resync) sim_resync=${2:?}; shift 2;;
+      --kubesim-full-resync) sim_full=${2:?}; shift 2;;
+      --kubesim-pod-workers) sim_workers=${2:?}; shift 2;;
       *) die "unknown flag '$1' (see the header of $0)";;
     esac
   done
@@ -211,6 +221,8 @@ up() {
     --listen-client-urls "http://127.0.0.1:$etcd_p" --advertise-client-urls "http://127.0.0.1:$etcd_p" \
     --listen-peer-urls "http://127.0.0.1:$peer_p" --initial-advertise-peer-urls "http://127.0.0.1:$peer_p" \
     --initial-cluster "local=http://127.0.0.1:$peer_p" --unsafe-no-fsync --log-level warn
+  local ctrl=()
+  [ -n "$ctrl_qps" ] && ctrl=(--kube-api-qps="$ctrl_qps" --kube-api-burst=$((ctrl_qps * 2)))
   local extra=()
   [ -n "$inflight" ] && extra+=(--max-requests-inflight="$inflight")
   [ -n "$mutating" ] && extra+=(--max-mutating-requests-inflight="$mutating")
@@ -228,13 +240,14 @@ up() {
     --kubeconfig="$dir/kubeconfig" --bind-address=127.0.0.1 --secure-port="$(port_of kube-controller-manager)" \
     --cert-dir="$dir/pki/kcm-certs" --root-ca-file="$dir/pki/ca.crt" \
     --service-account-private-key-file="$dir/pki/sa.key" --use-service-account-credentials=false \
-    --controllers='*,-horizontalpodautoscaling' --leader-elect=false --profiling=false "${fgflag[@]}"
+    --controllers='*,-horizontalpodautoscaling' --leader-elect=false --profiling=false "${fgflag[@]}" "${ctrl[@]}"
   record_cmd kube-scheduler "$(dirname "$k8s")/kube-scheduler" \
     --kubeconfig="$dir/kubeconfig" --bind-address=127.0.0.1 --secure-port="$(port_of kube-scheduler)" \
-    --cert-dir="$dir/pki/scheduler-certs" --leader-elect=false --profiling=false "${fgflag[@]}"
+    --cert-dir="$dir/pki/scheduler-certs" --leader-elect=false --profiling=false "${fgflag[@]}" "${ctrl[@]}"
   record_cmd kubesim "$dir/bin/kubesim" --kubeconfig "$dir/kubeconfig" --minor "$minor" \
     --nodes "$nodes" --node-cpu "$cpu" --node-memory "$mem" --declared-features "$features" \
-    --metrics-addr "127.0.0.1:$(port_of kubesim)"
+    --metrics-addr "127.0.0.1:$(port_of kubesim)" --kube-qps "$sim_qps" --resync "$sim_resync" \
+    --full-resync "$sim_full" --pod-workers "$sim_workers"
 
   say "starting etcd on 127.0.0.1:$etcd_p"
   start_one etcd

@@ -2,6 +2,7 @@
 # Installs everything Attune needs on a Debian 12 machine, idempotently.
 #   hack/deps.sh            build + test + e2e toolchain (default)
 #   hack/deps.sh fuzz       adds clang and its libFuzzer runtime
+#   hack/deps.sh bench      adds heaptrack, jemalloc and mimalloc (make bench-scale --heaptrack / --alloc)
 # Safe to run repeatedly: every step checks before it installs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +23,7 @@ apt_pkgs=(build-essential pkg-config meson ninja-build cmake git curl ca-certifi
           procps psmisc iproute2 python3 python3-yaml libboost1.81-dev libboost-json1.81-dev libssl-dev libspdlog-dev libfmt-dev
           libyaml-cpp-dev libgtest-dev libgmock-dev prometheus prometheus-pushgateway)
 [ "$want" = fuzz ] && apt_pkgs+=(clang libclang-rt-14-dev)
+[ "$want" = bench ] && apt_pkgs+=(heaptrack libjemalloc2 libmimalloc2.0)
 
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p"); done

@@ -186,6 +186,8 @@ func ThrottledFraction(demand, limit float64) float64 {
 
 type seriesKey struct{ Namespace, Pod, Container string }
 
+type podKey struct{ Namespace, Pod string }
+
 type series struct {
 	node      string
 	load      Load
@@ -209,20 +211,27 @@ func (s *series) advance(now time.Time) {
 }
 
 // Metrics is the set of per-container series, safe for concurrent use.
+// Series are grouped by pod, so a pod's update costs what that pod has, not
+// what every pod has (10,000 pods are synced one by one).
 type Metrics struct {
 	mu sync.Mutex
-	m  map[seriesKey]*series
+	m  map[podKey]map[string]*series // by pod, then container
 }
 
-func NewMetrics() *Metrics { return &Metrics{m: map[seriesKey]*series{}} }
+func NewMetrics() *Metrics { return &Metrics{m: map[podKey]map[string]*series{}} }
 
 // Set records a running container's load from now on. On first sight the
 // counters start as if that load had run since the container started.
 func (m *Metrics) Set(ns, pod, container, node string, started time.Time, l Load, now time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	k := seriesKey{ns, pod, container}
-	s, ok := m.m[k]
+	pk := podKey{ns, pod}
+	byContainer := m.m[pk]
+	if byContainer == nil {
+		byContainer = map[string]*series{}
+		m.m[pk] = byContainer
+	}
+	s, ok := byContainer[container]
 	if !ok {
 		s = &series{node: node, load: l, last: now}
 		if el := now.Sub(started).Seconds(); !started.IsZero() && el > 0 {
@@ -230,7 +239,7 @@ func (m *Metrics) Set(ns, pod, container, node string, started time.Time, l Load
 			s.periods = cfsPeriodsPerSecond * el
 			s.throttled = l.Throttled * cfsPeriodsPerSecond * el
 		}
-		m.m[k] = s
+		byContainer[container] = s
 		return
 	}
 	s.advance(now)
@@ -241,10 +250,14 @@ func (m *Metrics) Set(ns, pod, container, node string, started time.Time, l Load
 func (m *Metrics) RetainPod(ns, pod string, keep map[string]bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for k := range m.m {
-		if k.Namespace == ns && k.Pod == pod && !keep[k.Container] {
-			delete(m.m, k)
+	pk := podKey{ns, pod}
+	for c := range m.m[pk] {
+		if !keep[c] {
+			delete(m.m[pk], c)
 		}
+	}
+	if len(m.m[pk]) == 0 {
+		delete(m.m, pk)
 	}
 }
 
@@ -252,9 +265,11 @@ func (m *Metrics) RetainPod(ns, pod string, keep map[string]bool) {
 func (m *Metrics) Write(w io.Writer, now time.Time) error {
 	m.mu.Lock()
 	keys := make([]seriesKey, 0, len(m.m))
-	for k, s := range m.m {
-		s.advance(now)
-		keys = append(keys, k)
+	for pk, byContainer := range m.m {
+		for c, s := range byContainer {
+			s.advance(now)
+			keys = append(keys, seriesKey{pk.Namespace, pk.Pod, c})
+		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
@@ -272,7 +287,7 @@ func (m *Metrics) Write(w io.Writer, now time.Time) error {
 	}
 	rows := make([]row, len(keys))
 	for i, k := range keys {
-		s := m.m[k]
+		s := m.m[podKey{k.Namespace, k.Pod}][k.Container]
 		rows[i] = row{fmt.Sprintf(`container="%s",namespace="%s",node="%s",pod="%s"`,
 			escapeLabel(k.Container), escapeLabel(k.Namespace), escapeLabel(s.node), escapeLabel(k.Pod)), *s}
 	}

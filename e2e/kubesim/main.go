@@ -57,6 +57,10 @@ func run() error {
 	declared := fs.String("declared-features", "auto", "node status.declaredFeatures: auto, none, or a comma-separated list")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics (and /healthz) on this host:port; empty: off")
 	resizeDelay := fs.Duration("resize-delay", 500*time.Millisecond, "how long an admitted resize stays in progress")
+	resync := fs.Duration("resync", 2*time.Second, "how often pods with an unfinished resize are retried")
+	fullResyncFlag := fs.Duration("full-resync", 30*time.Second, "how often every pod is re-checked as a safety net; 0: never")
+	kubeQPS := fs.Float64("kube-qps", 50, "client-side QPS towards the apiserver (burst is twice this)")
+	podWorkers := fs.Int("pod-workers", 1, "pods synced in parallel (more only for benchmarks: two resizes on one node are then admitted concurrently)")
 	if err := fs.Parse(os.Args[1:]); err != nil {
 		return err
 	}
@@ -75,7 +79,19 @@ func run() error {
 	if *resizeDelay < 0 {
 		return fmt.Errorf("--resize-delay must be >= 0, got %v", *resizeDelay)
 	}
-	cfg := Config{Nodes: *nodes, NodePods: *nodePods, ResizeDelay: *resizeDelay}
+	if *resync <= 0 {
+		return fmt.Errorf("--resync must be > 0, got %v", *resync)
+	}
+	if *fullResyncFlag < 0 {
+		return fmt.Errorf("--full-resync must be >= 0, got %v", *fullResyncFlag)
+	}
+	if *podWorkers < 1 {
+		return fmt.Errorf("--pod-workers must be >= 1, got %d", *podWorkers)
+	}
+	if *kubeQPS <= 0 {
+		return fmt.Errorf("--kube-qps must be > 0, got %v", *kubeQPS)
+	}
+	cfg := Config{Nodes: *nodes, NodePods: *nodePods, ResizeDelay: *resizeDelay, Resync: *resync, FullResync: *fullResyncFlag, PodWorkers: *podWorkers}
 	var err error
 	if cfg.NodeCPU, err = positiveQuantity("--node-cpu", *nodeCPU); err != nil {
 		return err
@@ -100,7 +116,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("kubeconfig %s: %w", *kubeconfig, err)
 	}
-	rc.QPS, rc.Burst, rc.UserAgent = 50, 100, "kubesim"
+	rc.QPS, rc.Burst, rc.UserAgent = float32(*kubeQPS), int(2**kubeQPS), "kubesim"
 	rc.Timeout = 30 * time.Second // per request, on top of the context timeouts
 
 	disc, err := discovery.NewDiscoveryClientForConfig(rc)
@@ -277,16 +293,23 @@ func (s *Sim) run(ctx context.Context, ready chan struct{}) error {
 	}
 	defer s.podQ.ShutDown()
 	defer s.nodeQ.ShutDown()
-	go s.runPodWorker(ctx)
+	for i := 0; i < s.cfg.PodWorkers; i++ {
+		go s.runPodWorker(ctx)
+	}
 	go s.runNodeWorker(ctx)
 
 	close(ready)
 	log.Printf("ready: %d node(s) created, watching nodes labelled %s=true", s.cfg.Nodes, simLabel)
 
-	resync := time.NewTicker(resyncPeriod)
+	resync := time.NewTicker(s.cfg.Resync)
 	defer resync.Stop()
-	full := time.NewTicker(fullResync)
-	defer full.Stop()
+	// A nil channel never fires: --full-resync 0 turns the safety net off.
+	var fullC <-chan time.Time
+	if s.cfg.FullResync > 0 {
+		full := time.NewTicker(s.cfg.FullResync)
+		defer full.Stop()
+		fullC = full.C
+	}
 	beat := time.NewTicker(heartbeat)
 	defer beat.Stop()
 	for {
@@ -294,9 +317,9 @@ func (s *Sim) run(ctx context.Context, ready chan struct{}) error {
 		case <-ctx.Done():
 			return nil
 		case <-resync.C:
-			s.resyncPods(false)
-		case <-full.C:
-			s.resyncPods(true)
+			s.resyncUnsettled()
+		case <-fullC:
+			s.resyncAll()
 		case <-beat.C:
 			for _, name := range s.nodes.GetIndexer().ListKeys() {
 				s.nodeQ.Add(name)

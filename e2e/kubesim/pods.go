@@ -56,20 +56,30 @@ func (s *Sim) kickDeferred(node string) {
 	}
 }
 
-// resyncPods re-queues the pods with an unfinished resize (Deferred retried,
-// memory-decrease errors re-checked), or every pod on our nodes when all is
-// set: a safety net for anything an event did not cover.
-func (s *Sim) resyncPods(all bool) {
+// resyncUnsettled re-queues the pods with an unfinished resize (Deferred
+// retried, memory-decrease errors re-checked). It walks only the memo
+// entries that are not settled, so its cost grows with change, not with
+// the number of pods.
+func (s *Sim) resyncUnsettled() {
+	s.mu.Lock()
+	var keys []string
+	for k, m := range s.memo {
+		if !m.settled {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.podQ.Add(k)
+	}
+}
+
+// resyncAll re-queues every pod on our nodes: a safety net for anything an
+// event did not cover (a pod this simulator has no memo of yet included).
+func (s *Sim) resyncAll() {
 	for _, obj := range s.pods.GetIndexer().List() {
 		key, node := podNode(obj)
-		if !s.isOurNode(node) {
-			continue
-		}
-		s.mu.Lock()
-		m := s.memo[key]
-		idle := m != nil && m.settled
-		s.mu.Unlock()
-		if all || !idle {
+		if s.isOurNode(node) {
 			s.podQ.Add(key)
 		}
 	}

@@ -26,8 +26,6 @@ var (
 const (
 	simLabel     = "attune.io/kubesim"
 	apiTimeout   = 10 * time.Second
-	resyncPeriod = 2 * time.Second
-	fullResync   = 30 * time.Second
 	heartbeat    = 10 * time.Second
 	nodeIndex    = "node"
 )
@@ -40,6 +38,9 @@ type Config struct {
 	NodePods         int64
 	DeclaredFeatures []string // nil: leave the field unset
 	ResizeDelay      time.Duration
+	Resync           time.Duration // unfinished resizes retried this often
+	FullResync       time.Duration // every pod re-checked this often; 0: never
+	PodWorkers       int
 	GitVersion       string
 }
 

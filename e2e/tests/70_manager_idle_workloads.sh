@@ -8,6 +8,8 @@
 # Deployments' own ReplicaSets never are. Unselected workloads and one that
 # opts out (attune.io/skip: "true") never appear. The harness runs no HPA
 # controller, so the test writes the HPA status itself.
+# Only the informers idleness reads run: nothing lists or watches pods, nodes
+# or namespaces.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 require_manager
@@ -158,6 +160,14 @@ wait_until 30 idle_is '[]' web-replicasets || fail "after deleting the bare Repl
 wait_until 10 gauges_are 0 0 || fail "attune_workload_idle after scale-up: $(gauge hpa_scaled_to_zero) and $(gauge manual_zero), want 0 and 0"
 k -n "$ns" get attunepolicy web -o json | jq -e '.status | has("idleWorkloads")' >/dev/null \
   || fail "status.idleWorkloads should be an empty list, not absent"
+
+# Only the caches idleness reads were listed and watched.
+for r in pods nodes namespaces; do
+  [ -z "$(metric_value "attune_kube_informer_objects{resource=\"$r\"}")" ] \
+    || fail "the $r informer runs although no enabled feature reads it"
+done
+[ -n "$(metric_value 'attune_kube_informer_objects{resource="deployments.apps"}')" ] \
+  || fail "the deployments informer does not report its size"
 
 # The manager stops cleanly on SIGTERM.
 stop_manager || fail "attune-manager did not exit within 10 s of SIGTERM"

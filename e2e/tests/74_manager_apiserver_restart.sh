@@ -21,7 +21,8 @@ cached_pods() { local v; v=$(metric_value 'attune_kube_informer_objects{resource
 cache_matches_kubectl() { [ "$(cached_pods)" = "$(cluster_pods)" ]; }
 idle_is() { [ "$(idle_names)" = "$1" ]; }
 
-start_manager
+# No enabled feature reads pods yet: ask for their informer.
+start_manager --start-informers pods
 apply_web_policy
 pods before 20
 idle_deployment before

@@ -12,7 +12,6 @@
 #include "doctor_rbac.hpp"
 #include "doctor_report.hpp"
 #include "doctor_webhook.hpp"
-#include "pem_certificates.hpp"
 #include "session.hpp"
 
 #include <attune/controller/prometheus_client.hpp>
@@ -20,6 +19,7 @@
 #include <attune/http/https_client.hpp>
 #include <attune/http/url.hpp>
 #include <attune/kube/discovery.hpp>
+#include <attune/webhook/pki.hpp>
 
 #include <boost/json.hpp>
 
@@ -202,7 +202,7 @@ asio::awaitable<doctor_result> run_doctor(kube::client& c, std::string policy_ns
                 k = co_await probe_service(c, w);
             else
                 k = co_await probe_url(w);
-            k.ca = certificate_validities(w.ca_bundle_pem);
+            for (const auto& e : webhook::split_bundle(w.ca_bundle_pem)) k.ca.push_back(e.info);
             checks.push_back(std::move(k));
         }
     rows.push_back(webhook_row(mwc, mwc_name, checks, wall_now()));

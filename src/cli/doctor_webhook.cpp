@@ -1,7 +1,7 @@
 #include "doctor_webhook.hpp"
 
 #include <attune/core/json_path.hpp>
-#include <attune/kube/base64.hpp>
+#include <attune/core/base64.hpp>
 
 #include <boost/json.hpp>
 
@@ -42,7 +42,7 @@ std::vector<webhook_client> webhook_clients(const boost::json::value& mwc) {
         const auto b64 = core::string_at(h, {"clientConfig", "caBundle"});
         if (b64.empty()) {
             c.ca_bundle_error = "no caBundle";
-        } else if (auto pem = kube::base64_decode(b64)) {
+        } else if (auto pem = core::base64_decode(b64)) {
             c.ca_bundle_pem = std::move(*pem);
         } else {
             c.ca_bundle_error = "caBundle is not base64";
@@ -77,7 +77,7 @@ doctor_row webhook_row(const object_lookup& mwc, std::string_view name, std::spa
         }
         // Valid now if any CA in the bundle is (the bundle carries old and new CAs across a rotation).
         const auto valid = std::find_if(k->ca.begin(), k->ca.end(),
-                                        [&](const certificate_validity& v) { return v.not_before <= t && t < v.not_after; });
+                                        [&](const core::CertificateInfo& v) { return v.not_before <= t && t < v.not_after; });
         if (valid == k->ca.end()) {
             const auto newest = std::max_element(k->ca.begin(), k->ca.end(), [](const auto& a, const auto& b) {
                 return a.not_after < b.not_after;

@@ -6,10 +6,11 @@
 // Service has ready endpoints, since the Service network is not reachable
 // from a workstation). Optional: the webhook is opt-in, and pods are still
 // created without it (failurePolicy Ignore). Pure; the shell parses the PEMs
-// and probes the endpoints.
+// (the webhook's own webhook::split_bundle) and probes the endpoints.
 #include "doctor_report.hpp"
 #include "object_lookup.hpp"
 
+#include <attune/core/certificate_rotation.hpp>  // CertificateInfo
 #include <attune/core/timestamp.hpp>
 
 #include <cstdint>
@@ -33,13 +34,8 @@ struct webhook_client {
 // The webhooks of a MutatingWebhookConfiguration with their clientConfig.
 std::vector<webhook_client> webhook_clients(const boost::json::value& mwc);
 
-struct certificate_validity {
-    std::int64_t not_before = 0;  // unix seconds
-    std::int64_t not_after = 0;
-};
-
 struct webhook_check {
-    std::vector<certificate_validity> ca;  // the caBundle's certificates
+    std::vector<core::CertificateInfo> ca;  // the caBundle's certificates (webhook::split_bundle)
     bool reachable = false;
     std::string endpoint;  // "https://127.0.0.1:16448/mutate-v1-pod", "service attune-system/attune-webhook"
     std::string endpoint_detail;  // what the probe saw

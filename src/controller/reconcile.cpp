@@ -28,19 +28,33 @@ std::vector<policy_view> policies_in(const cache_views& caches, const std::strin
     return out;
 }
 
+std::string hpa_scale_target_key(std::string_view ns, std::string_view kind, std::string_view name) {
+    std::string k;
+    k.reserve(ns.size() + kind.size() + name.size() + 2);
+    k.append(ns).append("/").append(kind).append("/").append(name);
+    return k;
+}
+
+void index_hpas(kube::object_cache& hpas) {
+    hpas.decode_as<core::HpaView>(kube::decoded_view<core::HpaView>([](const boost::json::value& obj) {
+        auto h = core::decode_hpa(obj);
+        if (!h)
+            spdlog::debug("HPA does not decode; ignored namespace={} name={} error=\"{}\"", kube::meta_string(obj, "namespace"),
+                          kube::meta_string(obj, "name"), h.error().message);
+        return h;
+    }));
+    hpas.index_by_view<core::HpaView>([](const core::HpaView& h) {
+        return hpa_scale_target_key(h.namespace_, h.target_kind, h.target_name);
+    });
+}
+
 namespace {
-std::vector<core::HpaView> hpas_in(const cache_views& caches, const std::string& ns) {
+// The decoded HPAs whose scale target is this workload (usually none or one).
+std::vector<core::HpaView> hpas_targeting(const cache_views& caches, const object_key& key) {
     std::vector<core::HpaView> out;
     if (!caches.hpas) return out;
-    for (const auto& obj : caches.hpas->in_namespace(ns)) {
-        auto h = core::decode_hpa(*obj);
-        if (h) {
-            out.push_back(std::move(h).value());
-        } else {
-            spdlog::debug("skipping undecodable HPA namespace={} name={} error=\"{}\"", ns,
-                          kube::meta_string(*obj, "name"), h.error().message);
-        }
-    }
+    for (const auto& h : caches.hpas->decoded_by_index<core::HpaView>(hpa_scale_target_key(key.ns, key.kind, key.name)))
+        out.push_back(*h);
     return out;
 }
 }  // namespace
@@ -70,7 +84,7 @@ workload_report classify_workload(const cache_views& caches, const object_key& k
                      key.ns, key.kind, key.name, r.uid, view.error().message);
         return r;
     }
-    const auto hpas = hpas_in(caches, key.ns);
+    const auto hpas = hpas_targeting(caches, key);
     const auto* hpa = core::find_matching_hpa(hpas, key.kind, key.name);
     r.idle = core::classify_workload_idle(view.value(), hpa);
     if (hpa) r.hpa_name = hpa->name;

@@ -258,7 +258,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         return r;
     }
 
-    asio::awaitable<exchange_result> send(request req) {
+    asio::awaitable<exchange_result> send(request req, body_sink sink) {
         auto self = shared_from_this();
         exchange_result out;
         auto beast_req = build(req);
@@ -286,6 +286,14 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 co_return out;
             }
 
+            if (sink) {
+                const auto rs = co_await read_streamed(*l.conn, req, sink, out, deadline);
+                if (rs.stale && retry_stale) continue;
+                if (rs.ec) co_return out;
+                low.expires_never();
+                l.give_back(!out.sink_aborted && rs.keep_alive);
+                co_return out;
+            }
             bhttp::response_parser<bhttp::string_body> parser;
             parser.header_limit(header_limit);
             parser.body_limit(opts.max_body_bytes);
@@ -311,6 +319,66 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             l.give_back(msg.keep_alive());
             co_return out;
         }
+    }
+
+    struct streamed_read {
+        error_code ec;       // also put in `out`
+        bool stale = false;  // a pooled connection that answered nothing
+        bool keep_alive = false;
+    };
+
+    // Reads a response whose 2xx body goes to `sink` in pieces, under the
+    // same whole-response budget as send().
+    asio::awaitable<streamed_read> read_streamed(connection& c, const request& req, const body_sink& sink,
+                                                 exchange_result& out, steady::time_point deadline) {
+        auto& low = c.tcp();
+        bhttp::response_parser<bhttp::buffer_body> parser;
+        parser.header_limit(header_limit);
+        parser.body_limit(boost::none);  // 2xx bodies are not held; error bodies are bounded below
+        if (req.method == verb::head) parser.skip(true);
+        out.request_sent = true;
+        low.expires_after(phase_limit(opts.limits.read, deadline));
+        auto [hec, hn] = co_await c.with_stream(
+            [&](auto& st) { return bhttp::async_read_header(st, c.buffer, parser, as_tuple_awaitable); });
+        if (hec) {
+            out.ec = hec;
+            out.kind = classify(hec);
+            co_return streamed_read{hec, hn == 0 && !parser.got_some() && stale_pooled(hec), false};
+        }
+        out.resp.status = parser.get().result_int();
+        for (const auto& f : parser.get())
+            out.resp.headers.push_back({std::string(f.name_string()), std::string(f.value())});
+        const bool to_sink = out.resp.status >= 200 && out.resp.status < 300;
+        std::vector<char> buf(64 * 1024);
+        while (!parser.is_done()) {
+            parser.get().body().data = buf.data();
+            parser.get().body().size = buf.size();
+            auto [ec, n] = co_await c.with_stream(
+                [&](auto& st) { return bhttp::async_read_some(st, c.buffer, parser, as_tuple_awaitable); });
+            if (ec == bhttp::error::need_buffer) ec = {};
+            const std::size_t got = buf.size() - parser.get().body().size;
+            if (!ec && got > 0) {
+                const std::string_view piece(buf.data(), got);
+                if (to_sink) {
+                    out.body_started = true;
+                    if (!sink(piece)) {
+                        out.sink_aborted = true;
+                        c.close();
+                        co_return streamed_read{};
+                    }
+                } else if (out.resp.body.size() + got > opts.max_body_bytes) {
+                    ec = make_error_code(bhttp::error::body_limit);
+                } else {
+                    out.resp.body.append(piece);
+                }
+            }
+            if (ec) {
+                out.ec = ec;
+                out.kind = classify(ec);
+                co_return streamed_read{ec, false, false};
+            }
+        }
+        co_return streamed_read{error_code{}, false, parser.get().keep_alive()};
     }
 
     class stream_impl final : public body_stream {
@@ -435,7 +503,12 @@ https_client::~https_client() {
 
 asio::awaitable<exchange_result> https_client::send(request req) {
     auto keep = impl_;
-    co_return co_await keep->send(std::move(req));
+    co_return co_await keep->send(std::move(req), body_sink());
+}
+
+asio::awaitable<exchange_result> https_client::send(request req, body_sink sink) {
+    auto keep = impl_;
+    co_return co_await keep->send(std::move(req), std::move(sink));
 }
 
 asio::awaitable<stream_result> https_client::open_stream(request req, std::chrono::milliseconds idle_timeout) {

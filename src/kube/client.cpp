@@ -1,4 +1,5 @@
 #include <attune/kube/client.hpp>
+#include <attune/kube/list_decoder.hpp>
 #include <attune/kube/request_queue.hpp>
 #include <attune/kube/token_bucket.hpp>
 
@@ -99,7 +100,8 @@ struct client::impl : std::enable_shared_from_this<impl> {
         co_await sleep_for(ex, wait);
     }
 
-    asio::awaitable<api_result<http::response>> execute(http::request req, std::string verb_label) {
+    asio::awaitable<api_result<http::response>> execute(http::request req, std::string verb_label,
+                                                        http::body_sink sink) {
         auto self = shared_from_this();
         const auto start = steady::now();
         auto finish = [&] {
@@ -127,7 +129,10 @@ struct client::impl : std::enable_shared_from_this<impl> {
                 co_return e;
             }
             authorize(req);
-            auto r = co_await http.send(req);
+            // (No co_await inside ?: : GCC 12 miscompiles it.)
+            http::exchange_result r;
+            if (sink) r = co_await http.send(req, sink);
+            else r = co_await http.send(req);
             metrics->count_request(verb_label, r.ok() ? r.resp.status : 0);
             if (r.ok() && r.resp.status >= 200 && r.resp.status < 300) {
                 finish();
@@ -139,7 +144,9 @@ struct client::impl : std::enable_shared_from_this<impl> {
             o.request_sent = r.request_sent;
             o.status = r.resp.status;
             if (r.ok()) o.retry_after = r.resp.header_value("Retry-After");
-            const auto d = stopped ? retry_decision{} : decide_retry(s.retry, o, retries, rnd);
+            // Part of a streamed body was consumed: a replay would hand the
+            // caller the same items twice, so the caller decides.
+            const auto d = stopped || r.body_started ? retry_decision{} : decide_retry(s.retry, o, retries, rnd);
             if (!d.retry) {
                 finish();
                 api_error e = r.ok() ? api_error::from_response(r.resp.status, r.resp.body)
@@ -149,7 +156,10 @@ struct client::impl : std::enable_shared_from_this<impl> {
                 co_return e;
             }
             metrics->retries.Add({{"reason", std::string(d.reason)}}).Increment();
-            spdlog::debug("kube request retry verb={} path={} status={} failure={} retry={} delay_ms={}", verb_label,
+            // A timed-out list is worth seeing: it is what a slow or overloaded apiserver looks like.
+            const auto level = verb_label == "list" && o.transport == http::failure::timeout ? spdlog::level::info
+                                                                                             : spdlog::level::debug;
+            spdlog::log(level, "kube request retry verb={} path={} status={} failure={} retry={} delay_ms={}", verb_label,
                           req.target, o.status, http::to_string(o.transport), retries + 1, d.delay.count());
             co_await sleep_for(ex, d.delay);
         }
@@ -223,7 +233,14 @@ client::task<client::json_result> client::direct(http::verb method, std::string 
 
 client::task<api_result<http::response>> client::execute(http::request req, std::string verb_label) {
     auto keep = impl_;
-    auto r = co_await keep->execute(std::move(req), std::move(verb_label));
+    auto r = co_await keep->execute(std::move(req), std::move(verb_label), http::body_sink());
+    co_return r;
+}
+
+client::task<api_result<http::response>> client::execute(http::request req, std::string verb_label,
+                                                         http::body_sink sink) {
+    auto keep = impl_;
+    auto r = co_await keep->execute(std::move(req), std::move(verb_label), std::move(sink));
     co_return r;
 }
 
@@ -243,7 +260,8 @@ client::task<client::json_result> client::get(resource_type rt, std::string ns, 
     co_return r;
 }
 
-client::task<api_result<list_page>> client::list(resource_type rt, std::string ns, list_options opts) {
+client::task<api_result<list_page>> client::list_stream(resource_type rt, std::string ns, list_options opts,
+                                                       list_item_sink sink) {
     query q;
     q.add("labelSelector", opts.label_selector)
         .add("fieldSelector", opts.field_selector)
@@ -253,17 +271,27 @@ client::task<api_result<list_page>> client::list(resource_type rt, std::string n
     if (opts.limit > 0) q.add("limit", opts.limit);
     http::request req;
     req.target = collection_path(rt, ns) + q.encode();
-    auto r = co_await execute(std::move(req), "list");
-    if (!r) co_return r.error();
-    auto v = parse_json(std::move(r).value());
-    if (!v) co_return v.error();
-    if (!v->is_object()) co_return api_error{error_kind::decode, 200, "", "list body is not an object"};
-    auto& o = v->get_object();
+    list_decoder decoder(std::move(sink));
+    auto r = co_await execute(std::move(req), "list", [&decoder](std::string_view piece) { return decoder.feed(piece); });
+    if (!r) co_return r.error();  // HTTP status or transport, possibly after some items
+    if (!decoder.error().empty() || !decoder.finish())
+        co_return api_error{error_kind::decode, 200, "", decoder.error()};
     list_page page;
-    page.resource_version = std::string(core::string_at(o, {"metadata", "resourceVersion"}));
-    page.continue_token = std::string(core::string_at(o, {"metadata", "continue"}));
-    if (auto* items = o.if_contains("items"); items && items->is_array()) page.items = std::move(items->get_array());
+    page.resource_version = decoder.resource_version();
+    page.continue_token = decoder.continue_token();
+    page.item_count = decoder.items();
     co_return page;
+}
+
+client::task<api_result<list_page>> client::list(resource_type rt, std::string ns, list_options opts) {
+    list_page collected;
+    auto sink = [&collected](json::value&& item) { collected.items.push_back(std::move(item)); };
+    auto page = co_await list_stream(std::move(rt), std::move(ns), std::move(opts), sink);
+    if (!page) co_return page.error();
+    collected.resource_version = std::move(page->resource_version);
+    collected.continue_token = std::move(page->continue_token);
+    collected.item_count = page->item_count;
+    co_return collected;
 }
 
 client::task<api_result<list_page>> client::list_all(resource_type rt, std::string ns, list_options opts) {
@@ -369,8 +397,10 @@ client::task<api_result<std::unique_ptr<http::body_stream>>> client::watch(resou
     auto keep = impl_;
     if (self.stopped) co_return api_error::from_transport(http::failure::cancelled, "client shut down");
     query q;
-    q.add("watch", "1")
-        .add("resourceVersion", wo.resource_version)
+    q.add("watch", "1");
+    if (wo.send_initial_events) q.add("sendInitialEvents", "true");
+    q.add("resourceVersion", wo.resource_version)
+        .add("resourceVersionMatch", wo.resource_version_match)
         .add("labelSelector", wo.label_selector)
         .add("fieldSelector", wo.field_selector);
     if (wo.allow_bookmarks) q.add("allowWatchBookmarks", "true");

@@ -25,7 +25,9 @@ std::chrono::milliseconds retry_after_of(const api_error& e) {
 struct informer::impl {
     impl(client& c, informer_options o, random_source r)
         : cl(c), opts(std::move(o)), rnd(r ? std::move(r) : make_random_source(std::random_device{}())),
-          fsm(opts.fsm, rnd), cache(opts.transform, opts.storage), label(opts.type.label()) {}
+          fsm(opts.fsm, rnd), cache(opts.transform, opts.storage), label(opts.type.label()) {
+        if (opts.setup_cache) opts.setup_cache(cache);
+    }
 
     client& cl;
     informer_options opts;
@@ -38,7 +40,6 @@ struct informer::impl {
     bool stopping = false;
     std::unique_ptr<http::body_stream> stream;
     std::unique_ptr<asio::steady_timer> timer;
-    boost::json::array pending;  // pages of the list in progress
 
     void notify(const object_cache::delta& d) {
         for (auto& h : handlers) h(d);
@@ -46,6 +47,22 @@ struct informer::impl {
 
     void publish_size() {
         cl.metrics().informer_objects.Add({{"resource", label}}).Set(static_cast<double>(cache.size()));
+        cl.metrics().informer_bytes.Add({{"resource", label}}).Set(static_cast<double>(cache.stored_bytes()));
+    }
+
+    void apply_and_notify(watch_event_type type, boost::json::value&& object) {
+        if (auto d = cache.apply(type, std::move(object))) notify(*d);
+    }
+
+    // The initial state is complete: what it did not mention is gone.
+    void finish_resync(std::string_view how) {
+        for (const auto& d : cache.end_resync()) notify(d);
+        cl.metrics().relists.Add({{"resource", label}}).Increment();
+        synced = true;
+        publish_size();
+        spdlog::info("informer listed resource={} via={} objects={} resourceVersion={}", label, how, cache.size(),
+                     fsm.resource_version());
+        if (opts.on_listed) opts.on_listed();
     }
 
     void restart_metric(std::string_view reason) {
@@ -56,38 +73,49 @@ struct informer::impl {
         list_options lo;
         lo.limit = step.limit;
         lo.continue_token = step.continue_token;
+        lo.resource_version = step.resource_version;
+        lo.resource_version_match = step.resource_version_match;
         lo.label_selector = opts.label_selector;
         lo.field_selector = opts.field_selector;
-        if (step.continue_token.empty()) pending.clear();
-        auto page = co_await cl.list(opts.type, opts.namespace_, lo);
+        if (step.continue_token.empty()) cache.begin_resync();
+        auto page = co_await cl.list_stream(opts.type, opts.namespace_, lo, [this](boost::json::value&& item) {
+            apply_and_notify(watch_event_type::modified, std::move(item));
+        });
         if (stopping) co_return;
         if (!page) {
-            spdlog::warn("informer list failed resource={} error=\"{}\"", label, page.error().describe());
-            pending.clear();
+            spdlog::warn("informer list failed resource={} resourceVersion={} error=\"{}\"", label,
+                         step.resource_version, page.error().describe());
             fsm.on_list_failed(page.error().is_gone(), retry_after_of(page.error()));
             co_return;
         }
-        for (auto& it : page->items) pending.push_back(std::move(it));
-        if (fsm.on_list_page(page->resource_version, page->continue_token)) {
-            cl.metrics().relists.Add({{"resource", label}}).Increment();
-            auto deltas = cache.replace(std::move(pending));
-            pending = boost::json::array();
-            synced = true;
-            publish_size();
-            spdlog::info("informer listed resource={} objects={} resourceVersion={}", label, cache.size(),
-                         fsm.resource_version());
-            for (const auto& d : deltas) notify(d);
-        }
+        publish_size();
+        if (fsm.on_list_page(page->resource_version, page->continue_token)) finish_resync("list");
+    }
+
+    // A WatchList the server will never serve: its request is invalid to it
+    // (1.33 with the WatchList gate off answers 422 Invalid). 404 (no such
+    // resource), 403 (RBAC), 410 and 429 say nothing about WatchList.
+    static bool refuses_watch_list(const api_error& e) {
+        return e.kind == error_kind::api_status && (e.code == 400 || e.code == 405 || e.code == 406 || e.code == 415 ||
+                                                    e.code == 422);
     }
 
     asio::awaitable<void> do_watch(const watch_fsm::watch_step& step) {
         watch_options wo;
         wo.resource_version = step.resource_version;
+        wo.resource_version_match = step.resource_version_match;
+        wo.send_initial_events = step.send_initial_events;
         wo.timeout_seconds = step.timeout_seconds;
         wo.label_selector = opts.label_selector;
         wo.field_selector = opts.field_selector;
         auto opened = co_await cl.watch(opts.type, opts.namespace_, wo);
         if (stopping) co_return;
+        if (!opened && step.send_initial_events && refuses_watch_list(opened.error())) {
+            spdlog::info("informer WatchList not served; using paged lists resource={} error=\"{}\"", label,
+                         opened.error().describe());
+            fsm.on_watch_list_refused();
+            co_return;
+        }
         if (!opened) {
             const bool gone = opened.error().is_gone();
             spdlog::info("informer watch refused resource={} resourceVersion={} error=\"{}\"", label,
@@ -100,6 +128,7 @@ struct informer::impl {
         }
         stream = std::move(opened).value();
         fsm.on_watch_started();
+        if (step.send_initial_events) cache.begin_resync();
         watch_line_splitter splitter(opts.max_line_bytes);
         std::array<char, 64 * 1024> buf{};
         bool stop_reading = false;
@@ -107,24 +136,26 @@ struct informer::impl {
             if (stop_reading) return;
             auto decoded = decode_watch_line(line);
             if (auto* err = std::get_if<decode_error>(&decoded)) {
-                spdlog::warn("informer watch decode error resource={} error=\"{}\"", label, err->message);
-                fsm.on_watch_ended(watch_fsm::end_reason::failed);
-                restart_metric("decode");
+                // The same bad event comes back on every reconnect from this
+                // resourceVersion: after a few tries, relist past it.
+                const bool relisting = fsm.on_decode_failed();
+                spdlog::warn("informer watch decode error resource={} resourceVersion={} relist={} error=\"{}\"", label,
+                             fsm.resource_version(), relisting, err->message);
+                restart_metric(relisting ? "decode_relist" : "decode");
                 stop_reading = true;
                 return;
             }
             auto& ev = std::get<watch_event>(decoded);
             const auto type = to_string(ev.type);
             cl.metrics().watch_events.Add({{"resource", label}, {"type", std::string(type)}}).Increment();
-            const auto action = fsm.on_event(type, ev.resource_version(), ev.is_gone());
+            const auto action = fsm.on_event(type, ev.resource_version(), ev.is_gone(), ev.is_initial_events_end());
             switch (action) {
                 case watch_fsm::event_action::apply:
-                    if (auto d = cache.apply(ev.type, std::move(ev.object))) {
-                        publish_size();
-                        notify(*d);
-                    }
+                    apply_and_notify(ev.type, std::move(ev.object));
+                    if (synced) publish_size();
                     break;
                 case watch_fsm::event_action::skip: break;
+                case watch_fsm::event_action::synced: finish_resync("watch-list"); break;
                 case watch_fsm::event_action::relist:
                     spdlog::info("informer resourceVersion expired resource={} reason={} message=\"{}\"", label,
                                  ev.status_reason(), ev.status_message());

@@ -1,4 +1,4 @@
-#include <attune/kube/base64.hpp>
+#include <attune/core/base64.hpp>
 #include <attune/kube/kubeconfig.hpp>
 
 #include <yaml-cpp/yaml.h>
@@ -55,7 +55,7 @@ std::string material(const named& e, const std::string& field, const std::string
     const std::string data = scalar(e, (field + "-data").c_str(), where);
     if (!path.empty() && !data.empty()) fail(e.file, where + ": both '" + field + "' and '" + field + "-data' are set");
     if (!data.empty()) {
-        auto decoded = base64_decode(data);
+        auto decoded = core::base64_decode(data);
         if (!decoded) fail(e.file, where + ": '" + field + "-data' is not valid base64");
         if (decoded->empty()) fail(e.file, where + ": '" + field + "-data' is empty");
         return *decoded;

@@ -45,6 +45,10 @@ kube_metrics::kube_metrics(Registry& r)
       watch_restarts(BuildCounter().Name("attune_kube_watch_restarts_total").Help("watch reconnects by cause").Register(r)),
       relists(BuildCounter().Name("attune_kube_relists_total").Help("full relists (410 or start)").Register(r)),
       informer_objects(BuildGauge().Name("attune_kube_informer_objects").Help("objects in the informer cache").Register(r)),
+      informer_bytes(BuildGauge()
+                         .Name("attune_kube_informer_cache_bytes")
+                         .Help("bytes of transformed object text held by the informer cache")
+                         .Register(r)),
       k8s_events(BuildCounter().Name("attune_kube_events_written_total").Help("Kubernetes Events written").Register(r)),
       leader(BuildGauge().Name("attune_leader").Help("1 while this replica holds the lease").Register(r).Add({})) {}
 

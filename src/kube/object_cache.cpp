@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace attune::kube {
@@ -46,12 +47,17 @@ object_cache::object_ptr object_cache::admit(json::value&& object, entry& e) con
     e.resource_version = std::string(meta_string(*snap, "resourceVersion"));
     e.ns = std::string(meta_string(*snap, "namespace"));
     e.owners = owner_uids(*snap);
+    if (decoder_) e.decoded = decoder_(*snap);
+    if (index_) e.index_value = index_(*snap, e.decoded.get());
+    e.epoch = epoch_;
     if (storage_ == cache_storage::compact_text) {
         e.text = std::make_shared<const std::string>(json::serialize(*snap));
         e.object.reset();
+        e.bytes = e.text->capacity();
     } else {
         e.object = snap;
         e.text.reset();
+        e.bytes = 0;  // not measured for trees (tests and benchmarks only)
     }
     return snap;
 }
@@ -69,19 +75,21 @@ object_cache::object_ptr object_cache::materialize(const entry& e) const {
 void object_cache::index(const std::string& key, const entry& e) {
     by_namespace_[e.ns].insert(key);
     for (const auto& o : e.owners) by_owner_[o].insert(key);
+    if (!e.index_value.empty()) by_index_[e.index_value].insert(key);
+    stored_bytes_ += e.bytes;
 }
 
 void object_cache::unindex(const std::string& key, const entry& e) {
-    if (auto it = by_namespace_.find(e.ns); it != by_namespace_.end()) {
-        it->second.erase(key);
-        if (it->second.empty()) by_namespace_.erase(it);
-    }
-    for (const auto& o : e.owners) {
-        if (auto it = by_owner_.find(o); it != by_owner_.end()) {
+    auto drop = [&key](index_map& idx, const std::string& value) {
+        if (auto it = idx.find(value); it != idx.end()) {
             it->second.erase(key);
-            if (it->second.empty()) by_owner_.erase(it);
+            if (it->second.empty()) idx.erase(it);
         }
-    }
+    };
+    drop(by_namespace_, e.ns);
+    for (const auto& o : e.owners) drop(by_owner_, o);
+    if (!e.index_value.empty()) drop(by_index_, e.index_value);
+    stored_bytes_ -= std::min(stored_bytes_, e.bytes);
 }
 
 std::optional<object_cache::delta> object_cache::apply(watch_event_type type, json::value object) {
@@ -98,7 +106,9 @@ std::optional<object_cache::delta> object_cache::apply(watch_event_type type, js
         return d;
     }
     if (it != objects_.end() && it->second.resource_version == meta_string(object, "resourceVersion")) {
-        // Same version replayed (e.g. ADDED after a reconnect): not a change.
+        // Same version replayed (e.g. ADDED after a reconnect, or listed
+        // again by a resync): not a change, but seen.
+        it->second.epoch = epoch_;
         return std::nullopt;
     }
     entry fresh;
@@ -117,24 +127,39 @@ std::optional<object_cache::delta> object_cache::apply(watch_event_type type, js
 
 std::vector<object_cache::delta> object_cache::replace(json::array items) {
     std::vector<delta> out;
-    std::unordered_set<std::string> seen;
-    seen.reserve(items.size());
-    for (auto& item : items) {
-        std::string key = key_of(item);
-        if (key.empty()) continue;
-        seen.insert(key);
+    begin_resync();
+    for (auto& item : items)
         if (auto d = apply(watch_event_type::modified, std::move(item))) out.push_back(std::move(*d));
-    }
-    std::vector<std::string> gone;
-    for (const auto& [k, e] : objects_)
-        if (!seen.contains(k)) gone.push_back(k);
-    for (auto& k : gone) {
-        auto it = objects_.find(k);
-        out.push_back(delta{delta::kind::deleted, k, materialize(it->second), nullptr});
-        unindex(k, it->second);
-        objects_.erase(it);
+    for (auto& d : end_resync()) out.push_back(std::move(d));
+    return out;
+}
+
+void object_cache::begin_resync() noexcept { ++epoch_; }
+
+std::vector<object_cache::delta> object_cache::end_resync() {
+    std::vector<delta> out;
+    for (auto it = objects_.begin(); it != objects_.end();) {
+        if (it->second.epoch == epoch_) {
+            ++it;
+            continue;
+        }
+        out.push_back(delta{delta::kind::deleted, it->first, materialize(it->second), nullptr});
+        unindex(it->first, it->second);
+        it = objects_.erase(it);
     }
     return out;
+}
+
+std::vector<object_cache::object_ptr> object_cache::objects_of(const index_map& idx, std::string_view value) const {
+    std::vector<object_ptr> out;
+    auto it = idx.find(std::string(value));
+    if (it == idx.end()) return out;
+    for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
+    return out;
+}
+
+std::vector<object_cache::object_ptr> object_cache::by_index(std::string_view value) const {
+    return objects_of(by_index_, value);
 }
 
 object_cache::object_ptr object_cache::get(std::string_view key) const {
@@ -143,19 +168,11 @@ object_cache::object_ptr object_cache::get(std::string_view key) const {
 }
 
 std::vector<object_cache::object_ptr> object_cache::in_namespace(std::string_view ns) const {
-    std::vector<object_ptr> out;
-    auto it = by_namespace_.find(std::string(ns));
-    if (it == by_namespace_.end()) return out;
-    for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
-    return out;
+    return objects_of(by_namespace_, ns);
 }
 
 std::vector<object_cache::object_ptr> object_cache::owned_by(std::string_view owner_uid) const {
-    std::vector<object_ptr> out;
-    auto it = by_owner_.find(std::string(owner_uid));
-    if (it == by_owner_.end()) return out;
-    for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
-    return out;
+    return objects_of(by_owner_, owner_uid);
 }
 
 std::vector<object_cache::object_ptr> object_cache::all() const {

@@ -18,6 +18,10 @@ resource_type horizontal_pod_autoscalers() {
 resource_type leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
 resource_type events() { return {"events.k8s.io", "v1", "events", "Event", true}; }
 resource_type attune_policies() { return {"attune.io", "v1alpha1", "attunepolicies", "AttunePolicy", true}; }
+resource_type secrets() { return {"", "v1", "secrets", "Secret", true}; }
+resource_type mutating_webhook_configurations() {
+    return {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false};
+}
 }  // namespace resources
 
 std::string collection_path(const resource_type& rt, std::string_view ns) {

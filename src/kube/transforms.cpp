@@ -40,6 +40,59 @@ void strip_containers(json::object& spec, std::string_view key) {
     }
 }
 
+// Third-party annotations are many and large; Attune reads only its own
+// (attune.io/ and the simulator's sim.attune.io/ keys).
+void keep_attune_annotations(json::object& md) {
+    if (auto* ann = object_at(md, "annotations")) {
+        for (auto it = ann->begin(); it != ann->end();) {
+            if (std::string_view(it->key()).find("attune.io/") == std::string_view::npos) it = ann->erase(it); else ++it;
+        }
+        if (ann->empty()) md.erase("annotations");
+    }
+}
+
+// Object metadata of cached workloads and pods: identity, labels, ownership.
+void strip_owned_metadata(json::object& obj) {
+    auto* md = object_at(obj, "metadata");
+    if (!md) return;
+    keep_only(*md, {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
+                    "deletionTimestamp", "labels", "annotations", "ownerReferences"});
+    keep_attune_annotations(*md);
+    if (auto* refs = array_at(*md, "ownerReferences")) {
+        for (auto& r : *refs)
+            if (r.is_object()) keep_only(r.get_object(), {"apiVersion", "kind", "name", "uid", "controller"});
+    }
+}
+
+// Conditions reduced to what decisions read, optionally only some types.
+void strip_conditions(json::object& status, std::initializer_list<std::string_view> types,
+                      std::initializer_list<std::string_view> fields) {
+    auto* conds = array_at(status, "conditions");
+    if (!conds) return;
+    for (auto it = conds->begin(); it != conds->end();) {
+        const json::string* type = nullptr;
+        if (it->is_object())
+            if (auto* t = it->get_object().if_contains("type"); t && t->is_string()) type = &t->get_string();
+        const bool wanted = type && (types.size() == 0 || std::find(types.begin(), types.end(), std::string_view(*type)) != types.end());
+        if (!wanted) {
+            it = conds->erase(it);
+            continue;
+        }
+        keep_only(it->get_object(), fields);
+        ++it;
+    }
+}
+
+void strip_container_state(json::object& cs, std::string_view key) {
+    auto* st = object_at(cs, key);
+    if (!st) return;
+    keep_only(*st, {"running", "waiting", "terminated"});
+    if (auto* r = object_at(*st, "running")) keep_only(*r, {"startedAt"});
+    if (auto* w = object_at(*st, "waiting")) keep_only(*w, {"reason"});
+    if (auto* t = object_at(*st, "terminated")) keep_only(*t, {"reason", "exitCode", "finishedAt"});
+    if (st->empty()) cs.erase(key);
+}
+
 }  // namespace
 
 void strip_common(json::object& obj) {
@@ -59,78 +112,68 @@ void strip_pod_spec(json::object& spec) {
 }
 
 void strip_pod(json::object& obj) {
-    strip_common(obj);
-    if (auto* md = object_at(obj, "metadata")) {
-        md->erase("generateName");
-        // Pods carry many third-party annotations; Attune reads only its own.
-        if (auto* ann = object_at(*md, "annotations")) {
-            for (auto it = ann->begin(); it != ann->end();) {
-                if (std::string_view(it->key()).find("attune.io/") == std::string_view::npos) it = ann->erase(it); else ++it;
-            }
-            if (ann->empty()) md->erase("annotations");
-        }
-        if (auto* refs = array_at(*md, "ownerReferences")) {
-            for (auto& r : *refs)
-                if (r.is_object()) keep_only(r.get_object(), {"apiVersion", "kind", "name", "uid", "controller"});
-        }
-    }
+    keep_only(obj, {"apiVersion", "kind", "metadata", "spec", "status"});
+    strip_owned_metadata(obj);
     if (auto* spec = object_at(obj, "spec")) strip_pod_spec(*spec);
     if (auto* st = object_at(obj, "status")) {
         keep_only(*st, {"phase", "qosClass", "resize", "observedGeneration", "conditions", "containerStatuses",
                         "initContainerStatuses", "resources", "allocatedResources"});
-        if (auto* conds = array_at(*st, "conditions")) {
-            // Only the resize conditions and readiness feed decisions.
-            auto keep = [](const json::value& c) {
-                if (!c.is_object()) return false;
-                auto* t = c.get_object().if_contains("type");
-                if (!t || !t->is_string()) return false;
-                const std::string_view type = t->get_string();
-                return type == "PodResizePending" || type == "PodResizeInProgress" || type == "Ready";
-            };
-            for (auto it = conds->begin(); it != conds->end();) {
-                if (keep(*it)) {
-                    keep_only(it->get_object(), {"type", "status", "reason", "message", "observedGeneration"});
-                    ++it;
-                } else {
-                    it = conds->erase(it);
-                }
-            }
-        }
+        // Only the resize conditions and readiness feed decisions.
+        strip_conditions(*st, {"PodResizePending", "PodResizeInProgress", "Ready"},
+                         {"type", "status", "reason", "message", "observedGeneration"});
         for (auto key : {"containerStatuses", "initContainerStatuses"}) {
             if (auto* cs = array_at(*st, key)) {
-                for (auto& c : *cs)
-                    if (c.is_object()) {
-                        auto& co = c.get_object();
-                        keep_only(co, {"name", "resources", "allocatedResources", "ready", "restartCount", "lastState",
-                                       "state"});
-                        // The safety monitor reads OOMKilled and when it happened, nothing else.
-                        for (auto state : {"lastState", "state"}) {
-                            if (auto* s = object_at(co, state)) {
-                                keep_only(*s, {"terminated"});
-                                if (auto* t = object_at(*s, "terminated")) keep_only(*t, {"reason", "finishedAt", "exitCode"});
-                                if (s->empty()) co.erase(state);
-                            }
-                        }
-                    }
+                for (auto& c : *cs) {
+                    if (!c.is_object()) continue;
+                    auto& co = c.get_object();
+                    keep_only(co, {"name", "resources", "allocatedResources", "ready", "restartCount", "state", "lastState"});
+                    strip_container_state(co, "state");
+                    strip_container_state(co, "lastState");
+                }
             }
         }
     }
 }
 
 void strip_workload(json::object& obj) {
-    strip_common(obj);
+    keep_only(obj, {"apiVersion", "kind", "metadata", "spec", "status"});
+    strip_owned_metadata(obj);
     auto strip_template = [](json::object& spec) {
         if (auto* tmpl = object_at(spec, "template")) {
+            keep_only(*tmpl, {"metadata", "spec"});
+            if (auto* tmd = object_at(*tmpl, "metadata")) {
+                keep_only(*tmd, {"labels", "annotations"});
+                keep_attune_annotations(*tmd);
+            }
             if (auto* tspec = object_at(*tmpl, "spec")) strip_pod_spec(*tspec);
         }
     };
     if (auto* spec = object_at(obj, "spec")) {
+        // Jobs and CronJobs (a CronJob's pods come from jobTemplate.spec.template)
+        // share this transform.
+        keep_only(*spec, {"replicas", "selector", "template", "jobTemplate", "parallelism", "completions", "suspend",
+                          "schedule"});
         strip_template(*spec);
-        // A CronJob's pods come from spec.jobTemplate.spec.template.
         if (auto* job = object_at(*spec, "jobTemplate")) {
-            if (auto* jspec = object_at(*job, "spec")) strip_template(*jspec);
+            keep_only(*job, {"spec"});
+            if (auto* jspec = object_at(*job, "spec")) {
+                keep_only(*jspec, {"template", "parallelism", "completions"});
+                strip_template(*jspec);
+            }
         }
     }
+    if (auto* st = object_at(obj, "status")) {
+        keep_only(*st, {"replicas", "readyReplicas", "updatedReplicas", "availableReplicas", "currentReplicas",
+                        "observedGeneration", "conditions", "currentNumberScheduled", "desiredNumberScheduled",
+                        "numberReady", "updatedNumberScheduled", "numberAvailable"});
+        strip_conditions(*st, {}, {"type", "status", "reason"});
+    }
+}
+
+void strip_replicaset(json::object& obj) {
+    keep_only(obj, {"apiVersion", "kind", "metadata", "spec"});
+    strip_owned_metadata(obj);
+    if (auto* spec = object_at(obj, "spec")) keep_only(*spec, {"replicas"});
 }
 
 void strip_hpa(json::object& obj) {
@@ -139,16 +182,20 @@ void strip_hpa(json::object& obj) {
 }
 
 void strip_node(json::object& obj) {
-    strip_common(obj);
-    obj.erase("spec");
+    keep_only(obj, {"apiVersion", "kind", "metadata", "status"});
+    if (auto* md = object_at(obj, "metadata")) keep_only(*md, {"name", "uid", "resourceVersion", "labels"});
     if (auto* st = object_at(obj, "status")) {
         keep_only(*st, {"declaredFeatures", "capacity", "allocatable", "nodeInfo", "conditions"});
-        if (auto* info = object_at(*st, "nodeInfo")) keep_only(*info, {"kubeletVersion", "containerRuntimeVersion"});
-        if (auto* conds = array_at(*st, "conditions")) {
-            for (auto& c : *conds)
-                if (c.is_object()) keep_only(c.get_object(), {"type", "status", "reason"});
-        }
+        if (auto* info = object_at(*st, "nodeInfo"))
+            keep_only(*info, {"kernelVersion", "containerRuntimeVersion", "kubeletVersion"});
+        strip_conditions(*st, {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure"}, {"type", "status", "reason"});
     }
+}
+
+void strip_namespace(json::object& obj) {
+    strip_common(obj);
+    keep_only(obj, {"apiVersion", "kind", "metadata"});
+    if (auto* md = object_at(obj, "metadata")) keep_only(*md, {"name", "uid", "resourceVersion", "labels", "annotations"});
 }
 
 }  // namespace attune::kube

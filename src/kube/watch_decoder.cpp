@@ -63,6 +63,14 @@ bool watch_event::is_gone() const noexcept {
     return status_code() == 410 || reason == "Expired" || reason == "Gone";
 }
 
+bool watch_event::is_initial_events_end() const noexcept {
+    if (type != watch_event_type::bookmark) return false;
+    const auto* md = field(object, "metadata");
+    const auto* ann = md ? field(*md, "annotations") : nullptr;
+    const auto* end = ann ? field(*ann, "k8s.io/initial-events-end") : nullptr;
+    return end && end->is_string() && end->get_string() == "true";
+}
+
 std::variant<watch_event, decode_error> decode_watch_line(std::string_view line) {
     // One block sized to the line: a whole event is freed with one deallocation.
     auto storage = json::make_shared_resource<json::monotonic_resource>(line.size() * 2 + 256);

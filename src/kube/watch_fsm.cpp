@@ -4,8 +4,18 @@
 
 namespace attune::kube {
 
+namespace {
+constexpr std::string_view kNotOlderThan = "NotOlderThan";
+}
+
 watch_fsm::watch_fsm(options opts, random_source rnd)
     : opts_(opts), rnd_(std::move(rnd)), backoff_(opts.backoff) {}
+
+long long watch_fsm::watch_timeout() {
+    const double r = std::clamp(rnd_ ? rnd_() : 0.0, 0.0, 0.999);
+    const auto base = std::max<long long>(opts_.watch_timeout_base.count(), 1);
+    return base + static_cast<long long>(static_cast<double>(base) * r);
+}
 
 watch_fsm::step watch_fsm::next() {
     if (pending_wait_.count() > 0) {
@@ -14,19 +24,36 @@ watch_fsm::step watch_fsm::next() {
         return wait_step{d};
     }
     switch (phase_) {
-        case phase::empty:
-            phase_ = phase::listing;
+        case phase::empty: {
             continue_.clear();
-            return list_step{"", opts_.page_size};
+            if (opts_.watch_list) {
+                phase_ = phase::streaming;
+                watch_step w;
+                w.resource_version = relist_rv_;
+                w.timeout_seconds = watch_timeout();
+                w.send_initial_events = true;
+                w.resource_version_match = std::string(kNotOlderThan);
+                return w;
+            }
+            phase_ = phase::listing;
+            list_step l{"", opts_.page_size, relist_rv_, relist_rv_.empty() ? "" : std::string(kNotOlderThan)};
+            return l;
+        }
+        case phase::streaming:
+            // A stream that ended before its initial state was complete starts over.
+            phase_ = phase::empty;
+            return next();
         case phase::listing:
-            return list_step{continue_, opts_.page_size};
+            // resourceVersion must not be combined with continue.
+            return list_step{continue_, opts_.page_size, "", ""};
         case phase::watching: {
-            const double r = std::clamp(rnd_ ? rnd_() : 0.0, 0.0, 0.999);
-            const auto base = std::max<long long>(opts_.watch_timeout_base.count(), 1);
-            return watch_step{rv_, base + static_cast<long long>(static_cast<double>(base) * r)};
+            watch_step w;
+            w.resource_version = rv_;
+            w.timeout_seconds = watch_timeout();
+            return w;
         }
     }
-    return list_step{"", opts_.page_size};
+    return list_step{"", opts_.page_size, "", ""};
 }
 
 bool watch_fsm::on_list_page(std::string_view list_rv, std::string_view continue_token) {
@@ -36,14 +63,18 @@ bool watch_fsm::on_list_page(std::string_view list_rv, std::string_view continue
     }
     continue_.clear();
     rv_ = std::string(list_rv);
+    relist_rv_.clear();
     phase_ = phase::watching;
     backoff_.reset();
     return true;
 }
 
 void watch_fsm::on_list_failed(bool gone, std::chrono::milliseconds at_least) {
-    // Either way the pages gathered so far are discarded: a list is one snapshot.
-    if (gone) ++relists_;
+    // Either way the list starts over: a list is one snapshot.
+    if (gone) {
+        ++relists_;
+        relist_rv_.clear();  // the version was refused: quorum read
+    }
     phase_ = phase::empty;
     continue_.clear();
     pending_wait_ = std::max(backoff_.next(rnd_), at_least);
@@ -51,9 +82,11 @@ void watch_fsm::on_list_failed(bool gone, std::chrono::milliseconds at_least) {
 
 void watch_fsm::on_watch_started() { progressed_ = false; }
 
-watch_fsm::event_action watch_fsm::on_event(std::string_view type, std::string_view rv, bool is_gone_error) {
+watch_fsm::event_action watch_fsm::on_event(std::string_view type, std::string_view rv, bool is_gone_error,
+                                            bool initial_events_end) {
     if (type == "ERROR") {
         if (is_gone_error) {
+            if (phase_ == phase::streaming) relist_rv_.clear();  // the WatchList's version was refused
             relist();
             return event_action::relist;
         }
@@ -63,33 +96,70 @@ watch_fsm::event_action watch_fsm::on_event(std::string_view type, std::string_v
     // The resume point only ever comes from the server, never from arithmetic.
     if (!rv.empty()) rv_ = std::string(rv);
     progressed_ = true;
-    backoff_.reset();
-    return type == "BOOKMARK" ? event_action::skip : event_action::apply;
+    decode_failures_ = 0;
+    if (type != "BOOKMARK") {
+        if (phase_ != phase::streaming) backoff_.reset();
+        return event_action::apply;
+    }
+    if (phase_ == phase::streaming && initial_events_end) {
+        phase_ = phase::watching;
+        relist_rv_.clear();
+        backoff_.reset();
+        return event_action::synced;
+    }
+    if (phase_ != phase::streaming) backoff_.reset();
+    return event_action::skip;
 }
 
 void watch_fsm::on_watch_ended(end_reason why, std::chrono::milliseconds at_least) {
     switch (why) {
-        case end_reason::gone: relist(); break;
+        case end_reason::gone:
+            if (phase_ == phase::streaming) relist_rv_.clear();
+            relist();
+            break;
         case end_reason::failed: fail(at_least); break;
         case end_reason::closed:
             // A server-side timeout after progress: resume at once. A stream
             // that closes without delivering anything is treated as a failure
-            // so a misbehaving server can't spin us in a hot loop.
-            if (!progressed_) fail();
+            // so a misbehaving server can't spin us in a hot loop. A WatchList
+            // cut short always waits: its initial state starts over.
+            if (!progressed_ || phase_ == phase::streaming) fail(at_least);
             break;
     }
 }
 
+void watch_fsm::on_watch_list_refused() {
+    opts_.watch_list = false;
+    phase_ = phase::empty;
+    pending_wait_ = std::chrono::milliseconds(0);
+}
+
+bool watch_fsm::on_decode_failed() {
+    if (decode_failures_ > 0 && decode_failed_at_ == rv_) {
+        ++decode_failures_;
+    } else {
+        decode_failed_at_ = rv_;
+        decode_failures_ = 1;
+    }
+    if (decode_failures_ >= std::max(opts_.decode_failures_before_relist, 1u)) {
+        decode_failures_ = 0;
+        relist();
+        return true;
+    }
+    fail();
+    return false;
+}
+
 void watch_fsm::relist() {
     ++relists_;
+    // Resume at the last version seen; the list (or WatchList) says
+    // NotOlderThan, so the apiserver can answer from its watch cache.
+    if (phase_ == phase::watching) relist_rv_ = rv_;
     phase_ = phase::empty;
-    rv_.clear();
     continue_.clear();
-    // The first relist after progress is immediate (compaction is routine);
-    // back-to-back relists without progress back off.
-    const bool first = backoff_.attempts() == 0;
-    const auto d = backoff_.next(rnd_);
-    pending_wait_ = first ? std::chrono::milliseconds(0) : d;
+    // client-go waits 0.8-1.6 s before it relists; so do we, and back-to-back
+    // relists without progress back off further.
+    pending_wait_ = backoff_.next(rnd_);
 }
 
 void watch_fsm::fail(std::chrono::milliseconds at_least) { pending_wait_ = std::max(backoff_.next(rnd_), at_least); }

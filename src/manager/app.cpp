@@ -1,5 +1,6 @@
 #include "app.hpp"
 
+#include "informer_catalog.hpp"
 #include "manager_metrics.hpp"
 #include "probe_server.hpp"
 
@@ -9,15 +10,17 @@
 #include <attune/kube/client.hpp>
 #include <attune/kube/discovery.hpp>
 #include <attune/kube/event_recorder.hpp>
-#include <attune/kube/informer.hpp>
+#include <attune/kube/informer_registry.hpp>
 #include <attune/kube/kubeconfig.hpp>
 #include <attune/kube/leader_election.hpp>
 #include <attune/kube/transforms.hpp>
+#include <attune/webhook/webhook_service.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -25,6 +28,9 @@
 #include <spdlog/spdlog.h>
 
 #include <unistd.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <fstream>
 #include <map>
@@ -45,6 +51,7 @@ namespace {
 
 constexpr auto kShutdownDeadline = 10s;  // SIGTERM to exit, whatever hangs
 constexpr auto kLeaseReleaseWait = 5s;   // part of the above, for the lease release
+constexpr auto kWebhookDrain = 3s;       // part of the above: requests already arriving are answered
 
 std::string leader_identity() {
     char host[256] = {};
@@ -55,11 +62,24 @@ std::string leader_identity() {
     return std::string(host) + "_" + std::string(suffix, 8);
 }
 
-std::string default_lease_namespace() {
+std::string pod_namespace() {
     std::ifstream f("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
     std::string ns;
     if (f && std::getline(f, ns) && !ns.empty()) return ns;
-    return "default";
+    return "";
+}
+
+std::string default_lease_namespace() {
+    auto ns = pod_namespace();
+    return ns.empty() ? "default" : ns;
+}
+
+// Resident set size from /proc/self/statm (0 where unreadable).
+long long rss_kib() {
+    std::ifstream f("/proc/self/statm");
+    long long pages_total = 0, pages_resident = 0;
+    if (!(f >> pages_total >> pages_resident)) return 0;
+    return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 std::string strip_query(std::string_view target) {
@@ -73,44 +93,37 @@ public:
           client_(io.get_executor(), std::move(cfg), settings(opts), metrics_.kube),
           events_(client_, "attune.io/attune-manager", identity_),
           signals_(io, SIGTERM, SIGINT), deadline_(io) {
-        // Pods are the bulk of the cache: kept as compact text (parsed on
-        // read) to stay under 2 KiB per pod (bench/RESULTS.md).
-        add_informer("pods", kube::resources::pods(), kube::strip_pod, kube::cache_storage::compact_text);
-        add_informer("deployments", kube::resources::deployments(), kube::strip_workload);
-        add_informer("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
-        add_informer("replicasets", kube::resources::replicasets(), kube::strip_workload);
-        add_informer("daemonsets", kube::resources::daemonsets(), kube::strip_workload);
-        // Jobs and CronJobs are targets too (recommendations only).
-        add_informer("jobs", kube::resources::jobs(), kube::strip_workload);
-        add_informer("cronjobs", kube::resources::cronjobs(), kube::strip_workload);
-        // The HPA transform keeps status.conditions: ScaledToZero lives there.
-        add_informer("horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(), kube::strip_hpa);
-        add_informer("nodes", kube::resources::nodes(), kube::strip_node);
-        add_informer("namespaces", kube::resources::namespaces(), kube::strip_generic);
-        add_informer("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);
+        define_informers(informers_, opts.watch_list, [this] { release_free_memory_soon(); });
+        // What each enabled feature reads; only these informers run. Idleness
+        // reads workloads, HPAs and policies. The resize executor and the
+        // webhook will need pods, nodes and namespaces: one need() line each.
+        for (const char* name : {"deployments", "statefulsets", "replicasets", "daemonsets", "jobs", "cronjobs",
+                                 "horizontalpodautoscalers", "attunepolicies"})
+            informers_.need(name);
+        for (const auto& name : opts.start_informers) informers_.need(name);
 
         controller::cache_views views;
-        views.deployments = &informers_.at("deployments")->cache();
-        views.statefulsets = &informers_.at("statefulsets")->cache();
-        views.replicasets = &informers_.at("replicasets")->cache();
-        views.daemonsets = &informers_.at("daemonsets")->cache();
-        views.jobs = &informers_.at("jobs")->cache();
-        views.cronjobs = &informers_.at("cronjobs")->cache();
-        views.hpas = &informers_.at("horizontalpodautoscalers")->cache();
-        views.policies = &informers_.at("attunepolicies")->cache();
+        views.deployments = &informers_.need("deployments").cache();
+        views.statefulsets = &informers_.need("statefulsets").cache();
+        views.replicasets = &informers_.need("replicasets").cache();
+        views.daemonsets = &informers_.need("daemonsets").cache();
+        views.jobs = &informers_.need("jobs").cache();
+        views.cronjobs = &informers_.need("cronjobs").cache();
+        views.hpas = &informers_.need("horizontalpodautoscalers").cache();
+        views.policies = &informers_.need("attunepolicies").cache();
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,
                                                                metrics_.controller, views,
                                                                controller::controller_options{opts.workers, {}});
-        informers_.at("deployments")->add_handler(controller_->on_workload_change("Deployment"));
-        informers_.at("statefulsets")->add_handler(controller_->on_workload_change("StatefulSet"));
-        informers_.at("replicasets")->add_handler(controller_->on_workload_change("ReplicaSet"));
-        informers_.at("daemonsets")->add_handler(controller_->on_workload_change("DaemonSet"));
-        informers_.at("jobs")->add_handler(controller_->on_workload_change("Job"));
-        informers_.at("cronjobs")->add_handler(controller_->on_workload_change("CronJob"));
-        informers_.at("horizontalpodautoscalers")->add_handler(controller_->on_hpa_change());
-        informers_.at("attunepolicies")->add_handler(controller_->on_policy_change());
-        // Pods, nodes and namespaces enqueue nothing yet: idleness reads only
-        // workloads and HPAs. The resize path will hang pod handlers here.
+        informers_.need("deployments").add_handler(controller_->on_workload_change("Deployment"));
+        informers_.need("statefulsets").add_handler(controller_->on_workload_change("StatefulSet"));
+        informers_.need("replicasets").add_handler(controller_->on_workload_change("ReplicaSet"));
+        informers_.need("daemonsets").add_handler(controller_->on_workload_change("DaemonSet"));
+        informers_.need("jobs").add_handler(controller_->on_workload_change("Job"));
+        informers_.need("cronjobs").add_handler(controller_->on_workload_change("CronJob"));
+        informers_.need("horizontalpodautoscalers").add_handler(controller_->on_hpa_change());
+        informers_.need("attunepolicies").add_handler(controller_->on_policy_change());
+
+        if (opts.webhook.enabled) make_webhook();
 
         if (opts.leader_elect) {
             kube::leader_election_config lc;
@@ -136,6 +149,10 @@ public:
 
     // Throws std::system_error when an address cannot be bound.
     void listen() {
+        if (webhook_) {
+            webhook_->listen();
+            spdlog::info("admission webhook bound address={}:{}", opts_.webhook.bind.host, webhook_->port());
+        }
         auto handler = [this](std::string_view target) { return serve(target, true); };
         metrics_server_ = std::make_unique<probe_server>(io_.get_executor(), handler);
         metrics_server_->listen(opts_.metrics.host, opts_.metrics.port);
@@ -155,11 +172,19 @@ public:
             begin_shutdown(0);
         });
         spawn("probe-server", [this] { return metrics_server_->run(); });
+        if (webhook_) {
+            // Every replica serves admission, leader or not.
+            spawn("webhook-certificates", [this] { return webhook_->run_certificates(); });
+            spawn("webhook-server", [this] { return webhook_->run_server(); });
+        }
         if (health_server_) spawn("health-server", [this] { return health_server_->run(); });
-        for (auto& [name, inf] : informers_) {
+        std::string running;
+        for (const auto& [name, inf] : informers_.needed()) {
             auto* i = inf.get();
             spawn("informer/" + name, [i] { return i->run(); });
+            running += (running.empty() ? "" : ",") + name;
         }
+        spdlog::info("starting informers informers={}", running);
         asio::co_spawn(io_, probe_capabilities(), asio::detached);
         asio::co_spawn(io_, wait_for_sync(), asio::detached);
     }
@@ -167,6 +192,45 @@ public:
     int exit_code() const noexcept { return exit_code_; }
 
 private:
+    void make_webhook() {
+        const auto& w = opts_.webhook;
+        webhook::admission_caches caches;
+        caches.namespaces = &informers_.need("namespaces").cache();
+        caches.policies = &informers_.need("attunepolicies").cache();
+        caches.deployments = &informers_.need("deployments").cache();
+        caches.statefulsets = &informers_.need("statefulsets").cache();
+        caches.daemonsets = &informers_.need("daemonsets").cache();
+        caches.replicasets = &informers_.need("replicasets").cache();
+        caches.jobs = &informers_.need("jobs").cache();
+        caches.cronjobs = &informers_.need("cronjobs").cache();
+        caches.synced = [this] {
+            for (const char* name : {"namespaces", "attunepolicies", "deployments", "statefulsets", "daemonsets",
+                                     "replicasets", "jobs", "cronjobs"})
+                if (!informers_.need(name).has_synced()) return false;
+            return true;
+        };
+        webhook::webhook_service_options o;
+        o.host = w.bind.host;
+        o.port = w.bind.port;
+        o.ns = !w.ns.empty() ? w.ns : (pod_namespace().empty() ? "attune-system" : pod_namespace());
+        o.secret_name = w.secret_name;
+        o.configuration_name = w.configuration_name;
+        o.service_name = w.service_name;
+        o.url = w.url;
+        o.cert_dir = w.cert_dir;
+        o.rotation.serving_validity = std::chrono::duration_cast<std::chrono::seconds>(w.cert_validity);
+        o.rotation.ca_validity = std::chrono::duration_cast<std::chrono::seconds>(w.ca_validity);
+        o.rotation.ca_overlap = std::chrono::duration_cast<std::chrono::seconds>(w.ca_overlap);
+        o.resync = std::chrono::duration_cast<std::chrono::seconds>(w.cert_resync);
+        spdlog::info("admission webhook enabled namespace={} secret={} configuration={} service={} url={} cert_dir={} "
+                     "cert_validity={} ca_validity={} ca_overlap={}",
+                     o.ns, o.secret_name, o.configuration_name, o.service_name, o.url.empty() ? "-" : o.url,
+                     o.cert_dir.empty() ? "-" : o.cert_dir, core::format_duration(w.cert_validity),
+                     core::format_duration(w.ca_validity), core::format_duration(w.ca_overlap));
+        webhook_ = std::make_unique<webhook::webhook_service>(io_.get_executor(), client_, std::move(caches),
+                                                              &capabilities_, metrics_.webhook, std::move(o));
+    }
+
     static kube::client_settings settings(const manager_options& o) {
         kube::client_settings s;
         s.qps = o.kube_qps;
@@ -174,13 +238,18 @@ private:
         return s;
     }
 
-    void add_informer(const std::string& name, kube::resource_type type, kube::transform_fn transform,
-                      kube::cache_storage storage = kube::cache_storage::tree) {
-        kube::informer_options io;
-        io.type = std::move(type);
-        io.transform = std::move(transform);
-        io.storage = storage;
-        informers_.emplace(name, std::make_unique<kube::informer>(client_, std::move(io)));
+    // glibc keeps freed heap pages mapped; after a list its transient
+    // memory is free and trimming hands it back (bench/RESULTS.md). Several
+    // informers finishing together cost one trim.
+    void release_free_memory_soon() {
+        if (trim_pending_) return;
+        trim_pending_ = true;
+        asio::post(io_, [this] {
+            trim_pending_ = false;
+#if defined(__GLIBC__)
+            malloc_trim(0);
+#endif
+        });
     }
 
     // Every long-lived task goes through supervise(): failures are logged,
@@ -198,10 +267,11 @@ private:
         if (path == "/healthz") return {200, "text/plain; charset=utf-8", "ok\n"};
         if (path == "/readyz") {
             if (stopping_) return {503, "text/plain; charset=utf-8", "shutting down\n"};
+            if (webhook_ && !webhook_->ready())
+                return {503, "text/plain; charset=utf-8", "admission webhook not serving yet (no certificate)\n"};
             if (ready_) return {200, "text/plain; charset=utf-8", "ok\n"};
             std::string body = "informers not synced:";
-            for (const auto& [name, inf] : informers_)
-                if (!inf->has_synced()) body += " " + name;
+            for (const auto& name : informers_.not_synced()) body += " " + name;
             return {503, "text/plain; charset=utf-8", body + "\n"};
         }
         return {404, "text/plain; charset=utf-8", "not found\n"};
@@ -232,6 +302,8 @@ private:
             capabilities_ = core::safe_defaults();
             spdlog::error("capabilities probe failed; using safe defaults error=\"{}\"", e.what());
         }
+        // The OpenAPI documents were parsed whole (a few MB, once): hand it back.
+        release_free_memory_soon();
     }
 
     asio::awaitable<void> wait_for_sync() {
@@ -240,15 +312,12 @@ private:
         auto last_report = started;
         for (;;) {
             if (stopping_) co_return;
-            bool all = true;
-            for (const auto& [name, inf] : informers_) all = all && inf->has_synced();
-            if (all) break;
+            if (informers_.all_synced()) break;
             const auto now = std::chrono::steady_clock::now();
             if (now - last_report > 30s) {
                 last_report = now;
                 std::string missing;
-                for (const auto& [name, inf] : informers_)
-                    if (!inf->has_synced()) missing += (missing.empty() ? "" : ",") + name;
+                for (const auto& name : informers_.not_synced()) missing += (missing.empty() ? "" : ",") + name;
                 spdlog::warn("informers still not synced informers={} waited_s={}", missing,
                              std::chrono::duration_cast<std::chrono::seconds>(now - started).count());
             }
@@ -257,15 +326,13 @@ private:
         }
         ready_ = true;
         metrics_.controller.informers_synced.Set(1);
-        spdlog::info("informers synced pods={} workloads={} hpas={} policies={} elapsed_ms={}",
-                     informers_.at("pods")->cache().size(),
-                     informers_.at("deployments")->cache().size() + informers_.at("statefulsets")->cache().size() +
-                         informers_.at("replicasets")->cache().size() + informers_.at("daemonsets")->cache().size() +
-                         informers_.at("jobs")->cache().size() + informers_.at("cronjobs")->cache().size(),
-                     informers_.at("horizontalpodautoscalers")->cache().size(),
-                     informers_.at("attunepolicies")->cache().size(),
+        std::string sizes;
+        for (const auto& [name, inf] : informers_.needed())
+            sizes += fmt::format("{}{}={}", sizes.empty() ? "" : " ", name, inf->cache().size());
+        spdlog::info("informers synced {} elapsed_ms={} rss_kib={}", sizes,
                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
-                         .count());
+                         .count(),
+                     rss_kib());
         if (elector_) {
             spawn("leader-election", [this]() -> asio::awaitable<void> {
                 co_await elector_->run();
@@ -305,12 +372,14 @@ private:
             io_.stop();
         });
         for (auto& s : supervisors_) s.request_stop();
+        if (webhook_) webhook_->stop_certificates();
         controller_->shut_down();
-        for (auto& [name, inf] : informers_) inf->stop();
+        for (auto& [name, inf] : informers_.needed()) inf->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
     }
 
     asio::awaitable<void> finish_shutdown() {
+        if (webhook_) co_await webhook_->shutdown(kWebhookDrain);
         if (elector_) {
             elector_->stop();
             asio::steady_timer t(io_);
@@ -337,10 +406,11 @@ private:
     manager_metrics metrics_;
     kube::client client_;
     kube::event_recorder events_;
-    std::map<std::string, std::unique_ptr<kube::informer>> informers_;
+    kube::informer_registry informers_{client_};
     std::unique_ptr<controller::controller> controller_;
     std::unique_ptr<kube::leader_elector> elector_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;
+    std::unique_ptr<webhook::webhook_service> webhook_;
     asio::signal_set signals_;
     asio::steady_timer deadline_;
     core::Capabilities capabilities_ = core::safe_defaults();
@@ -349,6 +419,7 @@ private:
     std::vector<kube::supervisor_handle> supervisors_;
     bool workers_started_ = false;
     bool elector_done_ = false;
+    bool trim_pending_ = false;
     int exit_code_ = 0;
 };
 

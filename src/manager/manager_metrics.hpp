@@ -3,6 +3,7 @@
 // holding the runtime's and the controller's metrics. /metrics serialises it.
 #include <attune/controller/metrics.hpp>
 #include <attune/kube/metrics.hpp>
+#include <attune/webhook/metrics.hpp>
 
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
@@ -16,6 +17,7 @@ struct manager_metrics {
     std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
     std::shared_ptr<kube::kube_metrics> kube = std::make_shared<kube::kube_metrics>(*registry);
     controller::controller_metrics controller{*registry};
+    webhook::webhook_metrics webhook{*registry};
 
     std::string text() const { return prometheus::TextSerializer().Serialize(registry->Collect()); }
 };

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include "informer_catalog.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,6 +10,12 @@
 namespace attune::manager {
 
 namespace {
+
+std::string known_informers() {
+    std::string out;
+    for (auto n : kInformerNames) out.append(out.empty() ? "" : ", ").append(n);
+    return out;
+}
 core::error bad(std::string msg) { return core::make_error("bad_flag", std::move(msg)); }
 
 template <class T>
@@ -93,9 +101,21 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (auto e = boolean(o.allow_secret_reads)) return *e;
             continue;
         }
+        if (flag == "webhook") {
+            if (auto e = boolean(o.webhook.enabled)) return *e;
+            continue;
+        }
+        if (flag == "watch-list") {
+            if (auto e = boolean(o.watch_list)) return *e;
+            continue;
+        }
         static constexpr std::string_view kValueFlags[] = {
             "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
-            "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers"};
+            "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
+            "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
+            "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
+            "webhook-ca-overlap", "webhook-cert-resync", "start-informers"};
+
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
         if (!has_value) {
@@ -145,9 +165,59 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (!v || *v < 1 || *v > 256)
                 return bad("--workers: expected an integer from 1 to 256, got \"" + std::string(value) + "\"");
             o.workers = *v;
+        } else if (flag == "webhook-bind-address") {
+            auto b = parse_bind_address(flag, value);
+            if (!b) return b.error();
+            o.webhook.bind = std::move(b).value();
+        } else if (flag == "webhook-namespace") {
+            o.webhook.ns = std::string(value);
+        } else if (flag == "webhook-secret-name" || flag == "webhook-configuration-name" || flag == "webhook-service-name") {
+            if (value.empty()) return bad("--" + flag + " must not be empty");
+            auto& target = flag == "webhook-secret-name"          ? o.webhook.secret_name
+                           : flag == "webhook-configuration-name" ? o.webhook.configuration_name
+                                                                  : o.webhook.service_name;
+            target = std::string(value);
+        } else if (flag == "webhook-url") {
+            if (value.substr(0, 8) != "https://" || value.size() <= 8 || value.back() == '/')
+                return bad("--webhook-url: expected https://HOST:PORT without a path, got \"" + std::string(value) + "\"");
+            o.webhook.url = std::string(value);
+        } else if (flag == "webhook-cert-dir") {
+            o.webhook.cert_dir = std::string(value);
+        } else if (flag == "webhook-cert-validity" || flag == "webhook-ca-validity" || flag == "webhook-ca-overlap" ||
+                   flag == "webhook-cert-resync") {
+            auto d = core::parse_duration(value);
+            if (!d || d.value() < std::chrono::seconds(1))
+                return bad("--" + flag + ": expected a duration of at least 1s (e.g. 90s, 2160h), got \"" +
+                           std::string(value) + "\"");
+            auto& target = flag == "webhook-cert-validity" ? o.webhook.cert_validity
+                           : flag == "webhook-ca-validity" ? o.webhook.ca_validity
+                           : flag == "webhook-ca-overlap"  ? o.webhook.ca_overlap
+                                                           : o.webhook.cert_resync;
+            target = d.value();
+        } else if (flag == "start-informers") {
+            o.start_informers.clear();
+            std::string_view rest = value;
+            while (!rest.empty()) {
+                const auto comma = rest.find(',');
+                const auto informer = rest.substr(0, comma);
+                if (!is_informer_name(informer))
+                    return bad("--start-informers: unknown informer \"" + std::string(informer) + "\" (known: " +
+                               known_informers() + ")");
+                o.start_informers.emplace_back(informer);
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            }
         } else {
             return bad("unknown flag --" + flag);
         }
+    }
+    if (o.webhook.enabled) {
+        // A serving certificate must outlive its own renewal, and a CA must
+        // outlive the overlap before its successor signs plus one serving lifetime.
+        if (o.webhook.ca_validity < o.webhook.cert_validity)
+            return bad("--webhook-ca-validity must be at least --webhook-cert-validity");
+        if (o.webhook.ca_overlap * 3 >= o.webhook.ca_validity)
+            return bad("--webhook-ca-overlap must be under a third of --webhook-ca-validity (the CA is renewed "
+                       "with a third of its lifetime left)");
     }
     return o;
 }
@@ -172,6 +242,21 @@ std::string usage() {
                                      in policies; for local clusters and tests (default off)
   --allow-secret-reads               honour bearerTokenSecret and tls.caSecret in policies; needs the
                                      secret-reads kustomize component's RBAC (default off)
+  --webhook                          serve the admission webhook (docs/webhook.md; default off)
+  --webhook-bind-address HOST:PORT   its HTTPS address (default 127.0.0.1:9443; in-cluster 0.0.0.0:9443)
+  --webhook-namespace NS             namespace of its Secret (default: the pod's namespace, else attune-system)
+  --webhook-secret-name NAME         the Secret with the CA and serving certificate (default attune-webhook-tls)
+  --webhook-configuration-name NAME  the MutatingWebhookConfiguration whose caBundle it writes (default attune-webhook)
+  --webhook-service-name NAME        the Service: DNS names in the certificate (default attune-webhook)
+  --webhook-url https://HOST:PORT    local use: write clientConfig.url (this plus each webhook's path)
+  --webhook-cert-dir DIR             serve DIR/tls.crt and DIR/tls.key (cert-manager) instead of bootstrapping
+  --webhook-cert-validity D          serving certificate lifetime (default 2160h; renewed with a third left)
+  --webhook-ca-validity D            CA lifetime (default 8760h)
+  --webhook-ca-overlap D             a new CA is in the caBundle this long before it signs (default 10m)
+  --webhook-cert-resync D            re-read the Secret or DIR this often (default 30s)
+  --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
+  --start-informers A,B              also run these informers although no enabled feature reads them
+                                     (pods, nodes, namespaces, ...: benchmarks and cache tests)
   -h, --help                         this text
 )";
 }

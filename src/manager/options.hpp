@@ -1,17 +1,39 @@
 #pragma once
 // attune-manager's command line. Pure: parse_options never exits or prints;
 // main() turns an error into a message and exit code 2.
+#include <attune/core/duration.hpp>
 #include <attune/core/result.hpp>
 
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attune::manager {
 
 struct bind_address {
     std::string host;  // "127.0.0.1", "::1", "0.0.0.0"
     std::string port;  // "0" picks a free port
+};
+
+// The admission webhook (docs/webhook.md). Off unless --webhook.
+struct webhook_options {
+    bool enabled = false;
+    bind_address bind{"127.0.0.1", "9443"};
+    std::string ns;  // "" : the pod's namespace in-cluster, else "attune-system"
+    std::string secret_name = "attune-webhook-tls";
+    std::string configuration_name = "attune-webhook";  // the MutatingWebhookConfiguration
+    std::string service_name = "attune-webhook";        // DNS SANs <svc>.<ns>.svc[.cluster.local]
+    // Local use: clientConfig.url base ("https://127.0.0.1:9443"); its host
+    // joins the serving certificate's SANs.
+    std::string url;
+    // cert-manager: serve tls.crt/tls.key from this directory (reloaded when
+    // they change) and leave the Secret and the caBundle to cert-manager.
+    std::string cert_dir;
+    core::Duration cert_validity = std::chrono::hours(24 * 90);
+    core::Duration ca_validity = std::chrono::hours(24 * 365);
+    core::Duration ca_overlap = std::chrono::minutes(10);
+    core::Duration cert_resync = std::chrono::seconds(30);
 };
 
 struct manager_options {
@@ -33,6 +55,14 @@ struct manager_options {
     // reads for bearerTokenSecret / tls.caSecret (needs the secret-reads RBAC).
     bool allow_local_metrics_addresses = false;
     bool allow_secret_reads = false;
+    webhook_options webhook;
+    // Informers to run although no enabled feature reads them yet
+    // (benchmarks; the e2e pod-cache test). Names from informer_catalog.hpp.
+    std::vector<std::string> start_informers;
+    // Initial state by WatchList where the server serves it, instead of paged
+    // LISTs. Off by default: on 1.36 the paged LIST synced 10,000 pods in half
+    // the time at the same memory (bench/RESULTS.md).
+    bool watch_list = false;
     bool help = false;
 };
 

@@ -1,5 +1,7 @@
 #include "probe_server.hpp"
 
+#include <attune/http/listen.hpp>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -88,21 +90,10 @@ probe_server::probe_server(asio::any_io_executor ex, handler h) : impl_(std::mak
 probe_server::~probe_server() { stop(); }
 
 void probe_server::listen(const std::string& host, const std::string& port) {
-    tcp::resolver resolver(impl_->acceptor.get_executor());
-    auto results = resolver.resolve(host, port, tcp::resolver::passive | tcp::resolver::numeric_host |
-                                                    tcp::resolver::numeric_service);
-    const tcp::endpoint ep = *results.begin();
-    impl_->acceptor.open(ep.protocol());
-    impl_->acceptor.set_option(asio::socket_base::reuse_address(true));
-    impl_->acceptor.bind(ep);
-    impl_->acceptor.listen();
+    http::bind_and_listen(impl_->acceptor, host, port);
 }
 
-unsigned short probe_server::port() const {
-    boost::system::error_code ec;
-    auto ep = impl_->acceptor.local_endpoint(ec);
-    return ec ? 0 : ep.port();
-}
+unsigned short probe_server::port() const { return http::bound_port(impl_->acceptor); }
 
 asio::awaitable<void> probe_server::run() {
     auto self = impl_;

@@ -1,17 +1,13 @@
 // doctor's webhook row: not installed, caBundle valid / expired / garbage,
-// endpoints reachable or not; and the caBundle's certificates read with OpenSSL.
+// endpoints reachable or not.
 #include "doctor_webhook.hpp"
-#include "pem_certificates.hpp"
 
-#include "../runtime/test_certs.hpp"
-
-#include <attune/kube/base64.hpp>
+#include <attune/core/base64.hpp>
 
 #include <boost/json.hpp>
 
 #include <gtest/gtest.h>
 
-#include <ctime>
 
 namespace attune::cli {
 namespace {
@@ -34,7 +30,7 @@ const core::Timestamp kNow{std::chrono::seconds(1'800'000'000)};
 
 webhook_check check(std::int64_t not_before, std::int64_t not_after, bool reachable) {
     webhook_check k;
-    k.ca = {certificate_validity{not_before, not_after}};
+    k.ca = {core::CertificateInfo{not_before, not_after, "fp"}};
     k.reachable = reachable;
     k.endpoint = "https://127.0.0.1:16448/mutate-v1-pod";
     k.endpoint_detail = reachable ? "answers over TLS verified by the caBundle (HTTP 400 to a GET)" : "not reachable (connect)";
@@ -43,7 +39,7 @@ webhook_check check(std::int64_t not_before, std::int64_t not_after, bool reacha
 
 TEST(DoctorWebhookRow, Table) {
     const std::int64_t t = kNow.time_since_epoch().count();
-    const auto present = object_lookup::of(mwc(kube::base64_encode("PEM")));
+    const auto present = object_lookup::of(mwc(core::base64_encode("PEM")));
     struct Case {
         const char* name;
         object_lookup mwc;
@@ -72,35 +68,23 @@ TEST(DoctorWebhookRow, Table) {
 TEST(DoctorWebhookRow, ARotationBundleIsValidWhileOneCaIs) {
     const std::int64_t t = kNow.time_since_epoch().count();
     webhook_check k = check(t - 400 * 86400, t - 86400, true);  // the old CA, expired
-    k.ca.push_back({t - 86400, t + 365 * 86400});               // the new one
-    const auto r = webhook_row(object_lookup::of(mwc(kube::base64_encode("PEM"))), "attune-webhook", std::vector{k}, kNow);
+    k.ca.push_back(core::CertificateInfo{t - 86400, t + 365 * 86400, "fp2"});               // the new one
+    const auto r = webhook_row(object_lookup::of(mwc(core::base64_encode("PEM"))), "attune-webhook", std::vector{k}, kNow);
     EXPECT_EQ(r.status, doctor_status::ok) << r.detail;
 }
 
 TEST(WebhookClients, UrlAndServiceClientConfigs) {
-    const auto url = webhook_clients(mwc(kube::base64_encode("pem text")));
+    const auto url = webhook_clients(mwc(core::base64_encode("pem text")));
     ASSERT_EQ(url.size(), 1u);
     EXPECT_EQ(url[0].webhook, "pods.attune.io");
     EXPECT_EQ(url[0].url, "https://127.0.0.1:16448/mutate-v1-pod");
     EXPECT_EQ(url[0].ca_bundle_pem, "pem text");
-    const auto svc = webhook_clients(mwc(kube::base64_encode("x"), false));
+    const auto svc = webhook_clients(mwc(core::base64_encode("x"), false));
     ASSERT_EQ(svc.size(), 1u);
     EXPECT_EQ(svc[0].service_ns, "attune-system");
     EXPECT_EQ(svc[0].service_name, "attune-webhook");
     EXPECT_EQ(svc[0].service_port, 443);
     EXPECT_TRUE(webhook_clients(json::object{}).empty());
-}
-
-TEST(PemCertificates, ReadsEveryCertificateOfABundle) {
-    const auto& ca = test::pki().ca_pem;
-    const auto one = certificate_validities(ca);
-    ASSERT_EQ(one.size(), 1u);
-    const auto now = static_cast<std::int64_t>(std::time(nullptr));
-    EXPECT_LE(one[0].not_before, now);
-    EXPECT_GT(one[0].not_after, now);  // the test CA lives two days
-    EXPECT_EQ(certificate_validities(ca + test::pki().server_cert_pem).size(), 2u);
-    EXPECT_TRUE(certificate_validities("not a certificate").empty());
-    EXPECT_TRUE(certificate_validities("").empty());
 }
 
 }  // namespace

@@ -19,6 +19,8 @@ TEST(ManagerOptions, Defaults) {
     EXPECT_EQ(o.value().log_format, "json");
     EXPECT_FALSE(o.value().allow_local_metrics_addresses);
     EXPECT_FALSE(o.value().allow_secret_reads);
+    EXPECT_TRUE(o.value().start_informers.empty());
+    EXPECT_FALSE(o.value().watch_list);
 }
 
 TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
@@ -42,7 +44,8 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     auto o = parse({"--kubeconfig=/k", "--context", "c", "--leader-elect", "--metrics-bind-address", "127.0.0.1:0",
                     "--health-probe-bind-address=:8081", "--log-format=text", "--log-level", "debug",
                     "--kube-qps=7.5", "--kube-burst", "12", "--workers=4", "--allow-insecure-tls=false",
-                    "--leader-election-namespace=attune-system", "--leader-election-id", "x"});
+                    "--leader-election-namespace=attune-system", "--leader-election-id", "x",
+                    "--start-informers=pods,nodes", "--watch-list=true"});
     ASSERT_TRUE(o.ok()) << o.error().message;
     const auto& v = o.value();
     EXPECT_EQ(v.kubeconfig, "/k");
@@ -59,6 +62,8 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     EXPECT_FALSE(v.allow_insecure_tls);
     EXPECT_EQ(v.leader_election_namespace, "attune-system");
     EXPECT_EQ(v.leader_election_id, "x");
+    EXPECT_EQ(v.start_informers, (std::vector<std::string>{"pods", "nodes"}));
+    EXPECT_TRUE(v.watch_list);
 }
 
 TEST(ManagerOptions, BadFlagsNameTheProblem) {
@@ -77,6 +82,8 @@ TEST(ManagerOptions, BadFlagsNameTheProblem) {
         {{"--leader-elect=maybe"}, "true or false"},
         {{"--kubeconfig"}, "needs a value"},
         {{"stray"}, "unexpected argument"},
+        {{"--start-informers=pods,secrets"}, "unknown informer \"secrets\""},
+        {{"--start-informers=pods,,nodes"}, "unknown informer \"\""},
     };
     for (const auto& [args, want] : cases) {
         auto o = parse(args);
@@ -91,6 +98,59 @@ TEST(ManagerOptions, BindAddressForms) {
     ASSERT_TRUE(v6.ok());
     EXPECT_EQ(v6.value().host, "::1");
     EXPECT_EQ(v6.value().port, "9090");
+}
+
+TEST(ManagerOptions, TheWebhookIsOffUntilAskedFor) {
+    auto o = parse({});
+    ASSERT_TRUE(o.ok());
+    EXPECT_FALSE(o.value().webhook.enabled);
+    EXPECT_EQ(o.value().webhook.bind.host, "127.0.0.1");
+    EXPECT_EQ(o.value().webhook.bind.port, "9443");
+    EXPECT_EQ(o.value().webhook.secret_name, "attune-webhook-tls");
+    EXPECT_EQ(o.value().webhook.configuration_name, "attune-webhook");
+}
+
+TEST(ManagerOptions, WebhookFlags) {
+    auto o = parse({"--webhook", "--webhook-bind-address=127.0.0.1:16568", "--webhook-namespace", "attune-e2e",
+                    "--webhook-secret-name=s", "--webhook-configuration-name=m", "--webhook-service-name=svc",
+                    "--webhook-url=https://127.0.0.1:16568", "--webhook-cert-validity=40s",
+                    "--webhook-ca-validity=2m", "--webhook-ca-overlap=20s", "--webhook-cert-resync=2s"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    const auto& w = o.value().webhook;
+    EXPECT_TRUE(w.enabled);
+    EXPECT_EQ(w.bind.port, "16568");
+    EXPECT_EQ(w.ns, "attune-e2e");
+    EXPECT_EQ(w.secret_name, "s");
+    EXPECT_EQ(w.configuration_name, "m");
+    EXPECT_EQ(w.service_name, "svc");
+    EXPECT_EQ(w.url, "https://127.0.0.1:16568");
+    EXPECT_EQ(w.cert_validity, std::chrono::seconds(40));
+    EXPECT_EQ(w.ca_validity, std::chrono::minutes(2));
+    EXPECT_EQ(w.ca_overlap, std::chrono::seconds(20));
+    EXPECT_EQ(w.cert_resync, std::chrono::seconds(2));
+    EXPECT_NE(usage().find("--webhook-url"), std::string::npos);
+}
+
+TEST(ManagerOptions, BadWebhookFlagsSayWhatIsWrong) {
+    struct {
+        std::vector<std::string_view> args;
+        const char* message;
+    } cases[] = {
+        {{"--webhook-url=http://127.0.0.1:1"}, "--webhook-url: expected https://HOST:PORT"},
+        {{"--webhook-url=https://127.0.0.1:1/path/"}, "--webhook-url: expected https://HOST:PORT"},
+        {{"--webhook-cert-validity=soon"}, "--webhook-cert-validity: expected a duration"},
+        {{"--webhook-ca-overlap=0s"}, "--webhook-ca-overlap: expected a duration of at least 1s"},
+        {{"--webhook-secret-name="}, "--webhook-secret-name must not be empty"},
+        {{"--webhook-bind-address=nope"}, "--webhook-bind-address=nope: expected host:port"},
+        {{"--webhook", "--webhook-cert-validity=2h", "--webhook-ca-validity=1h"}, "at least --webhook-cert-validity"},
+        {{"--webhook", "--webhook-ca-validity=1h", "--webhook-cert-validity=10m", "--webhook-ca-overlap=30m"},
+         "--webhook-ca-overlap must be under a third"},
+    };
+    for (const auto& c : cases) {
+        auto o = parse(c.args);
+        ASSERT_FALSE(o.ok()) << c.message;
+        EXPECT_NE(o.error().message.find(c.message), std::string::npos) << o.error().message;
+    }
 }
 
 }  // namespace

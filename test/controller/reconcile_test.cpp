@@ -38,6 +38,7 @@ json::value policy(const char* name, long long generation, const char* target, i
 constexpr const char* kWebDeployments = R"({"kind":"Deployment","selector":{"matchLabels":{"tier":"web"}}})";
 
 struct fixture {
+    fixture() { index_hpas(hpas); }
     object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa}, policies;
     cache_views views() {
         cache_views v;

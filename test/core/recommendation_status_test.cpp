@@ -79,5 +79,105 @@ TEST(RecommendationStatus, WorkloadEntryHasLastDataTimeAndStale) {
     EXPECT_FALSE(workload_recommendation_json("web", "Deployment", w, false).contains("lastDataTime"));
 }
 
+// ---- the webhook's side: reading status.recommendations back ----
+
+constexpr const char* kPolicy = R"({
+  "metadata": {"name": "web", "namespace": "shop"},
+  "status": {"recommendations": [
+    {"workload": "web", "kind": "Deployment", "lastDataTime": "2026-12-01T10:00:00Z", "stale": false,
+     "containers": [
+       {"name": "app",
+        "current": {"cpuRequest": "1", "cpuLimit": "0", "memoryRequest": "512Mi", "memoryLimit": "1Gi"},
+        "recommended": {"cpuRequest": "250m", "cpuLimit": "0", "memoryRequest": "192Mi", "memoryLimit": "384Mi"},
+        "confidence": 0.83, "dataPoints": 96, "lastUpdated": "2026-12-01T10:00:00Z",
+        "explanation": {"cpu": {"final": "250m"}}}]},
+    {"workload": "db", "kind": "StatefulSet", "stale": true, "containers": []}]}})";
+
+TEST(DecodeStatusRecommendations, ReadsWhatTheWebhookSizesFrom) {
+    auto r = decode_status_recommendations(json::parse(kPolicy));
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r.value().size(), 2u);
+    const auto& web = r.value()[0];
+    EXPECT_EQ(web.workload, "web");
+    EXPECT_EQ(web.kind, "Deployment");
+    EXPECT_FALSE(web.recommendation.stale);
+    EXPECT_EQ(web.recommendation.last_data_time, 1796119200.0);
+    const auto* app = web.find("app");
+    ASSERT_NE(app, nullptr);
+    EXPECT_EQ(app->recommended.cpu_request.to_string(), "250m");
+    EXPECT_TRUE(app->recommended.cpu_limit.is_zero());
+    EXPECT_EQ(app->recommended.memory_limit.to_string(), "384Mi");
+    EXPECT_EQ(app->current.memory_request.to_string(), "512Mi");
+    EXPECT_DOUBLE_EQ(app->confidence, 0.83);
+    EXPECT_EQ(app->data_points, 96);
+    EXPECT_EQ(app->last_updated, 1796119200.0);
+    EXPECT_TRUE(r.value()[1].recommendation.stale);
+    EXPECT_EQ(find_status_recommendation(r.value(), "StatefulSet", "db"), &r.value()[1]);
+    EXPECT_EQ(find_status_recommendation(r.value(), "Deployment", "db"), nullptr);
+}
+
+TEST(DecodeStatusRecommendations, AbsentStatusIsAnEmptyList) {
+    auto r = decode_status_recommendations(json::parse(R"({"metadata":{"name":"p"},"spec":{}})"));
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r.value().empty());
+}
+
+// The writer's encoder and the reader's decoder agree on every field the
+// webhook reads.
+TEST(DecodeStatusRecommendations, ReadsBackWhatTheEncoderWrites) {
+    WorkloadRecommendation w;
+    w.containers.push_back(sample_recommendation());
+    w.last_data_time = 1767225600;
+    w.stale = true;
+    json::object status{{"recommendations", json::array{workload_recommendation_json("web", "Deployment", w, true)}}};
+    auto r = decode_status_recommendations(json::value(status));
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(r.value().size(), 1u);
+    const auto& got = r.value()[0];
+    EXPECT_EQ(got.workload, "web");
+    EXPECT_EQ(got.kind, "Deployment");
+    EXPECT_TRUE(got.recommendation.stale);
+    EXPECT_EQ(got.recommendation.last_data_time, w.last_data_time);
+    const auto& want = w.containers[0];
+    const auto* c = got.find("app");
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->current, want.current);
+    EXPECT_EQ(c->recommended, want.recommended);
+    EXPECT_DOUBLE_EQ(c->confidence, want.confidence);
+    EXPECT_EQ(c->data_points, want.data_points);
+    EXPECT_EQ(c->last_updated, want.last_updated);
+}
+
+struct BadStatus {
+    const char* name;
+    const char* status;
+    const char* path;
+};
+
+class DecodeMalformedStatusRecommendations : public ::testing::TestWithParam<BadStatus> {};
+
+TEST_P(DecodeMalformedStatusRecommendations, NamesThePath) {
+    auto r = decode_status_recommendations(json::parse(GetParam().status));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, "invalid_recommendations");
+    EXPECT_NE(r.error().message.find(GetParam().path), std::string::npos) << r.error().message;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, DecodeMalformedStatusRecommendations,
+    ::testing::Values(
+        BadStatus{"not_an_array", R"({"recommendations": {}})", "status.recommendations"},
+        BadStatus{"no_workload", R"({"recommendations": [{"kind": "Deployment"}]})", "recommendations[0].workload"},
+        BadStatus{"bad_quantity",
+                  R"({"recommendations": [{"workload": "w", "kind": "Deployment", "containers": [{"name": "a", "recommended": {"cpuRequest": "lots"}}]}]})",
+                  "recommendations[0].containers[0].recommended.cpuRequest"},
+        BadStatus{"confidence_not_number",
+                  R"({"recommendations": [{"workload": "w", "kind": "Deployment", "containers": [{"name": "a", "confidence": "high"}]}]})",
+                  "containers[0].confidence"},
+        BadStatus{"bad_time",
+                  R"({"recommendations": [{"workload": "w", "kind": "Deployment", "lastDataTime": "yesterday"}]})",
+                  "recommendations[0].lastDataTime"}),
+    [](const auto& param_info) { return std::string(param_info.param.name); });
+
 }  // namespace
 }  // namespace attune::core

@@ -12,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <spdlog/sinks/ringbuffer_sink.h>
+#include <spdlog/spdlog.h>
+
 namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
@@ -245,6 +248,35 @@ TEST_F(ClientTest, SilentServerHitsReadTimeout) {
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
     EXPECT_GE(steady::now() - t0, 500ms);
+}
+
+// A LIST that times out is what an overloaded apiserver looks like: its
+// retry is logged at info, where operators look, other retries at debug.
+TEST_F(ClientTest, TimedOutListRetryIsLoggedAtInfo) {
+    scripted_reply silent;
+    silent.after = scripted_reply::then::hang;
+    server.script(silent);
+    server.script(silent);
+    auto s = fast_settings();
+    s.retry.max_retries = 1;
+    s.transport.limits.read = 200ms;
+    client c(io.get_executor(), config_for(server), s);
+    auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
+    auto logger = std::make_shared<spdlog::logger>("capture", sink);
+    logger->set_level(spdlog::level::info);
+    auto previous = spdlog::default_logger();
+    spdlog::set_default_logger(logger);
+    list_options lo;
+    lo.limit = 500;
+    auto r = run_coro(io, c.list(resources::pods(), "", lo));
+    spdlog::set_default_logger(previous);
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
+    const auto lines = sink->last_formatted();
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_NE(lines[0].find("[info]"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("kube request retry verb=list"), std::string::npos) << lines[0];
+    EXPECT_NE(lines[0].find("failure=timeout"), std::string::npos) << lines[0];
 }
 
 TEST(ClientTimeouts, MissingTlsHandshakeHitsHandshakeTimeout) {

@@ -113,3 +113,89 @@ TEST(ObjectCache, CompactTextStorageBehavesLikeTrees) {
 
 }  // namespace
 }  // namespace attune::kube
+
+namespace attune::kube {
+namespace {
+
+TEST(ObjectCache, ResyncItemByItemAppliesAsItGoesAndDropsWhatWasNotListed) {
+    object_cache c(strip_pod, cache_storage::compact_text);
+    c.apply(watch_event_type::added, pod("ns", "kept", "1"));
+    c.apply(watch_event_type::added, pod("ns", "changed", "1"));
+    c.apply(watch_event_type::added, pod("ns", "gone", "1"));
+    c.begin_resync();
+    EXPECT_FALSE(c.apply(watch_event_type::added, pod("ns", "kept", "1")));  // same version: no delta, but seen
+    auto changed = c.apply(watch_event_type::added, pod("ns", "changed", "2"));
+    ASSERT_TRUE(changed);
+    EXPECT_EQ(changed->what, object_cache::delta::kind::updated);
+    auto fresh = c.apply(watch_event_type::added, pod("ns", "new", "2"));
+    ASSERT_TRUE(fresh);
+    EXPECT_EQ(fresh->what, object_cache::delta::kind::added);
+    EXPECT_EQ(c.size(), 4u);  // nothing dropped before the list ended
+    auto gone = c.end_resync();
+    ASSERT_EQ(gone.size(), 1u);
+    EXPECT_EQ(gone[0].key, "ns/gone");
+    EXPECT_EQ(gone[0].what, object_cache::delta::kind::deleted);
+    EXPECT_EQ(c.size(), 3u);
+    EXPECT_TRUE(c.in_namespace("ns").size() == 3u);
+    // A second resync that lists everything again deletes nothing.
+    c.begin_resync();
+    for (const char* n : {"kept", "changed", "new"}) c.apply(watch_event_type::added, pod("ns", n, n == std::string("kept") ? "1" : "2"));
+    EXPECT_TRUE(c.end_resync().empty());
+}
+
+struct owner_view {
+    std::string name;
+    int owners = 0;
+};
+
+TEST(ObjectCache, DecodedViewsAreMadeOncePerChangeAndFoundBySecondaryIndex) {
+    object_cache c(strip_generic, cache_storage::compact_text);
+    int decodes = 0;
+    c.decode_as<owner_view>(decoded_view<owner_view>([&decodes](const json::value& v) -> std::optional<owner_view> {
+        ++decodes;
+        if (meta_string(v, "name") == "bad") return std::nullopt;
+        auto* refs = v.at("metadata").as_object().if_contains("ownerReferences");
+        return owner_view{std::string(meta_string(v, "name")), refs ? static_cast<int>(refs->as_array().size()) : 0};
+    }));
+    c.index_by([](const json::value& v) {
+        auto* refs = v.at("metadata").as_object().if_contains("ownerReferences");
+        return refs ? std::string(refs->as_array()[0].at("uid").as_string()) : std::string();
+    });
+    c.apply(watch_event_type::added, pod("a", "p1", "1", "rs-1"));
+    c.apply(watch_event_type::added, pod("a", "p2", "1", "rs-2"));
+    c.apply(watch_event_type::added, pod("a", "bad", "1", "rs-1"));
+    c.apply(watch_event_type::added, pod("b", "p3", "1"));
+    EXPECT_EQ(decodes, 4);
+    for (int i = 0; i < 10; ++i) EXPECT_EQ(c.decoded_in_namespace<owner_view>("a").size(), 2u);  // "bad" has no view
+    EXPECT_EQ(decodes, 4);  // reads never decode
+    auto p1 = c.decoded<owner_view>("a/p1");
+    ASSERT_TRUE(p1);
+    EXPECT_EQ(p1->owners, 1);
+    EXPECT_EQ(c.decoded_by_index<owner_view>("rs-1").size(), 1u);
+    EXPECT_EQ(c.by_index("rs-1").size(), 2u);
+    EXPECT_TRUE(c.by_index("").empty());
+    c.apply(watch_event_type::modified, pod("a", "p1", "2", "rs-2"));
+    EXPECT_EQ(decodes, 5);
+    EXPECT_TRUE(c.decoded_by_index<owner_view>("rs-1").empty());
+    EXPECT_EQ(c.decoded_by_index<owner_view>("rs-2").size(), 2u);
+    c.apply(watch_event_type::deleted, pod("a", "p2", "3", "rs-2"));
+    EXPECT_EQ(c.decoded_by_index<owner_view>("rs-2").size(), 1u);
+    EXPECT_FALSE(c.decoded<owner_view>("a/p2"));
+    EXPECT_THROW(c.decoded<int>("a/p1"), std::logic_error);
+}
+
+TEST(ObjectCache, StoredBytesFollowTheCompactText) {
+    object_cache c(strip_pod, cache_storage::compact_text);
+    EXPECT_EQ(c.stored_bytes(), 0u);
+    c.apply(watch_event_type::added, pod("ns", "a", "1"));
+    const auto one = c.stored_bytes();
+    EXPECT_GT(one, 20u);
+    c.apply(watch_event_type::added, pod("ns", "b", "1"));
+    EXPECT_GE(c.stored_bytes(), 2 * one - 8);
+    c.apply(watch_event_type::deleted, pod("ns", "a", "2"));
+    c.apply(watch_event_type::deleted, pod("ns", "b", "2"));
+    EXPECT_EQ(c.stored_bytes(), 0u);
+}
+
+}  // namespace
+}  // namespace attune::kube

@@ -65,7 +65,7 @@ TEST(Transforms, PodKeepsOnlyWhatResizeAndIdleLogicRead) {
     EXPECT_TRUE(cs.contains("resources"));
     EXPECT_TRUE(cs.contains("allocatedResources"));
     EXPECT_FALSE(cs.contains("image"));
-    EXPECT_FALSE(cs.contains("state"));  // only a terminated state is kept
+    EXPECT_EQ(cs.at("state"), json::parse(R"({"running":{"startedAt":"x"}})"));
     // The safety monitor's OOM evidence survives, and nothing else of it.
     const auto& term = cs.at("lastState").at("terminated").as_object();
     EXPECT_EQ(term.at("reason").as_string(), "OOMKilled");
@@ -151,9 +151,95 @@ TEST(Transforms, TolerateUnexpectedShapes) {
         strip_pod(v.as_object());
         strip_workload(v.as_object());
         strip_hpa(v.as_object());
+        strip_replicaset(v.as_object());
         strip_node(v.as_object());
+        strip_namespace(v.as_object());
     }
     SUCCEED();
+}
+
+TEST(Transforms, PodKeepsTheTerminationReasonAnOomRevertReads) {
+    json::value p = json::parse(R"({"metadata":{"name":"p","finalizers":["x"],"generateName":"p-","deletionTimestamp":"t"},
+      "status":{"containerStatuses":[{"name":"app","restartCount":2,"image":"i",
+        "state":{"waiting":{"reason":"CrashLoopBackOff","message":"back-off 10s"}},
+        "lastState":{"terminated":{"reason":"OOMKilled","exitCode":137,"finishedAt":"t2","startedAt":"t1","containerID":"c"}}}]}})");
+    strip_pod(p.as_object());
+    const auto& cs = p.at("status").at("containerStatuses").as_array()[0].as_object();
+    EXPECT_EQ(cs.at("lastState"), json::parse(R"({"terminated":{"reason":"OOMKilled","exitCode":137,"finishedAt":"t2"}})"));
+    EXPECT_EQ(cs.at("state"), json::parse(R"({"waiting":{"reason":"CrashLoopBackOff"}})"));
+    EXPECT_EQ(cs.at("restartCount").as_int64(), 2);
+    const auto& md = p.at("metadata").as_object();
+    EXPECT_TRUE(md.contains("deletionTimestamp"));
+    EXPECT_FALSE(md.contains("finalizers"));
+    EXPECT_FALSE(md.contains("generateName"));
+}
+
+TEST(Transforms, WorkloadKeepsReplicasSelectorTemplateResourcesAndRolloutState) {
+    json::value d = json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+      "metadata":{"name":"web","namespace":"ns","uid":"u","resourceVersion":"5","generation":7,"labels":{"app":"web"},
+        "annotations":{"deployment.kubernetes.io/revision":"3","attune.io/mode":"auto"}},
+      "spec":{"replicas":3,"selector":{"matchLabels":{"app":"web"}},"strategy":{"type":"RollingUpdate"},"revisionHistoryLimit":10,
+        "template":{"metadata":{"labels":{"app":"web"},"annotations":{"checksum/config":"abc","attune.io/x":"y"},"creationTimestamp":null},
+          "spec":{"containers":[{"name":"app","image":"i","env":[{"name":"A","value":"B"}],"resources":{"requests":{"cpu":"1"}}}]}}},
+      "status":{"replicas":3,"readyReplicas":2,"updatedReplicas":1,"observedGeneration":6,
+        "conditions":[{"type":"Progressing","status":"True","reason":"ReplicaSetUpdated","message":"m","lastUpdateTime":"t"}]}})");
+    strip_workload(d.as_object());
+    EXPECT_EQ(d.at("apiVersion").as_string(), "apps/v1");
+    EXPECT_EQ(d.at("metadata").at("generation").as_int64(), 7);
+    EXPECT_EQ(d.at("metadata").at("annotations"), json::parse(R"({"attune.io/mode":"auto"})"));
+    EXPECT_EQ(d.at("spec").as_object().size(), 3u);  // replicas, selector, template
+    EXPECT_EQ(d.at("spec").at("template").at("metadata"), json::parse(R"({"labels":{"app":"web"},"annotations":{"attune.io/x":"y"}})"));
+    EXPECT_EQ(d.at("spec").at("template").at("spec").at("containers").as_array()[0],
+              json::parse(R"({"name":"app","resources":{"requests":{"cpu":"1"}}})"));
+    EXPECT_EQ(d.at("status"), json::parse(R"({"replicas":3,"readyReplicas":2,"updatedReplicas":1,"observedGeneration":6,
+        "conditions":[{"type":"Progressing","status":"True","reason":"ReplicaSetUpdated"}]})"));
+}
+
+TEST(Transforms, CronJobKeepsItsJobTemplateStrippedLikeAPod) {
+    json::value cj = json::parse(R"({"kind":"CronJob","metadata":{"name":"nightly"},
+      "spec":{"schedule":"0 3 * * *","concurrencyPolicy":"Forbid","suspend":false,
+        "jobTemplate":{"metadata":{"labels":{"a":"b"}},"spec":{"backoffLimit":2,"template":{"metadata":{"labels":{"job":"n"}},
+          "spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"i","env":[],"resources":{"requests":{"cpu":"1"}}}]}}}}}})");
+    strip_workload(cj.as_object());
+    EXPECT_EQ(cj.at("spec"), json::parse(R"({"schedule":"0 3 * * *","suspend":false,"jobTemplate":{"spec":{
+        "template":{"metadata":{"labels":{"job":"n"}},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"1"}}}]}}}}})"));
+}
+
+TEST(Transforms, ReplicaSetKeepsOwnershipLabelsAndReplicasOnly) {
+    json::value rs = json::parse(R"({"kind":"ReplicaSet","metadata":{"name":"web-1","namespace":"ns","uid":"u","labels":{"app":"web"},
+        "annotations":{"deployment.kubernetes.io/revision":"3"},
+        "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"d","controller":true,"blockOwnerDeletion":true}]},
+      "spec":{"replicas":2,"selector":{},"template":{"spec":{"containers":[{"name":"a"}]}}},"status":{"replicas":2}})");
+    strip_replicaset(rs.as_object());
+    EXPECT_FALSE(rs.as_object().contains("status"));
+    EXPECT_EQ(rs.at("spec"), json::parse(R"({"replicas":2})"));
+    EXPECT_FALSE(rs.at("metadata").as_object().contains("annotations"));
+    EXPECT_EQ(rs.at("metadata").at("ownerReferences").as_array()[0],
+              json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"d","controller":true})"));
+}
+
+TEST(Transforms, NodeKeepsPressureConditionsVersionsAndRoom) {
+    json::value n = json::parse(R"({"kind":"Node","metadata":{"name":"n1","labels":{"zone":"a"},"annotations":{"big":"x"}},
+      "status":{"capacity":{"cpu":"4"},"allocatable":{"cpu":"3"},"addresses":[{"type":"InternalIP"}],
+        "conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","lastHeartbeatTime":"t"},
+          {"type":"MemoryPressure","status":"False","reason":"r"},{"type":"NetworkUnavailable","status":"False"},
+          {"type":"DiskPressure","status":"False"},{"type":"PIDPressure","status":"False"}],
+        "nodeInfo":{"kernelVersion":"6.1","containerRuntimeVersion":"containerd://2.1","kubeletVersion":"v1.36.3","osImage":"x"}}})");
+    strip_node(n.as_object());
+    EXPECT_FALSE(n.at("metadata").as_object().contains("annotations"));
+    EXPECT_EQ(n.at("status").at("conditions").as_array().size(), 4u);
+    EXPECT_FALSE(n.at("status").at("conditions").as_array()[0].as_object().contains("lastHeartbeatTime"));
+    EXPECT_EQ(n.at("status").at("nodeInfo").as_object().size(), 3u);
+    EXPECT_FALSE(n.at("status").as_object().contains("addresses"));
+    EXPECT_EQ(n.at("status").at("allocatable").at("cpu").as_string(), "3");
+}
+
+TEST(Transforms, NamespaceKeepsLabelsAndAnnotations) {
+    json::value ns = json::parse(R"({"kind":"Namespace","metadata":{"name":"shop","labels":{"a":"b"},
+        "annotations":{"attune.io/frozen":"true","kubectl.kubernetes.io/last-applied-configuration":"{}"},"managedFields":[]},
+      "spec":{"finalizers":["kubernetes"]},"status":{"phase":"Active"}})");
+    strip_namespace(ns.as_object());
+    EXPECT_EQ(ns, json::parse(R"({"kind":"Namespace","metadata":{"name":"shop","labels":{"a":"b"},"annotations":{"attune.io/frozen":"true"}}})"));
 }
 
 }  // namespace

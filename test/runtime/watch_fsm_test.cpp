@@ -17,6 +17,7 @@ watch_fsm::options opts() {
     o.page_size = 2;
     o.watch_timeout_base = 300s;
     o.backoff = {800ms, 2.0, 30s, 0.0};
+    o.watch_list = false;  // the paged LIST path; WatchList has its own tests
     return o;
 }
 
@@ -25,6 +26,14 @@ T expect_step(watch_fsm& m) {
     auto s = m.next();
     EXPECT_TRUE(std::holds_alternative<T>(s)) << "step index " << s.index();
     return std::holds_alternative<T>(s) ? std::get<T>(s) : T{};
+}
+
+// Lists in one page at `rv` and opens the watch from there.
+void watching_at(watch_fsm& m, std::string_view rv) {
+    m.next();
+    m.on_list_page(rv, "");
+    m.next();
+    m.on_watch_started();
 }
 
 TEST(WatchFsm, ListsPagesThenWatchesFromListVersion) {
@@ -55,59 +64,130 @@ TEST(WatchFsm, TimeoutIsJitteredWithinRange) {
 
 TEST(WatchFsm, BookmarkMovesResourceVersionWithoutApplying) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     EXPECT_EQ(m.on_event("BOOKMARK", "17", false), fsm::event_action::skip);
     EXPECT_EQ(m.resource_version(), "17");
     m.on_watch_ended(fsm::end_reason::closed);
     EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "17");
 }
 
-TEST(WatchFsm, ExpiredErrorEventRelistsFromScratch) {
+TEST(WatchFsm, ExpiredErrorEventRelistsAtTheLastVersionAfterClientGoBackoff) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     EXPECT_EQ(m.on_event("MODIFIED", "11", false), fsm::event_action::apply);
     EXPECT_EQ(m.on_event("ERROR", "", true), fsm::event_action::relist);
     EXPECT_EQ(m.current_phase(), fsm::phase::empty);
     EXPECT_EQ(m.relists(), 1u);
-    // First relist after progress is immediate and starts a fresh list.
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    // Any state at least as new as what we saw: the watch cache can serve it.
     auto l = expect_step<fsm::list_step>(m);
     EXPECT_EQ(l.continue_token, "");
+    EXPECT_EQ(l.resource_version, "11");
+    EXPECT_EQ(l.resource_version_match, "NotOlderThan");
+    EXPECT_FALSE(m.on_list_page("", "c1"));
+    auto l2 = expect_step<fsm::list_step>(m);  // continue pages carry no resourceVersion
+    EXPECT_EQ(l2.continue_token, "c1");
+    EXPECT_EQ(l2.resource_version, "");
+    EXPECT_EQ(l2.resource_version_match, "");
     EXPECT_TRUE(m.on_list_page("99", ""));
     EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "99");
 }
 
+TEST(WatchFsm, RelistWaitIsZeroPointEightToOnePointSixSecondsLikeClientGo) {
+    for (double r : {0.0, 0.5, 0.999}) {
+        watch_fsm m(watch_fsm::options{}, [r] { return r; });
+        ASSERT_EQ(watch_fsm::options{}.backoff.jitter, 1.0);
+        m.on_watch_list_refused();
+        watching_at(m, "10");
+        m.on_watch_ended(fsm::end_reason::gone);
+        const auto d = expect_step<fsm::wait_step>(m).delay;
+        EXPECT_GE(d, 800ms) << r;
+        EXPECT_LT(d, 1600ms) << r;
+    }
+}
+
+TEST(WatchFsm, RefusedResumeVersionFallsBackToAQuorumList) {
+    watch_fsm m(opts(), nullptr);
+    watching_at(m, "10");
+    m.on_watch_ended(fsm::end_reason::gone);
+    m.next();  // wait
+    EXPECT_EQ(expect_step<fsm::list_step>(m).resource_version, "10");
+    m.on_list_failed(true);  // 410 on the list too
+    m.next();                // wait
+    auto l = expect_step<fsm::list_step>(m);
+    EXPECT_EQ(l.resource_version, "");
+    EXPECT_EQ(l.resource_version_match, "");
+    EXPECT_EQ(m.relists(), 2u);
+}
+
+TEST(WatchFsm, OtherListFailuresKeepTheResumeVersion) {
+    watch_fsm m(opts(), nullptr);
+    watching_at(m, "10");
+    m.on_watch_ended(fsm::end_reason::gone);
+    m.next();
+    m.next();
+    m.on_list_failed(false);  // e.g. a timeout
+    m.next();
+    EXPECT_EQ(expect_step<fsm::list_step>(m).resource_version, "10");
+}
+
 TEST(WatchFsm, HttpGoneOnWatchRelists) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::gone);
     EXPECT_EQ(m.current_phase(), fsm::phase::empty);
+    m.next();  // wait
     EXPECT_TRUE(std::holds_alternative<fsm::list_step>(m.next()));
 }
 
 TEST(WatchFsm, RepeatedGoneWithoutProgressBacksOff) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::gone);
-    m.next();                  // immediate list
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    m.next();
     m.on_list_page("11", "");  // success resets the backoff
     m.next();
     m.on_watch_started();
     m.on_watch_ended(fsm::end_reason::gone);
-    m.next();  // immediate again: the list in between counted as progress
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);  // the list in between counted as progress
+    m.next();
     m.on_list_failed(true);
     EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 1600ms);
+}
+
+TEST(WatchFsm, EventThatKeepsFailingToDecodeForcesARelistOnTheThirdTime) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    for (int attempt = 1; attempt <= 2; ++attempt) {
+        EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "10") << attempt;
+        m.on_watch_started();
+        EXPECT_FALSE(m.on_decode_failed()) << attempt;
+        EXPECT_TRUE(std::holds_alternative<fsm::wait_step>(m.next())) << attempt;
+    }
+    m.next();
+    m.on_watch_started();
+    EXPECT_TRUE(m.on_decode_failed());
+    EXPECT_EQ(m.relists(), 1u);
+    m.next();  // wait
+    EXPECT_EQ(expect_step<fsm::list_step>(m).resource_version, "10");
+}
+
+TEST(WatchFsm, DecodeFailuresAtDifferentVersionsDoNotAddUp) {
+    watch_fsm m(opts(), nullptr);
+    m.next();
+    m.on_list_page("10", "");
+    for (int i = 0; i < 5; ++i) {
+        auto s = m.next();
+        if (std::holds_alternative<fsm::wait_step>(s)) s = m.next();
+        ASSERT_TRUE(std::holds_alternative<fsm::watch_step>(s));
+        m.on_watch_started();
+        m.on_event("MODIFIED", std::to_string(11 + i), false);  // progress moves the resume point
+        EXPECT_FALSE(m.on_decode_failed()) << i;
+        EXPECT_FALSE(m.on_decode_failed()) << i;
+    }
+    EXPECT_EQ(m.relists(), 0u);
 }
 
 TEST(WatchFsm, ExpiredContinueTokenRestartsListAfterBackoff) {
@@ -122,10 +202,7 @@ TEST(WatchFsm, ExpiredContinueTokenRestartsListAfterBackoff) {
 
 TEST(WatchFsm, FailuresBackOffExponentiallyAndResumeFromLastVersion) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_event("ADDED", "12", false);
     m.on_watch_ended(fsm::end_reason::failed);
     EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
@@ -155,10 +232,7 @@ TEST(WatchFsm, ServerRetryAfterIsHonouredOverShorterBackoff) {
 
 TEST(WatchFsm, CleanCloseWithoutEventsBacksOff) {
     watch_fsm m(opts(), nullptr);
-    m.next();
-    m.on_list_page("10", "");
-    m.next();
-    m.on_watch_started();
+    watching_at(m, "10");
     m.on_watch_ended(fsm::end_reason::closed);
     EXPECT_TRUE(std::holds_alternative<fsm::wait_step>(m.next()));
 }
@@ -177,6 +251,69 @@ TEST(WatchFsm, ResourceVersionIsOpaque) {
 // A fake apiserver: an append-only event log; a watch from rv X replays
 // every event after X. The watch is cut at arbitrary points; the cache must
 // end up applying each event exactly once.
+TEST(WatchFsm, WatchListStreamsTheInitialStateAndSyncsOnTheEndBookmark) {
+    auto o = opts();
+    o.watch_list = true;
+    watch_fsm m(o, [] { return 0.0; });
+    auto w = expect_step<fsm::watch_step>(m);
+    EXPECT_TRUE(w.send_initial_events);
+    EXPECT_EQ(w.resource_version, "");
+    EXPECT_EQ(w.resource_version_match, "NotOlderThan");
+    EXPECT_EQ(m.current_phase(), fsm::phase::streaming);
+    m.on_watch_started();
+    EXPECT_EQ(m.on_event("ADDED", "5", false), fsm::event_action::apply);
+    EXPECT_EQ(m.on_event("BOOKMARK", "6", false), fsm::event_action::skip);  // a plain bookmark
+    EXPECT_EQ(m.on_event("BOOKMARK", "7", false, true), fsm::event_action::synced);
+    EXPECT_EQ(m.current_phase(), fsm::phase::watching);
+    EXPECT_EQ(m.on_event("MODIFIED", "8", false), fsm::event_action::apply);
+    m.on_watch_ended(fsm::end_reason::closed);
+    auto again = expect_step<fsm::watch_step>(m);  // an ordinary watch resumes
+    EXPECT_FALSE(again.send_initial_events);
+    EXPECT_EQ(again.resource_version, "8");
+}
+
+TEST(WatchFsm, WatchListCutShortStartsOverAndAfterGoneResumesAtLastVersion) {
+    auto o = opts();
+    o.watch_list = true;
+    watch_fsm m(o, [] { return 0.0; });
+    m.next();
+    m.on_watch_started();
+    m.on_event("ADDED", "5", false);
+    m.on_watch_ended(fsm::end_reason::closed);  // before the end bookmark
+    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    auto w = expect_step<fsm::watch_step>(m);
+    EXPECT_TRUE(w.send_initial_events);
+    EXPECT_EQ(w.resource_version, "");
+    m.on_watch_started();
+    m.on_event("BOOKMARK", "9", false, true);
+    m.next();
+    m.on_watch_started();
+    m.on_event("MODIFIED", "12", false);
+    EXPECT_EQ(m.on_event("ERROR", "", true), fsm::event_action::relist);
+    m.next();  // wait
+    auto re = expect_step<fsm::watch_step>(m);
+    EXPECT_TRUE(re.send_initial_events);
+    EXPECT_EQ(re.resource_version, "12");
+    EXPECT_EQ(re.resource_version_match, "NotOlderThan");
+    m.on_watch_started();
+    m.on_watch_ended(fsm::end_reason::gone);  // refused that version too: quorum
+    m.next();
+    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "");
+}
+
+TEST(WatchFsm, RefusedWatchListFallsBackToPagedLists) {
+    auto o = opts();
+    o.watch_list = true;
+    watch_fsm m(o, nullptr);
+    EXPECT_TRUE(expect_step<fsm::watch_step>(m).send_initial_events);
+    m.on_watch_list_refused();
+    EXPECT_FALSE(m.watch_list_enabled());
+    auto l = expect_step<fsm::list_step>(m);
+    EXPECT_EQ(l.limit, 2);
+    EXPECT_TRUE(m.on_list_page("3", ""));
+    EXPECT_FALSE(expect_step<fsm::watch_step>(m).send_initial_events);
+}
+
 TEST(WatchFsm, DisconnectResumesWithoutLosingOrDuplicatingEvents) {
     namespace json = boost::json;
     struct logged {

@@ -29,6 +29,14 @@ struct cache_views {
 // Every policy of the namespace that decodes (undecodable ones are skipped).
 std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns);
 
+// The HPA cache keeps each HPA decoded (core::decode_hpa, once per change)
+// and indexed by its scale target, so a workload event costs one index
+// lookup instead of decoding every HPA of its namespace. Call once on the
+// HPA informer's cache (informer_options::setup_cache).
+void index_hpas(kube::object_cache& hpas);
+// The index value: "namespace/Kind/name" of the scale target.
+std::string hpa_scale_target_key(std::string_view ns, std::string_view kind, std::string_view name);
+
 // The workload as it is now: the policy that manages it (select_policy over
 // the namespace's policies, with the outranked and opted-out ones reported)
 // and its idle state (core::classify_workload_idle with the matching HPA).

@@ -23,7 +23,7 @@ inline constexpr std::string_view kAutoTuneAnnotation = "attune.io/auto-tune";  
 inline constexpr std::string_view kOriginalTargetCpuAnnotation = "attune.io/original-target-cpu";  // HPA
 inline constexpr std::string_view kPersistedRevisionAnnotation = "attune.io/persisted-revision";
 inline constexpr std::string_view kPersistedPolicyAnnotation = "attune.io/persisted-policy";
-inline constexpr std::string_view kRevisionAnnotation = "attune.io/revision";
+inline constexpr std::string_view kRevisionAnnotation = "attune.io/revision";  // pod template, with persisted-revision
 
 // Exactly "true" (the Go original compares the string): "True" or "1" do
 // not opt anything out.

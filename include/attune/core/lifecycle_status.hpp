@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attune/core/annotations.hpp"
 #include "attune/core/overlay.hpp"
 #include "attune/core/resize_state.hpp"
 #include "attune/core/result.hpp"
@@ -26,13 +27,6 @@ inline constexpr std::size_t kMaxLifecycleWorkloads = 100;
 inline constexpr std::size_t kMaxLifecyclePods = 100;
 inline constexpr std::size_t kMaxFailedRevisions = 20;
 inline constexpr std::size_t kMaxLifecycleText = 1024;  // message, lastAnalysis.explanation
-
-// Workload annotation the webhook (AdmissionOnNextPodTemplateChange) and
-// TemplatePatch write once the validated candidate is in the template.
-inline constexpr std::string_view kPersistedRevisionAnnotation = "attune.io/persisted-revision";
-inline constexpr std::string_view kPersistedPolicyAnnotation = "attune.io/persisted-policy";
-// Pod template annotation written with it.
-inline constexpr std::string_view kTemplateRevisionAnnotation = "attune.io/revision";
 
 enum class LifecyclePhase {
     ValidationRunning,

@@ -12,6 +12,7 @@
 #include <boost/system/error_code.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -32,9 +33,18 @@ struct exchange_result {
     // False only when we know the server never saw the request (connect/TLS/pool).
     bool request_sent = false;
     response resp;  // valid when kind == none
+    // With a body sink: the 2xx body went to the sink (resp.body is empty),
+    // and whether any of it did. A failure after that must not be retried
+    // blindly: the caller has consumed part of the body.
+    bool body_started = false;
+    bool sink_aborted = false;  // the sink returned false; the connection was dropped
 
     bool ok() const noexcept { return kind == failure::none; }
 };
+
+// Receives a 2xx response body piece by piece as it is read; returning
+// false aborts the exchange (the connection is closed, not pooled).
+using body_sink = std::function<bool(std::string_view)>;
 
 // A streaming response body (watch). The connection is owned by the stream
 // and never returned to the pool.
@@ -77,6 +87,9 @@ public:
     // One request/response on a pooled connection. Never throws for I/O
     // failures: they come back classified in the result.
     boost::asio::awaitable<exchange_result> send(request req);
+    // The same, but a 2xx body is streamed into `sink` instead of being held
+    // (large lists). Error bodies are still collected, bounded, in resp.body.
+    boost::asio::awaitable<exchange_result> send(request req, body_sink sink);
 
     // Sends a request whose response body is streamed (watch). The body is
     // not size-limited; `idle_timeout` bounds each read (0: limits.read).

@@ -63,10 +63,14 @@ struct list_options {
 
 struct list_page {
     list_page() = default;
-    boost::json::array items;
+    boost::json::array items;      // empty from list_stream (the items went to the sink)
     std::string resource_version;  // of the list (opaque)
     std::string continue_token;    // empty on the last page
+    std::size_t item_count = 0;
 };
+
+// Receives each item of a streamed list page as soon as it is parsed.
+using list_item_sink = std::function<void(boost::json::value&&)>;
 
 struct write_options {
     write_options() = default;
@@ -86,10 +90,14 @@ struct delete_options {
 struct watch_options {
     watch_options() = default;
     std::string resource_version;  // opaque; resume point
+    std::string resource_version_match;  // NotOlderThan with send_initial_events
     std::string label_selector;
     std::string field_selector;
     long long timeout_seconds = 300;
     bool allow_bookmarks = true;
+    // WatchList: the stream starts with the current state as ADDED events,
+    // ended by a BOOKMARK annotated k8s.io/initial-events-end.
+    bool send_initial_events = false;
 };
 
 // Asked before every attempt of every write (anything but GET), retries
@@ -121,6 +129,10 @@ public:
     }
     // One page; pass list_page::continue_token back in list_options to go on.
     task<api_result<list_page>> list(resource_type rt, std::string ns, list_options opts);
+    // One page whose items are handed to `sink` one by one while the body is
+    // read: neither the body nor the page is ever held whole. A failure after
+    // some items went to the sink is not retried (the caller lists again).
+    task<api_result<list_page>> list_stream(resource_type rt, std::string ns, list_options opts, list_item_sink sink);
     // Every page, following continue tokens. A 410 on a continue token (the
     // snapshot expired) restarts from the beginning once.
     task<api_result<list_page>> list_all(resource_type rt, std::string ns, list_options opts);
@@ -155,6 +167,8 @@ public:
 
     // The raw exchange with queueing, rate limiting and retries; used by all verbs.
     task<api_result<http::response>> execute(http::request req, std::string verb_label);
+    // The same with a 2xx body streamed into `sink` (see https_client::send).
+    task<api_result<http::response>> execute(http::request req, std::string verb_label, http::body_sink sink);
 
     // One exchange on a connection of its own: not queued, not rate limited,
     // never retried, not fenced, and bounded by `deadline` in total (a

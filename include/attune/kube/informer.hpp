@@ -1,7 +1,10 @@
 #pragma once
 // List+watch driver for one resource: runs watch_fsm against the client,
 // keeps an object_cache current and calls handlers with every change.
-// One coroutine per informer, on the shared io_context.
+// One coroutine per informer, on the shared io_context. The initial state
+// streams in (WatchList where served, else paged LIST parsed item by item):
+// each object is transformed and stored as it arrives, so neither a list
+// nor a page is ever held whole, and a relist diffs as it goes.
 #include <attune/kube/client.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/kube/watch_fsm.hpp>
@@ -22,7 +25,12 @@ struct informer_options {
     std::string label_selector;
     std::string field_selector;
     transform_fn transform = strip_generic;
-    cache_storage storage = cache_storage::tree;
+    cache_storage storage = cache_storage::compact_text;
+    // Called once on the new cache: decoded views, a secondary index.
+    std::function<void(object_cache&)> setup_cache;
+    // Called after every complete initial state (first sync and relists),
+    // when the transient memory of the list is gone (e.g. to trim the heap).
+    std::function<void()> on_listed;
     watch_fsm::options fsm;
     std::size_t max_line_bytes = 16u << 20;
 };

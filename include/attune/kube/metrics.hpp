@@ -31,6 +31,7 @@ struct kube_metrics {
     prometheus::Family<prometheus::Counter>& watch_restarts;       // {resource, reason}
     prometheus::Family<prometheus::Counter>& relists;              // {resource}
     prometheus::Family<prometheus::Gauge>& informer_objects;       // {resource}
+    prometheus::Family<prometheus::Gauge>& informer_bytes;         // {resource}
     prometheus::Family<prometheus::Counter>& k8s_events;           // {result}
     prometheus::Gauge& leader;
 

@@ -1,16 +1,21 @@
 #pragma once
 // The informer's store for one resource: transformed objects by key
 // ("namespace/name", or "name" when cluster-scoped), with indexes by namespace
-// and by owner uid. Pure (no I/O); objects are immutable shared snapshots so
-// workers can hold them across co_awaits while the cache moves on.
+// and by owner uid, plus an optional secondary index and an optional decoded
+// view per object (decoded once per change, not once per read). Pure (no
+// I/O); objects are immutable shared snapshots so workers can hold them
+// across co_awaits while the cache moves on.
 #include <attune/kube/transforms.hpp>
 #include <attune/kube/watch_decoder.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
+#include <typeinfo>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,6 +28,22 @@ namespace attune::kube {
 // size); `compact_text` keeps the transformed object as JSON text and parses
 // on read (for large, rarely read-in-bulk resources such as pods).
 enum class cache_storage { tree, compact_text };
+
+// The decoded view kept with an object; null when it does not decode.
+using decoder_fn = std::function<std::shared_ptr<const void>(const boost::json::value&)>;
+// The value an object is indexed under in the secondary index ("" for none).
+using index_fn = std::function<std::string(const boost::json::value&)>;
+
+// Adapts a decoder returning core::result<T> or std::optional<T> (anything
+// with explicit bool and value()) into a decoder_fn for object_cache::decode_as.
+template <class T, class Decode>
+decoder_fn decoded_view(Decode decode) {
+    return [decode = std::move(decode)](const boost::json::value& v) -> std::shared_ptr<const void> {
+        auto r = decode(v);
+        if (!r) return nullptr;
+        return std::make_shared<const T>(std::move(r).value());
+    };
+}
 
 class object_cache {
 public:
@@ -48,6 +69,51 @@ public:
     // that vanished while we were not watching.
     std::vector<delta> replace(boost::json::array items);
 
+    // The same, item by item, without holding the list: begin_resync(), then
+    // apply() each listed object as it arrives (its change is returned at
+    // once), then end_resync() deletes and returns what the list did not
+    // mention. Old and new never coexist beyond one object.
+    void begin_resync() noexcept;
+    std::vector<delta> end_resync();
+
+    // Decoded views: `decoder` runs once per stored change (T must match).
+    template <class T>
+    void decode_as(decoder_fn decoder) {
+        decoder_ = std::move(decoder);
+        decoded_type_ = &typeid(T);
+    }
+    // A secondary index (e.g. HPAs by scale target), from the object or from
+    // its decoded view (then objects without a view are not indexed).
+    void index_by(index_fn index) {
+        index_ = [index = std::move(index)](const boost::json::value& v, const void*) { return index(v); };
+    }
+    template <class T>
+    void index_by_view(std::function<std::string(const T&)> index) {
+        check_type(typeid(T));
+        index_ = [index = std::move(index)](const boost::json::value&, const void* d) {
+            return d ? index(*static_cast<const T*>(d)) : std::string();
+        };
+    }
+
+    template <class T>
+    std::shared_ptr<const T> decoded(std::string_view key) const {
+        check_type(typeid(T));
+        auto it = objects_.find(std::string(key));
+        return it == objects_.end() ? nullptr : std::static_pointer_cast<const T>(it->second.decoded);
+    }
+    template <class T>
+    std::vector<std::shared_ptr<const T>> decoded_in_namespace(std::string_view ns) const {
+        return decoded_of<T>(by_namespace_, ns);
+    }
+    template <class T>
+    std::vector<std::shared_ptr<const T>> decoded_by_index(std::string_view value) const {
+        return decoded_of<T>(by_index_, value);
+    }
+    std::vector<object_ptr> by_index(std::string_view value) const;
+
+    // Bytes of stored object text (compact storage), for metrics.
+    std::size_t stored_bytes() const noexcept { return stored_bytes_; }
+
     object_ptr get(std::string_view key) const;
     std::vector<object_ptr> in_namespace(std::string_view ns) const;
     std::vector<object_ptr> owned_by(std::string_view owner_uid) const;
@@ -61,22 +127,49 @@ private:
     struct entry {
         object_ptr object;                        // tree storage
         std::shared_ptr<const std::string> text;  // compact storage
+        std::shared_ptr<const void> decoded;      // decoder_ output
         std::string resource_version;
         std::string ns;
+        std::string index_value;
         std::vector<std::string> owners;
+        std::size_t bytes = 0;
+        unsigned epoch = 0;  // the resync that last saw it
     };
+    using index_map = std::unordered_map<std::string, std::unordered_set<std::string>>;
 
     // Transforms the object; returns the snapshot and fills the entry.
     object_ptr admit(boost::json::value&& object, entry& e) const;
     object_ptr materialize(const entry& e) const;
+    std::vector<object_ptr> objects_of(const index_map& idx, std::string_view value) const;
     void index(const std::string& key, const entry& e);
     void unindex(const std::string& key, const entry& e);
+    void check_type(const std::type_info& t) const {
+        if (!decoded_type_ || *decoded_type_ != t) throw std::logic_error("object_cache: decoded view of another type");
+    }
+    template <class T>
+    std::vector<std::shared_ptr<const T>> decoded_of(const index_map& idx, std::string_view value) const {
+        check_type(typeid(T));
+        std::vector<std::shared_ptr<const T>> out;
+        auto it = idx.find(std::string(value));
+        if (it == idx.end()) return out;
+        for (const auto& k : it->second) {
+            const auto& d = objects_.at(k).decoded;
+            if (d) out.push_back(std::static_pointer_cast<const T>(d));
+        }
+        return out;
+    }
 
     transform_fn transform_;
     cache_storage storage_;
+    decoder_fn decoder_;
+    const std::type_info* decoded_type_ = nullptr;
+    std::function<std::string(const boost::json::value&, const void*)> index_;
     std::unordered_map<std::string, entry> objects_;
-    std::unordered_map<std::string, std::unordered_set<std::string>> by_namespace_;
-    std::unordered_map<std::string, std::unordered_set<std::string>> by_owner_;
+    index_map by_namespace_;
+    index_map by_owner_;
+    index_map by_index_;
+    unsigned epoch_ = 0;
+    std::size_t stored_bytes_ = 0;
 };
 
 // metadata.<field> as a string view ("" when absent).

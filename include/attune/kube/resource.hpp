@@ -38,6 +38,8 @@ resource_type horizontal_pod_autoscalers();  // autoscaling/v2
 resource_type leases();                      // coordination.k8s.io/v1
 resource_type events();                      // events.k8s.io/v1
 resource_type attune_policies();             // attune.io/v1alpha1
+resource_type secrets();
+resource_type mutating_webhook_configurations();  // admissionregistration.k8s.io/v1
 }  // namespace resources
 
 // /api/v1[/namespaces/{ns}]/{plural} or /apis/{g}/{v}[/namespaces/{ns}]/{plural}.

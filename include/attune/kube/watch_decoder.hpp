@@ -28,6 +28,9 @@ struct watch_event {
     std::string_view status_message() const noexcept;
     // ERROR carrying 410 / Expired / Gone: the resume point is lost, relist.
     bool is_gone() const noexcept;
+    // BOOKMARK annotated k8s.io/initial-events-end: "true": a WatchList's
+    // initial state is complete.
+    bool is_initial_events_end() const noexcept;
 };
 
 struct decode_error {

@@ -1,8 +1,8 @@
-#include <attune/kube/base64.hpp>
+#include "attune/core/base64.hpp"
 
 #include <array>
 
-namespace attune::kube {
+namespace attune::core {
 
 namespace {
 constexpr char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -68,4 +68,4 @@ std::string base64_encode(std::string_view in) {
     return out;
 }
 
-}  // namespace attune::kube
+}  // namespace attune::core

@@ -1,0 +1,197 @@
+# Helpers for the admission webhook e2e tests (85-89). Sourced after lib.sh
+# and 70_manager_lib.bash; not a test itself.
+#
+# The real kube-apiserver calls attune-manager's webhook over TLS at
+# https://127.0.0.1:$WEBHOOK_PORT (url clientConfig). The
+# MutatingWebhookConfiguration is the one deploy/kustomize ships, renamed per
+# test and scoped to the test's namespace; the manager writes its
+# bootstrapped CA into its caBundle (and the url into clientConfig). The
+# manager's own namespace (its Secret) is a second namespace, since pods in
+# the operator's namespace are never sized.
+
+# harness: until the AttunePolicy CRD carries spec.targetRef and
+# status.recommendations/status.lifecycle, the apiserver would prune what
+# these tests write, so the installed CRD keeps unknown fields under spec and
+# status for the test's lifetime. A no-op once the CRD has the fields.
+ensure_policy_fields_kept() {
+  local crd=attunepolicies.attune.io has
+  has=$(k get crd "$crd" -o json | jq -r '.spec.versions[0].schema.openAPIV3Schema.properties as $p
+      | ($p.spec.properties.targetRef != null) and ($p.status.properties.recommendations != null)
+        and ($p.status.properties.lifecycle != null)')
+  [ "$has" = true ] && return 0
+  log "harness: the AttunePolicy CRD lacks targetRef/recommendations/lifecycle; keeping unknown fields for this test"
+  k patch crd "$crd" --type=json -p '[
+    {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-preserve-unknown-fields","value":true},
+    {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/x-kubernetes-preserve-unknown-fields","value":true}]' >/dev/null
+  at_exit "k apply -f '$REPO_ROOT/deploy/kustomize/base/crd/attunepolicy.yaml' >/dev/null 2>&1"
+  k wait --for=condition=Established "crd/$crd" --timeout=60s >/dev/null
+  # The new schema is served a moment later: wait until a dry run keeps targetRef.
+  wait_until 30 policy_keeps_target_ref || fail "the patched AttunePolicy CRD still prunes spec.targetRef"
+}
+policy_keeps_target_ref() {
+  k -n default create --dry-run=server -o json -f - 2>/dev/null <<'YAML' | jq -e '.spec.targetRef.name == "probe"' >/dev/null
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: attune-schema-probe}
+spec: {targetRef: {kind: Deployment, name: probe}}
+YAML
+}
+
+# webhook_namespaces: $ns (the workloads, labelled for initial sizing) and
+# $opns (the manager's: its Secret), both deleted on exit.
+webhook_namespaces() {
+  test_namespace
+  k label namespace "$ns" attune.io/initial-sizing=enabled >/dev/null
+  opns="$ns-op"
+  k create namespace "$opns" >/dev/null
+  at_exit "k delete namespace $opns --wait=false >/dev/null 2>&1"
+}
+
+# apply_webhook_configuration: the shipped MutatingWebhookConfiguration,
+# renamed to $WH and limited to $ns, without a caBundle (the manager writes it).
+apply_webhook_configuration() {
+  WH="attune-e2e-$ns"
+  k kustomize "$REPO_ROOT/deploy/kustomize/overlays/webhook" 2>/dev/null \
+    | k create --dry-run=client -o json -f - 2>/dev/null \
+    | jq --arg wh "$WH" --arg ns "$ns" 'if .kind == "List" then .items[] else . end | select(.kind == "MutatingWebhookConfiguration")
+        | .metadata.name = $wh
+        | .webhooks[].namespaceSelector.matchExpressions += [{key: "kubernetes.io/metadata.name", operator: "In", values: [$ns]}]' \
+    > "$ATTUNE_RUN/$WH.json" || fail "cannot render the shipped MutatingWebhookConfiguration"
+  [ -s "$ATTUNE_RUN/$WH.json" ] || fail "the kustomize component has no MutatingWebhookConfiguration"
+  k apply -f "$ATTUNE_RUN/$WH.json" >/dev/null
+  at_exit "k delete mutatingwebhookconfiguration $WH --ignore-not-found >/dev/null 2>&1; rm -f '$ATTUNE_RUN/$WH.json'"
+}
+
+# start_webhook_manager [FLAGS...]: the manager with the webhook on, in url mode.
+start_webhook_manager() {
+  start_manager --webhook --webhook-bind-address "127.0.0.1:$WEBHOOK_PORT" \
+    --webhook-url "https://127.0.0.1:$WEBHOOK_PORT" --webhook-namespace "$opns" \
+    --webhook-secret-name attune-webhook-tls --webhook-configuration-name "$WH" "$@"
+}
+
+# The CA bundle the manager published, as PEM.
+webhook_ca_bundle() { k get mutatingwebhookconfiguration "$WH" -o jsonpath='{.webhooks[0].clientConfig.caBundle}' | base64 -d; }
+
+# wait_webhook_called: the apiserver calls the webhook over TLS with the
+# published caBundle (a server-side dry run, counted in the manager's metrics).
+wait_webhook_called() {
+  wait_until 30 sh -c "[ -n \"\$($KUBECTL get mutatingwebhookconfiguration $WH -o jsonpath='{.webhooks[0].clientConfig.caBundle}')\" ]" \
+    || fail "the manager never wrote the caBundle of $WH"
+  local before after i
+  before=$(metric_sum attune_webhook_admissions_total 'operation="pod_create"')
+  for i in $(seq 1 60); do
+    probe_pod_json >/dev/null 2>&1 || true
+    after=$(metric_sum attune_webhook_admissions_total 'operation="pod_create"')
+    [ "$after" != "$before" ] && return 0
+    sleep 0.5
+  done
+  fail "the apiserver never called the webhook (admissions $before -> $after); manager log: $(tail -5 "$MGR_LOG")"
+}
+
+# probe_pod_json [RS [HASH]]: a server-side dry-run CREATE of a pod owned by
+# ReplicaSet RS (nothing is stored), printed as the apiserver would have
+# stored it: what a new pod of that workload would be born as. kubectl's
+# stderr (warnings, errors) goes to $ATTUNE_RUN/probe.err.
+probe_pod_json() {
+  local rs=${1:-attune-probe-0} hash=${2:-0}
+  k -n "$ns" create --dry-run=server -o json -f - 2>"$ATTUNE_RUN/probe.err" <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  generateName: $rs-
+  labels: {pod-template-hash: "$hash"}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: $rs, uid: 00000000-0000-0000-0000-000000000001, controller: true}]
+spec:
+  containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]
+YAML
+}
+
+# set_recommendation POLICY KIND WORKLOAD CONTAINER CPU MEMORY [CONFIDENCE [CPU_LIMIT [MEMORY_LIMIT]]]:
+# the recommendation the webhook sizes from, written into the policy's
+# status the way the recommender publishes it. The only place the tests
+# produce a recommendation: switching them to a Manual-source policy later
+# means changing this one function.
+set_recommendation() {
+  local policy=$1 kind=$2 workload=$3 container=$4 cpu=$5 mem=$6 conf=${7:-0.9} cpu_lim=${8:-0} mem_lim=${9:-0}
+  local now; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+  k -n "$ns" patch attunepolicy "$policy" --subresource=status --type=merge -p "$(jq -nc \
+    --arg w "$workload" --arg k "$kind" --arg c "$container" --arg cpu "$cpu" --arg mem "$mem" \
+    --arg cl "$cpu_lim" --arg ml "$mem_lim" --arg now "$now" --argjson conf "$conf" \
+    '{status: {recommendations: [{workload: $w, kind: $k, stale: false, lastDataTime: $now, containers: [{name: $c,
+        confidence: $conf, dataPoints: 96, lastUpdated: $now,
+        current: {cpuRequest: "0", cpuLimit: "0", memoryRequest: "0", memoryLimit: "0"},
+        recommended: {cpuRequest: $cpu, cpuLimit: $cl, memoryRequest: $mem, memoryLimit: $ml}}]}]}}')" >/dev/null
+}
+
+# pod_requests NS POD CONTAINER -> "cpu memory" of its requests
+pod_requests() { k -n "$1" get pod "$2" -o json | jq -r --arg c "$3" '.spec.containers[] | select(.name == $c) | "\(.resources.requests.cpu) \(.resources.requests.memory)"'; }
+
+# apiserver_metric NAME REGEX: the sum of the kube-apiserver's own series of NAME matching REGEX.
+apiserver_metric() {
+  k get --raw /metrics | awk -v n="$1" -v re="${2:-.}" 'index($1, n) == 1 && substr($1, length(n) + 1, 1) ~ /[{ ]/ && $0 ~ re { s += $2 } END { print s + 0 }'
+}
+
+# set_validated_candidate POLICY KIND WORKLOAD REVISION CONTAINER CPU MEMORY:
+# a lifecycle entry awaiting admission-time persistence (contracts.md), as
+# the lifecycle reconciler writes it once validation passed. Test setup: the
+# lifecycle wiring (issue #11) produces these for real.
+set_validated_candidate() {
+  local policy=$1 kind=$2 workload=$3 rev=$4 container=$5 cpu=$6 mem=$7
+  k -n "$ns" patch attunepolicy "$policy" --subresource=status --type=merge -p "$(jq -nc \
+    --arg w "$workload" --arg k "$kind" --arg rev "$rev" --arg c "$container" --arg cpu "$cpu" --arg mem "$mem" \
+    --arg now "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    '{status: {lifecycle: {workloads: [{workload: $w, kind: $k, phase: "ValidatedAwaitingPersistence",
+        currentRevision: $rev, validatedRevision: $rev, step: 1, stepStartedAt: $now,
+        baseline: {containers: [{name: $c, resources: {requests: {cpu: "1", memory: "512Mi"}}}]},
+        candidate: {containers: [{name: $c, resources: {requests: {cpu: $cpu, memory: $mem}}}]},
+        message: "validated; waiting for the next pod template change"}]}}}')" >/dev/null
+}
+
+# webhook_test: what every webhook test starts with: the local harness, the
+# manager binary, the CRD, the two namespaces and the configuration.
+webhook_test() {
+  require_local "loopback webhook URL"
+  require_manager
+  apply_policy_crd
+  ensure_policy_fields_kept
+  webhook_namespaces
+  apply_webhook_configuration
+}
+
+# deployment_with_policy NAME POD_SPEC [CPU [MEMORY [STRATEGY [REPLICAS]]]]:
+# a Deployment NAME (label app=NAME, REPLICAS default 0) whose pod spec is the
+# flow-style YAML POD_SPEC, and the AttunePolicy NAME that targets it (cpu and
+# memory blocks, updateStrategy default {type: Auto, initialSizing: true}).
+deployment_with_policy() {
+  local name=$1 spec=$2 cpu=${3:-"{}"} mem=${4:-"{}"} strategy=${5:-"{type: Auto, initialSizing: true}"} replicas=${6:-0}
+  k -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $name, labels: {app: $name}}
+spec:
+  replicas: $replicas
+  selector: {matchLabels: {app: $name}}
+  template:
+    metadata: {labels: {app: $name}}
+    spec: $spec
+---
+apiVersion: attune.io/v1alpha1
+kind: AttunePolicy
+metadata: {name: $name}
+spec:
+  targetRef: {kind: Deployment, name: $name}
+  metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
+  cpu: $cpu
+  memory: $mem
+  updateStrategy: $strategy
+YAML
+}
+
+# replicaset_of APP / template_hash_of APP: the Deployment's ReplicaSet (it
+# exists at replicas 0 too) and its pod-template-hash.
+replicaset_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+template_hash_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metadata.labels.pod-template-hash}' 2>/dev/null; }
+# next_pod_cpu APP: the CPU request a new pod of APP would be born with (a dry run).
+next_pod_cpu() { probe_pod_json "$(replicaset_of "$1")" "$(template_hash_of "$1")" | jq -r '.spec.containers[0].resources.requests.cpu'; }
+# pod_count APP: pods of APP that are not being deleted.
+pod_count() { k -n "$ns" get pods -l "app=$1" -o json | jq '[.items[] | select(.metadata.deletionTimestamp == null)] | length'; }

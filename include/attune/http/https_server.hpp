@@ -1,0 +1,103 @@
+#pragma once
+// HTTPS/1.1 server as coroutines on the caller's io_context (the admission
+// webhook): TLS 1.2+, keep-alive, a bounded number of connections and of
+// body bytes, deadlines on the handshake, every read and every write, a
+// certificate that can be replaced while serving (new connections get the
+// new one; open ones keep theirs), and a graceful shutdown that lets
+// requests already received finish. Beast stays in the .cpp.
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace attune::http {
+
+struct server_request {
+    std::string_view method;  // "POST", "GET", ...
+    std::string_view target;  // path and query
+    std::string_view content_type;
+    std::string_view body;
+};
+
+struct server_reply {
+    server_reply() = default;
+    server_reply(unsigned s, std::string ct, std::string b) : status(s), content_type(std::move(ct)), body(std::move(b)) {}
+    unsigned status = 200;
+    std::string content_type = "application/json";
+    std::string body;
+};
+
+// Why the server answered or dropped a connection without the handler.
+enum class server_event {
+    connection_opened,
+    connection_closed,
+    handshake_failed,   // TLS handshake error or timeout
+    body_too_large,     // answered 413
+    bad_request,        // malformed HTTP: answered 400 where possible
+    read_timeout,       // a request did not arrive in time: connection closed
+    at_capacity,        // max_connections reached: accepting paused until one closes
+};
+
+struct server_options {
+    server_options() = default;
+    std::size_t max_connections = 256;
+    std::size_t max_body_bytes = 8u << 20;   // an AdmissionReview holds object and oldObject
+    std::size_t max_header_bytes = 16u << 10;
+    std::chrono::milliseconds handshake_timeout{5'000};
+    std::chrono::milliseconds read_timeout{10'000};   // one request, once its first byte arrived
+    std::chrono::milliseconds write_timeout{10'000};  // one response
+    std::chrono::milliseconds idle_timeout{90'000};   // between requests on a kept-alive connection
+    std::function<void(server_event)> on_event;       // metrics; may be empty
+};
+
+struct server_stats {
+    std::size_t open_connections = 0;
+    std::size_t busy_connections = 0;  // a request received and not yet answered
+    std::uint64_t certificate_generation = 0;
+};
+
+class https_server {
+public:
+    // The handler runs on the server's coroutine and must not block: the
+    // admission webhook answers from caches only.
+    using handler = std::function<server_reply(const server_request&)>;
+
+    https_server(boost::asio::any_io_executor ex, handler h, server_options opts);
+    ~https_server();
+    https_server(const https_server&) = delete;
+    https_server& operator=(const https_server&) = delete;
+
+    // Throws std::runtime_error (OpenSSL's reason) when the PEMs are unusable;
+    // the certificate served so far stays in place then.
+    void set_certificate(const std::string& cert_chain_pem, const std::string& key_pem);
+    bool has_certificate() const noexcept;
+
+    // Binds and listens; throws std::system_error when the address is unusable.
+    void listen(const std::string& host, const std::string& port);
+    unsigned short port() const;
+
+    // Accepts until shutdown() or stop(). Needs a certificate.
+    boost::asio::awaitable<void> run();
+
+    // Graceful: no new connections; idle kept-alive connections close now;
+    // a request already being read or answered completes (with
+    // Connection: close). Returns when every connection has closed or after
+    // `grace`, whichever comes first; then the rest are closed.
+    boost::asio::awaitable<void> shutdown(std::chrono::milliseconds grace);
+
+    // Immediate: closes the listener and every connection.
+    void stop() noexcept;
+
+    server_stats stats() const noexcept;
+
+private:
+    struct impl;
+    std::shared_ptr<impl> impl_;
+};
+
+}  // namespace attune::http

@@ -1,0 +1,40 @@
+#pragma once
+// Which informers run. Every resource the process may watch is defined once,
+// with the options (transform, storage, decoded view) that keep its cache
+// lean; a feature asks for the caches it reads with need(), and only those
+// informers are ever created and started. A cache nobody reads costs nothing:
+// no LIST, no watch, no memory.
+#include <attune/kube/informer.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attune::kube {
+
+class informer_registry {
+public:
+    explicit informer_registry(client& c) : client_(c) {}
+
+    void define(const std::string& name, informer_options opts);
+    bool defined(const std::string& name) const { return defined_.contains(name); }
+
+    // A feature reads this cache: the informer is created once and runs from
+    // start on. Throws std::out_of_range for a name never defined (a wiring bug).
+    informer& need(const std::string& name);
+    // The informer when some feature needed it, else null.
+    informer* find(const std::string& name) const;
+
+    // The needed informers, by name.
+    const std::map<std::string, std::unique_ptr<informer>>& needed() const noexcept { return needed_; }
+    bool all_synced() const noexcept;
+    std::vector<std::string> not_synced() const;
+
+private:
+    client& client_;
+    std::map<std::string, informer_options> defined_;
+    std::map<std::string, std::unique_ptr<informer>> needed_;
+};
+
+}  // namespace attune::kube

@@ -1,0 +1,44 @@
+#pragma once
+// The webhook's metrics, built once against the manager's registry.
+// attune_webhook_duration_seconds{operation} and
+// attune_startup_boost_total{namespace,workload,action} are attune-api.md
+// §10's names; the others are Attune's own. Labels are keywords, except the
+// namespace/workload pair §10 prescribes for the boost counter.
+#include <attune/http/https_server.hpp>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <memory>
+#include <string_view>
+
+namespace attune::webhook {
+
+struct webhook_metrics {
+    explicit webhook_metrics(prometheus::Registry& registry);
+    static std::shared_ptr<webhook_metrics> standalone();  // tests and the bench
+
+    prometheus::Family<prometheus::Histogram>& duration;      // {operation}: pod_create | workload_update
+    prometheus::Family<prometheus::Counter>& admissions;      // {operation, result}: mutated | unchanged | skipped | malformed
+    prometheus::Family<prometheus::Counter>& skips;           // {operation, reason}
+    prometheus::Family<prometheus::Counter>& startup_boosts;  // {namespace, workload, action}
+    prometheus::Gauge& open_connections;
+    prometheus::Family<prometheus::Counter>& connection_events;  // {event}
+    prometheus::Family<prometheus::Gauge>& certificate_not_after;  // {certificate}: serving | ca, unix seconds
+    prometheus::Family<prometheus::Counter>& certificate_rotations;  // {kind}: ca_created | ca_staged | ca_promoted | serving_issued
+    prometheus::Counter& certificate_reloads;                       // the server took a new serving certificate
+    prometheus::Family<prometheus::Counter>& certificate_sync_errors;  // {stage}: secret | mwc | generate
+
+    // http::server_options::on_event
+    void on_server_event(http::server_event e);
+
+private:
+    std::shared_ptr<prometheus::Registry> owned_;
+};
+
+std::string_view to_string(http::server_event e) noexcept;
+
+}  // namespace attune::webhook

@@ -1,0 +1,67 @@
+#pragma once
+// The admission webhook as the manager runs it: the HTTPS server, the
+// admission handler over the manager's informer caches, and the source of
+// its certificate (the self-managed Secret, or cert-manager's files). Every
+// replica serves, leader or not.
+#include <attune/core/capabilities.hpp>
+#include <attune/core/certificate_rotation.hpp>
+#include <attune/kube/client.hpp>
+#include <attune/webhook/admission_handler.hpp>
+#include <attune/webhook/metrics.hpp>
+#include <attune/webhook/pki.hpp>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace attune::webhook {
+
+struct webhook_service_options {
+    webhook_service_options() = default;
+    std::string host = "127.0.0.1";
+    std::string port = "9443";
+    std::string ns;  // the manager's namespace: the Secret's, and whose pods are never sized
+    std::string secret_name = "attune-webhook-tls";
+    std::string configuration_name = "attune-webhook";
+    std::string service_name = "attune-webhook";
+    std::string url;       // local: clientConfig.url base
+    std::string cert_dir;  // cert-manager: serve these files instead of the Secret
+    core::RotationSettings rotation;
+    std::chrono::seconds resync{30};
+    http::server_options server;
+};
+
+// The serving certificate's names: <svc>.<ns>.svc and
+// <svc>.<ns>.svc.cluster.local, plus the url's host (an IP SAN for an IP).
+serving_names webhook_names(const webhook_service_options& o);
+
+class webhook_service {
+public:
+    webhook_service(boost::asio::any_io_executor ex, kube::client& client, admission_caches caches,
+                    const core::Capabilities* caps, webhook_metrics& metrics, webhook_service_options opts);
+    ~webhook_service();
+
+    // Binds the listener; throws std::system_error when the address is unusable.
+    void listen();
+    unsigned short port() const;
+
+    // Keeps the certificate current (never returns before stop_certificates()).
+    boost::asio::awaitable<void> run_certificates();
+    // Waits for the first certificate, then accepts until shutdown().
+    boost::asio::awaitable<void> run_server();
+    // Serving: a certificate is loaded and the server accepts.
+    bool ready() const noexcept;
+
+    void stop_certificates() noexcept;
+    // No new connections; requests already arriving are answered (bounded by `grace`).
+    boost::asio::awaitable<void> shutdown(std::chrono::milliseconds grace);
+
+private:
+    struct impl;
+    std::unique_ptr<impl> impl_;
+};
+
+}  // namespace attune::webhook

@@ -1,0 +1,243 @@
+#include <attune/http/https_server.hpp>
+#include <attune/http/listen.hpp>
+#include <attune/http/tls_context.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <openssl/ssl.h>
+
+#include <list>
+#include <stdexcept>
+
+namespace attune::http {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace ssl = boost::asio::ssl;
+using tcp = asio::ip::tcp;
+
+namespace {
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+struct connection {
+    tls_stream* stream = nullptr;
+    bool busy = false;  // a request has arrived and is not answered yet
+};
+
+bhttp::response<bhttp::string_body> plain_reply(unsigned version, bhttp::status status, std::string body) {
+    bhttp::response<bhttp::string_body> res{status, version};
+    res.set(bhttp::field::content_type, "text/plain; charset=utf-8");
+    res.keep_alive(false);
+    res.body() = std::move(body);
+    res.prepare_payload();
+    return res;
+}
+}  // namespace
+
+struct https_server::impl : std::enable_shared_from_this<impl> {
+    impl(asio::any_io_executor ex, handler h, server_options o)
+        : executor(ex), acceptor(ex), on_request(std::move(h)), opts(std::move(o)), capacity(ex) {}
+
+    asio::any_io_executor executor;
+    tcp::acceptor acceptor;
+    handler on_request;
+    server_options opts;
+    std::shared_ptr<ssl::context> tls;  // replaced whole by set_certificate
+    std::uint64_t generation = 0;
+    std::list<connection> connections;
+    asio::steady_timer capacity;  // cancelled whenever a connection closes
+    bool stopping = false;
+
+    void emit(server_event e) const {
+        if (opts.on_event) opts.on_event(e);
+    }
+
+    static void close(tls_stream& s) noexcept {
+        boost::system::error_code ignored;
+        beast::get_lowest_layer(s).socket().shutdown(tcp::socket::shutdown_both, ignored);
+        beast::get_lowest_layer(s).close();
+    }
+
+    // Writes one response; false when the connection must end.
+    template <class Response>
+    asio::awaitable<bool> write(tls_stream& stream, Response& res) {
+        beast::get_lowest_layer(stream).expires_after(opts.write_timeout);
+        auto [ec, n] = co_await bhttp::async_write(stream, res, use_tuple);
+        co_return !ec && res.keep_alive();
+    }
+
+    asio::awaitable<void> serve(tcp::socket socket) {
+        auto self = shared_from_this();
+        // The context this connection was accepted with stays alive with it,
+        // whatever set_certificate does meanwhile.
+        const std::shared_ptr<ssl::context> ctx = tls;
+        tls_stream stream(beast::tcp_stream(std::move(socket)), *ctx);
+        auto it = connections.insert(connections.end(), connection{&stream, false});
+        emit(server_event::connection_opened);
+        try {
+            co_await session(stream, *it);
+        } catch (const std::exception&) {
+            // Out of memory or a bug in one connection: it ends, the server goes on.
+        }
+        close(stream);
+        connections.erase(it);
+        capacity.cancel();
+        emit(server_event::connection_closed);
+    }
+
+    asio::awaitable<void> session(tls_stream& stream, connection& conn) {
+        beast::get_lowest_layer(stream).expires_after(opts.handshake_timeout);
+        auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, use_tuple);
+        if (hec) {
+            emit(server_event::handshake_failed);
+            co_return;
+        }
+        beast::flat_buffer buffer;
+        bool first = true;
+        while (!stopping) {
+            conn.busy = false;
+            bhttp::request_parser<bhttp::string_body> parser;
+            parser.body_limit(opts.max_body_bytes);
+            parser.header_limit(static_cast<std::uint32_t>(opts.max_header_bytes));
+            beast::get_lowest_layer(stream).expires_after(first ? opts.read_timeout : opts.idle_timeout);
+            first = false;
+            auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
+            if (!ec && !parser.is_done()) {
+                conn.busy = true;
+                beast::get_lowest_layer(stream).expires_after(opts.read_timeout);
+                std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
+            }
+            if (ec) {
+                const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
+                if (ec == bhttp::error::body_limit) {
+                    emit(server_event::body_too_large);
+                    auto res = plain_reply(version, bhttp::status::payload_too_large,
+                                           "request body larger than " + std::to_string(opts.max_body_bytes) +
+                                               " bytes\n");
+                    co_await write(stream, res);
+                } else if (ec == beast::error::timeout) {
+                    if (conn.busy || buffer.size() > 0) emit(server_event::read_timeout);
+                } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
+                           ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+                    emit(server_event::bad_request);
+                    auto res = plain_reply(version, bhttp::status::bad_request, "malformed HTTP request: " +
+                                                                                    ec.message() + "\n");
+                    co_await write(stream, res);
+                }
+                co_return;
+            }
+            conn.busy = true;
+            const auto& req = parser.get();
+            server_request sr;
+            sr.method = req.method_string();
+            sr.target = req.target();
+            if (auto ct = req.find(bhttp::field::content_type); ct != req.end()) sr.content_type = ct->value();
+            sr.body = req.body();
+            server_reply reply;
+            try {
+                reply = on_request(sr);
+            } catch (const std::exception& e) {
+                reply = server_reply(500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n");
+            }
+            bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(reply.status), req.version()};
+            res.set(bhttp::field::content_type, reply.content_type);
+            res.keep_alive(req.keep_alive() && !stopping);
+            res.body() = std::move(reply.body);
+            res.prepare_payload();
+            if (!co_await write(stream, res)) co_return;
+        }
+    }
+};
+
+https_server::https_server(asio::any_io_executor ex, handler h, server_options opts)
+    : impl_(std::make_shared<impl>(ex, std::move(h), std::move(opts))) {}
+
+https_server::~https_server() { stop(); }
+
+void https_server::set_certificate(const std::string& cert_chain_pem, const std::string& key_pem) {
+    auto ctx = std::make_shared<ssl::context>(make_server_tls_context(cert_chain_pem, key_pem));
+    if (SSL_CTX_check_private_key(ctx->native_handle()) != 1)
+        throw std::runtime_error("tls: server key does not match the server certificate");
+    impl_->tls = std::move(ctx);
+    ++impl_->generation;
+}
+
+bool https_server::has_certificate() const noexcept { return impl_->tls != nullptr; }
+
+void https_server::listen(const std::string& host, const std::string& port) { bind_and_listen(impl_->acceptor, host, port); }
+
+unsigned short https_server::port() const { return bound_port(impl_->acceptor); }
+
+asio::awaitable<void> https_server::run() {
+    auto self = impl_;
+    if (!self->tls) throw std::logic_error("https_server::run without a certificate");
+    while (!self->stopping) {
+        if (self->connections.size() >= self->opts.max_connections) {
+            // Backpressure: leave further connections in the kernel's
+            // backlog until one of ours closes.
+            self->emit(server_event::at_capacity);
+            while (!self->stopping && self->connections.size() >= self->opts.max_connections) {
+                self->capacity.expires_at(asio::steady_timer::time_point::max());
+                co_await self->capacity.async_wait(use_tuple);
+            }
+            continue;
+        }
+        auto [ec, socket] = co_await self->acceptor.async_accept(use_tuple);
+        if (self->stopping) break;
+        if (ec) {
+            if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) break;
+            continue;  // e.g. the peer reset before we accepted: nothing to serve
+        }
+        boost::system::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
+        // A failing connection is that connection's business, never the server's.
+        asio::co_spawn(self->executor, self->serve(std::move(socket)), [](std::exception_ptr) {});
+    }
+}
+
+asio::awaitable<void> https_server::shutdown(std::chrono::milliseconds grace) {
+    auto self = impl_;
+    self->stopping = true;
+    boost::system::error_code ignored;
+    self->acceptor.close(ignored);
+    self->capacity.cancel();
+    for (auto& c : self->connections)
+        if (!c.busy) impl::close(*c.stream);
+    asio::steady_timer t(self->executor);
+    const auto until = std::chrono::steady_clock::now() + grace;
+    while (!self->connections.empty() && std::chrono::steady_clock::now() < until) {
+        t.expires_after(std::chrono::milliseconds(10));
+        co_await t.async_wait(use_tuple);
+    }
+    stop();
+}
+
+void https_server::stop() noexcept {
+    impl_->stopping = true;
+    boost::system::error_code ignored;
+    impl_->acceptor.close(ignored);
+    impl_->capacity.cancel();
+    for (auto& c : impl_->connections) impl::close(*c.stream);
+}
+
+server_stats https_server::stats() const noexcept {
+    server_stats s;
+    s.open_connections = impl_->connections.size();
+    for (const auto& c : impl_->connections) s.busy_connections += c.busy ? 1 : 0;
+    s.certificate_generation = impl_->generation;
+    return s;
+}
+
+}  // namespace attune::http

@@ -1,0 +1,37 @@
+#include <attune/kube/informer_registry.hpp>
+
+#include <stdexcept>
+
+namespace attune::kube {
+
+void informer_registry::define(const std::string& name, informer_options opts) {
+    defined_.insert_or_assign(name, std::move(opts));
+}
+
+informer& informer_registry::need(const std::string& name) {
+    if (auto it = needed_.find(name); it != needed_.end()) return *it->second;
+    auto def = defined_.find(name);
+    if (def == defined_.end()) throw std::out_of_range("informer_registry: no informer named " + name);
+    auto [it, ok] = needed_.emplace(name, std::make_unique<informer>(client_, def->second));
+    return *it->second;
+}
+
+informer* informer_registry::find(const std::string& name) const {
+    auto it = needed_.find(name);
+    return it == needed_.end() ? nullptr : it->second.get();
+}
+
+bool informer_registry::all_synced() const noexcept {
+    for (const auto& [name, inf] : needed_)
+        if (!inf->has_synced()) return false;
+    return true;
+}
+
+std::vector<std::string> informer_registry::not_synced() const {
+    std::vector<std::string> out;
+    for (const auto& [name, inf] : needed_)
+        if (!inf->has_synced()) out.push_back(name);
+    return out;
+}
+
+}  // namespace attune::kube

@@ -1,0 +1,41 @@
+#include "informer_catalog.hpp"
+
+#include <attune/controller/reconcile.hpp>
+#include <attune/kube/informer_registry.hpp>
+#include <attune/kube/transforms.hpp>
+
+namespace attune::manager {
+
+void define_informers(kube::informer_registry& registry, bool watch_list, std::function<void()> on_listed) {
+    // Every cache holds compact JSON text (parsed on read): a tree costs about
+    // three times its text, and reads are one object per event.
+    auto define = [&](const char* name, kube::resource_type type, kube::transform_fn transform,
+                      std::function<void(kube::object_cache&)> setup = nullptr) {
+        kube::informer_options o;
+        o.type = std::move(type);
+        o.transform = std::move(transform);
+        o.storage = kube::cache_storage::compact_text;
+        o.setup_cache = std::move(setup);
+        o.on_listed = on_listed;
+        o.fsm.watch_list = watch_list;
+        registry.define(name, std::move(o));
+    };
+    define("pods", kube::resources::pods(), kube::strip_pod);
+    define("deployments", kube::resources::deployments(), kube::strip_workload);
+    define("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
+    define("daemonsets", kube::resources::daemonsets(), kube::strip_workload);
+    define("replicasets", kube::resources::replicasets(), kube::strip_replicaset);
+    // Jobs and CronJobs are targets too (recommendations only).
+    define("jobs", kube::resources::jobs(), kube::strip_workload);
+    define("cronjobs", kube::resources::cronjobs(), kube::strip_workload);
+    // The core's HPA transform keeps status.conditions: ScaledToZero lives
+    // there. Decoded once per change and indexed by scale target.
+    define(
+        "horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(),
+        kube::strip_hpa, controller::index_hpas);
+    define("nodes", kube::resources::nodes(), kube::strip_node);
+    define("namespaces", kube::resources::namespaces(), kube::strip_namespace);
+    define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);
+}
+
+}  // namespace attune::manager

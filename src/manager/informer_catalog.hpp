@@ -1,0 +1,29 @@
+#pragma once
+// Every informer attune-manager may run, each with the transform, storage and
+// decoded view that keep its cache lean (docs/manager.md, "What each informer
+// caches"). Defining one costs nothing; features need() the ones they read.
+#include <array>
+#include <functional>
+#include <string_view>
+
+namespace attune::kube {
+class informer_registry;
+}
+
+namespace attune::manager {
+
+inline constexpr std::array<std::string_view, 9> kInformerNames = {
+    "pods", "deployments", "statefulsets", "replicasets", "daemonsets", "horizontalpodautoscalers",
+    "nodes", "namespaces", "attunepolicies"};
+
+inline bool is_informer_name(std::string_view name) {
+    for (auto n : kInformerNames)
+        if (n == name) return true;
+    return false;
+}
+
+// `on_listed` runs after each informer's initial state or relist completed.
+// `watch_list`: try the streaming WatchList for initial state.
+void define_informers(kube::informer_registry& registry, bool watch_list, std::function<void()> on_listed);
+
+}  // namespace attune::manager

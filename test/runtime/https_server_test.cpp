@@ -1,0 +1,304 @@
+// Behaviour of http::https_server on loopback, driven by real TLS clients.
+#include "run_coro.hpp"
+#include "test_certs.hpp"
+
+#include <attune/http/https_client.hpp>
+#include <attune/http/https_server.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace attune::http {
+namespace {
+using namespace std::chrono_literals;
+using test::pki;
+using test::run_coro;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = asio::ip::tcp;
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    t.expires_after(d);
+    co_await t.async_wait(use_tuple);
+}
+
+// A raw TLS client: what the peer certificate is, and exactly the bytes we send.
+struct raw_client {
+    asio::ssl::context ctx{asio::ssl::context::tls_client};
+    std::unique_ptr<asio::ssl::stream<tcp::socket>> s;
+
+    explicit raw_client(int max_version = 0) {
+        ctx.set_verify_mode(asio::ssl::verify_none);
+        if (max_version) {
+            SSL_CTX_set_security_level(ctx.native_handle(), 0);  // let the client offer old versions
+            SSL_CTX_set_min_proto_version(ctx.native_handle(), TLS1_VERSION);
+            SSL_CTX_set_max_proto_version(ctx.native_handle(), max_version);
+        }
+    }
+
+    asio::awaitable<boost::system::error_code> connect(unsigned short port, bool handshake = true) {
+        s = std::make_unique<asio::ssl::stream<tcp::socket>>(co_await asio::this_coro::executor, ctx);
+        auto [ec] = co_await s->next_layer().async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
+                                                           use_tuple);
+        if (ec || !handshake) co_return ec;
+        auto [hec] = co_await s->async_handshake(asio::ssl::stream_base::client, use_tuple);
+        co_return hec;
+    }
+
+    std::string peer_cn() const {
+        X509* cert = SSL_get1_peer_certificate(s->native_handle());
+        if (!cert) return "";
+        char cn[256] = {};
+        X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, cn, sizeof cn);
+        X509_free(cert);
+        return cn;
+    }
+
+    asio::awaitable<boost::system::error_code> send(std::string bytes) {
+        auto [ec, n] = co_await asio::async_write(*s, asio::buffer(bytes), use_tuple);
+        co_return ec;
+    }
+
+    // One response; status 0 when the connection ended first.
+    asio::awaitable<bhttp::response<bhttp::string_body>> read() {
+        beast::flat_buffer buf;
+        bhttp::response<bhttp::string_body> res;
+        auto [ec, n] = co_await bhttp::async_read(*s, buf, res, use_tuple);
+        if (ec) res.result(0);
+        co_return res;
+    }
+};
+
+std::string post(std::string_view body, bool keep_alive = true) {
+    return "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " +
+           std::to_string(body.size()) + (keep_alive ? "" : "\r\nConnection: close") + "\r\n\r\n" + std::string(body);
+}
+
+struct ServerTest : ::testing::Test {
+    asio::io_context io;
+    std::map<server_event, int> events;
+    server_options opts;
+    std::unique_ptr<https_server> server;
+
+    void start() {
+        opts.on_event = [this](server_event e) { ++events[e]; };
+        server = std::make_unique<https_server>(
+            io.get_executor(),
+            [](const server_request& r) {
+                return server_reply(200, "text/plain", std::string(r.method) + " " + std::string(r.target) + " " +
+                                                           std::string(r.body));
+            },
+            opts);
+        server->set_certificate(pki().server_cert_pem, pki().server_key_pem);
+        server->listen("127.0.0.1", "0");
+        asio::co_spawn(io, server->run(), asio::detached);
+    }
+
+    client_options client_opts() const {
+        client_options o;
+        o.limits.connect = 2s;
+        o.limits.read = 2s;
+        return o;
+    }
+    tls_options verified() const {
+        tls_options t;
+        t.ca_pem = pki().ca_pem;
+        return t;
+    }
+};
+
+TEST_F(ServerTest, ServesRequestsOverVerifiedTlsOnOneKeptAliveConnection) {
+    start();
+    https_client c(io.get_executor(), "127.0.0.1", std::to_string(server->port()), verified(), client_opts());
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        for (int i = 0; i < 3; ++i) {
+            request req;
+            req.method = verb::post;
+            req.target = "/echo";
+            req.body = "n" + std::to_string(i);
+            auto r = co_await c.send(req);
+            EXPECT_TRUE(r.ok()) << to_string(r.kind);
+            EXPECT_EQ(r.resp.status, 200u);
+            EXPECT_EQ(r.resp.body, "POST /echo n" + std::to_string(i));
+        }
+    }());
+    EXPECT_EQ(events[server_event::connection_opened], 1);
+}
+
+TEST_F(ServerTest, RefusesTls11) {
+    start();
+    raw_client old(TLS1_1_VERSION);
+    auto ec = run_coro(io, old.connect(server->port()));
+    EXPECT_TRUE(ec) << "a TLS 1.1 handshake succeeded";
+    raw_client modern;
+    EXPECT_FALSE(run_coro(io, modern.connect(server->port())));
+}
+
+TEST_F(ServerTest, ABodyOverTheLimitGets413AndTheConnectionCloses) {
+    opts.max_body_bytes = 1024;
+    start();
+    raw_client c;
+    ASSERT_FALSE(run_coro(io, c.connect(server->port())));
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        co_await c.send(post(std::string(4096, 'x')));
+        auto res = co_await c.read();
+        EXPECT_EQ(res.result_int(), 413u);
+        EXPECT_FALSE(res.keep_alive());
+    }());
+    EXPECT_EQ(events[server_event::body_too_large], 1);
+}
+
+TEST_F(ServerTest, MalformedHttpGets400) {
+    start();
+    raw_client c;
+    ASSERT_FALSE(run_coro(io, c.connect(server->port())));
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        co_await c.send("HELLO\r\n\r\n");
+        auto res = co_await c.read();
+        EXPECT_EQ(res.result_int(), 400u);
+    }());
+    EXPECT_EQ(events[server_event::bad_request], 1);
+}
+
+TEST_F(ServerTest, AClientThatNeverHandshakesIsDroppedAfterTheTimeout) {
+    opts.handshake_timeout = 200ms;
+    start();
+    raw_client c;
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        EXPECT_FALSE(co_await c.connect(server->port(), /*handshake=*/false));
+        co_await sleep_for(600ms);
+    }());
+    EXPECT_EQ(events[server_event::handshake_failed], 1);
+    EXPECT_EQ(server->stats().open_connections, 0u);
+}
+
+TEST_F(ServerTest, AnIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout) {
+    opts.idle_timeout = 200ms;
+    start();
+    raw_client c;
+    ASSERT_FALSE(run_coro(io, c.connect(server->port())));
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        co_await c.send(post("a"));
+        EXPECT_EQ((co_await c.read()).result_int(), 200u);
+        co_await sleep_for(600ms);
+    }());
+    EXPECT_EQ(server->stats().open_connections, 0u);
+    EXPECT_EQ(events[server_event::read_timeout], 0);  // idle, not a stalled request
+}
+
+TEST_F(ServerTest, AStalledRequestBodyTimesOut) {
+    opts.read_timeout = 200ms;
+    start();
+    raw_client c;
+    ASSERT_FALSE(run_coro(io, c.connect(server->port())));
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        auto full = post("0123456789");
+        co_await c.send(full.substr(0, full.size() - 5));
+        EXPECT_EQ((co_await c.read()).result_int(), 0u);  // closed, no answer
+    }());
+    EXPECT_EQ(events[server_event::read_timeout], 1);
+}
+
+TEST_F(ServerTest, ConnectionsAreBoundedAcceptingPausesAtCapacity) {
+    opts.max_connections = 2;
+    opts.handshake_timeout = 5s;
+    start();
+    raw_client a, b, c;
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        co_await a.connect(server->port());
+        co_await b.connect(server->port());
+        // The third TCP connect succeeds in the kernel's backlog, but the
+        // server does not take it while two are open.
+        co_await c.connect(server->port(), false);
+        co_await sleep_for(200ms);
+        EXPECT_EQ(server->stats().open_connections, 2u);
+        boost::system::error_code ignored;
+        a.s->next_layer().close(ignored);
+        co_await sleep_for(200ms);
+        EXPECT_EQ(server->stats().open_connections, 2u);  // b and now c
+    }());
+    EXPECT_GE(events[server_event::at_capacity], 1);
+    EXPECT_EQ(events[server_event::connection_opened], 3);
+}
+
+TEST_F(ServerTest, ANewCertificateServesNewConnectionsWhileOpenOnesKeepTheirs) {
+    start();
+    raw_client before;
+    ASSERT_FALSE(run_coro(io, before.connect(server->port())));
+    EXPECT_EQ(before.peer_cn(), "server");
+    server->set_certificate(pki().wrong_ip_cert_pem, pki().wrong_ip_key_pem);
+    raw_client after;
+    ASSERT_FALSE(run_coro(io, after.connect(server->port())));
+    EXPECT_EQ(after.peer_cn(), "wrongip");
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        co_await before.send(post("still here"));
+        auto res = co_await before.read();
+        EXPECT_EQ(res.result_int(), 200u);
+        EXPECT_EQ(res.body(), "POST /echo still here");
+    }());
+    EXPECT_EQ(server->stats().certificate_generation, 2u);
+}
+
+TEST_F(ServerTest, UnusableCertificateMaterialIsRefusedAndTheOldOneStays) {
+    start();
+    EXPECT_THROW(server->set_certificate("not a pem", pki().server_key_pem), std::runtime_error);
+    EXPECT_THROW(server->set_certificate(pki().server_cert_pem, pki().wrong_ip_key_pem), std::runtime_error);
+    raw_client c;
+    ASSERT_FALSE(run_coro(io, c.connect(server->port())));
+    EXPECT_EQ(c.peer_cn(), "server");
+}
+
+TEST_F(ServerTest, GracefulShutdownFinishesARequestInFlightAndClosesIdleOnes) {
+    start();
+    const auto port = server->port();
+    raw_client idle, busy;
+    ASSERT_FALSE(run_coro(io, idle.connect(port)));
+    ASSERT_FALSE(run_coro(io, busy.connect(port)));
+    bool shut_down = false;
+    run_coro(io, [&]() -> asio::awaitable<void> {
+        const auto full = post("the whole review");
+        co_await busy.send(full.substr(0, full.size() - 6));  // the body is still arriving
+        co_await sleep_for(100ms);
+        asio::co_spawn(co_await asio::this_coro::executor,
+                       [&]() -> asio::awaitable<void> {
+                           co_await server->shutdown(3s);
+                           shut_down = true;
+                       },
+                       asio::detached);
+        co_await sleep_for(100ms);
+        EXPECT_EQ((co_await idle.read()).result_int(), 0u);  // closed without an answer
+        co_await busy.send(full.substr(full.size() - 6));
+        auto res = co_await busy.read();
+        EXPECT_EQ(res.result_int(), 200u);
+        EXPECT_EQ(res.body(), "POST /echo the whole review");
+        EXPECT_FALSE(res.keep_alive());
+        co_await sleep_for(100ms);
+    }());
+    EXPECT_TRUE(shut_down);
+    EXPECT_EQ(server->stats().open_connections, 0u);
+    raw_client late;
+    EXPECT_TRUE(run_coro(io, late.connect(port)));  // nobody listens any more
+}
+
+}  // namespace
+}  // namespace attune::http

@@ -1,0 +1,280 @@
+// The admission handler over filled informer caches: routing, HTTP errors,
+// the cache lookups (namespace gate, owner chain, policy selection) and the
+// answers, decoded the way the apiserver applies them.
+#include <attune/core/base64.hpp>
+#include <attune/core/json_patch.hpp>
+#include <attune/webhook/admission_handler.hpp>
+
+#include <boost/json.hpp>
+
+#include <prometheus/text_serializer.h>
+
+#include <gtest/gtest.h>
+
+namespace attune::webhook {
+namespace {
+namespace json = boost::json;
+
+kube::object_cache cache() { return kube::object_cache(kube::strip_generic); }
+
+// Every write a new resourceVersion, as the apiserver does (the cache drops
+// an event carrying the version it already holds).
+void add(kube::object_cache& c, const std::string& text) {
+    static int rv = 1000;
+    auto obj = json::parse(text);
+    obj.as_object()["metadata"].as_object()["resourceVersion"] = std::to_string(++rv);
+    c.apply(kube::watch_event_type::modified, std::move(obj));
+}
+
+constexpr const char* kEnabledNamespace =
+    R"({"metadata":{"name":"shop","labels":{"attune.io/initial-sizing":"enabled"}}})";
+
+std::string policy(const std::string& name, int weight = 100, const std::string& cpu = "{}",
+                   const std::string& status = "") {
+    return R"({"apiVersion":"attune.io/v1alpha1","kind":"AttunePolicy",
+      "metadata":{"name":")" + name + R"(","namespace":"shop","uid":"u-)" + name + R"(","resourceVersion":"1"},
+      "spec":{"targetRef":{"kind":"Deployment","name":"web"},"weight":)" + std::to_string(weight) + R"(,
+              "metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}},
+              "cpu":)" + cpu + R"(,"memory":{},
+              "updateStrategy":{"type":"Auto","initialSizing":true}},
+      "status":)" + (status.empty() ? std::string(R"({"recommendations":[{"workload":"web","kind":"Deployment","stale":false,
+        "containers":[{"name":"app","confidence":0.9,"dataPoints":96,"lastUpdated":"2026-12-01T10:00:00Z",
+          "current":{"cpuRequest":"1","cpuLimit":"0","memoryRequest":"512Mi","memoryLimit":"0"},
+          "recommended":{"cpuRequest":"250m","cpuLimit":"0","memoryRequest":"192Mi","memoryLimit":"0"}}]}]})")
+                                          : status) + "}";
+}
+
+constexpr const char* kDeployment = R"({"apiVersion":"apps/v1","kind":"Deployment",
+  "metadata":{"name":"web","namespace":"shop","uid":"d1","labels":{"app":"web"}},
+  "spec":{"replicas":0,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"app",
+    "resources":{"requests":{"cpu":"1","memory":"512Mi"}}}]}}}})";
+
+constexpr const char* kReplicaSet = R"({"apiVersion":"apps/v1","kind":"ReplicaSet",
+  "metadata":{"name":"web-7d9f","namespace":"shop","uid":"r1",
+    "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"d1","controller":true}]}})";
+
+std::string pod_review(const std::string& ns = "shop", const std::string& annotations = "{}") {
+    return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+      "uid":"rev-1","kind":{"group":"","version":"v1","kind":"Pod"},
+      "resource":{"group":"","version":"v1","resource":"pods"},"namespace":")" + ns + R"(","operation":"CREATE",
+      "object":{"metadata":{"generateName":"web-7d9f-","namespace":")" + ns + R"(","annotations":)" + annotations + R"(,
+        "labels":{"app":"web","pod-template-hash":"7d9f"},
+        "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d9f","uid":"r1","controller":true}]},
+       "spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"512Mi"}}}]}}}})";
+}
+
+struct HandlerTest : ::testing::Test {
+    kube::object_cache namespaces = cache(), policies = cache(), deployments = cache(), statefulsets = cache(),
+                       daemonsets = cache(), replicasets = cache(), jobs = cache(), cronjobs = cache();
+    bool synced = true;
+    core::Capabilities caps;
+    std::shared_ptr<webhook_metrics> metrics = webhook_metrics::standalone();
+    std::unique_ptr<admission_handler> handler;
+
+    HandlerTest() {
+        caps.pod_level_resources_field = true;
+        add(namespaces, kEnabledNamespace);
+        add(deployments, kDeployment);
+        add(replicasets, kReplicaSet);
+        add(policies, policy("web"));
+        admission_caches c;
+        c.namespaces = &namespaces;
+        c.policies = &policies;
+        c.deployments = &deployments;
+        c.statefulsets = &statefulsets;
+        c.daemonsets = &daemonsets;
+        c.replicasets = &replicasets;
+        c.jobs = &jobs;
+        c.cronjobs = &cronjobs;
+        c.synced = [this] { return synced; };
+        admission_options o;
+        o.operator_namespace = "attune-system";
+        o.now = [] { return std::string("2026-12-01T10:00:00Z"); };
+        handler = std::make_unique<admission_handler>(c, o, &caps, *metrics);
+    }
+
+    http::server_reply post(std::string_view path, const std::string& body) {
+        http::server_request r;
+        r.method = "POST";
+        r.target = path;
+        r.content_type = "application/json";
+        r.body = body;
+        return handler->handle(r);
+    }
+
+    // The object after the response's patch, as the apiserver would store it.
+    json::value admitted(const std::string& review, std::string_view path = kPodCreatePath) {
+        auto reply = post(path, review);
+        EXPECT_EQ(reply.status, 200u) << reply.body;
+        const auto resp = json::parse(reply.body).at("response");
+        EXPECT_EQ(resp.at("uid"), "rev-1");
+        EXPECT_EQ(resp.at("allowed"), true);
+        json::value obj = json::parse(review).at("request").at("object");
+        if (const auto* p = resp.as_object().if_contains("patch")) {
+            EXPECT_EQ(resp.at("patchType"), "JSONPatch");
+            auto patched = core::apply_json_patch(obj, json::parse(*core::base64_decode(p->as_string())).as_array());
+            EXPECT_TRUE(patched.ok());
+            if (patched.ok()) obj = patched.value();
+        }
+        return obj;
+    }
+
+    std::string metric(const std::string& needle) const {
+        // The registry is private to the standalone metrics; read a family directly.
+        for (const auto& f : metrics->skips.Collect())
+            for (const auto& m : f.metric) {
+                std::string labels;
+                for (const auto& l : m.label) labels += l.name + "=" + l.value + ",";
+                if (labels.find(needle) != std::string::npos)
+                    return std::to_string(static_cast<long long>(m.counter.value));
+            }
+        return "0";
+    }
+};
+
+std::string cpu_of(const json::value& pod) {
+    return std::string(pod.at("spec").at("containers").at(0).at("resources").at("requests").at("cpu").as_string());
+}
+bool sized(const json::value& pod) {
+    const auto* a = pod.at("metadata").as_object().if_contains("annotations");
+    return a && a->as_object().contains("attune.io/initial-sizing");
+}
+
+TEST_F(HandlerTest, APodOfADeploymentWithARecommendationIsBornAtTheRecommendedSize) {
+    const auto pod = admitted(pod_review());
+    EXPECT_EQ(cpu_of(pod), "250m");
+    EXPECT_EQ(pod.at("spec").at("containers").at(0).at("resources").at("requests").at("memory"), "192Mi");
+    EXPECT_EQ(pod.at("metadata").at("annotations").at("attune.io/initial-sizing"), "applied");
+    EXPECT_EQ(pod.at("metadata").at("annotations").at("attune.io/initial-sizing-policy"), "shop/web");
+}
+
+TEST_F(HandlerTest, AReplicaSetNotYetCachedIsFoundThroughThePodTemplateHash) {
+    replicasets.apply(kube::watch_event_type::deleted, json::parse(kReplicaSet));
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+}
+
+TEST_F(HandlerTest, TheNamespaceGateFailsClosed) {
+    EXPECT_FALSE(sized(admitted(pod_review("elsewhere"))));  // not in the cache: cannot tell
+    EXPECT_EQ(metric("reason=namespace_unknown"), "1");
+    synced = false;
+    EXPECT_FALSE(sized(admitted(pod_review())));  // the cache has not listed yet
+    EXPECT_EQ(metric("reason=namespace_unknown"), "2");
+    synced = true;
+    add(namespaces, R"({"metadata":{"name":"shop","labels":{"attune.io/initial-sizing":"enabled"},
+                        "annotations":{"attune.io/freeze":"true"}}})");
+    EXPECT_FALSE(sized(admitted(pod_review())));
+    EXPECT_EQ(metric("reason=namespace_frozen"), "1");
+}
+
+TEST_F(HandlerTest, SkippedPodsAndOperatorPods) {
+    EXPECT_FALSE(sized(admitted(pod_review("shop", R"({"attune.io/skip":"true"})"))));
+    EXPECT_FALSE(sized(admitted(pod_review("attune-system"))));
+    EXPECT_FALSE(sized(admitted(pod_review("kube-system"))));
+    EXPECT_EQ(metric("reason=opted_out"), "1");
+    EXPECT_EQ(metric("reason=operator_namespace"), "1");
+    EXPECT_EQ(metric("reason=kube_system"), "1");
+}
+
+TEST_F(HandlerTest, TheHigherWeightPolicyManagesTheWorkload) {
+    add(policies, policy("heavy", 500, "{}", R"({"recommendations":[{"workload":"web","kind":"Deployment","stale":false,
+        "containers":[{"name":"app","confidence":0.9,"dataPoints":96,"lastUpdated":"2026-12-01T10:00:00Z",
+          "current":{"cpuRequest":"1","cpuLimit":"0","memoryRequest":"512Mi","memoryLimit":"0"},
+          "recommended":{"cpuRequest":"300m","cpuLimit":"0","memoryRequest":"192Mi","memoryLimit":"0"}}]}]})"));
+    const auto pod = admitted(pod_review());
+    EXPECT_EQ(cpu_of(pod), "300m");
+    EXPECT_EQ(pod.at("metadata").at("annotations").at("attune.io/initial-sizing-policy"), "shop/heavy");
+}
+
+TEST_F(HandlerTest, AWorkloadThatOptedOutIsLeftAlone) {
+    add(deployments, R"({"metadata":{"name":"web","namespace":"shop","uid":"d1","labels":{"app":"web"},
+                         "annotations":{"attune.io/skip":"true"}},"spec":{}})");
+    EXPECT_FALSE(sized(admitted(pod_review())));
+    EXPECT_EQ(metric("reason=workload_opted_out"), "1");
+}
+
+TEST_F(HandlerTest, APolicyChangeIsSeenOnTheNextReview) {
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+    add(policies, R"({"metadata":{"name":"web","namespace":"shop","resourceVersion":"2"},
+      "spec":{"targetRef":{"kind":"Deployment","name":"web"},"updateStrategy":{"initialSizing":false}}})");
+    EXPECT_FALSE(sized(admitted(pod_review())));
+    EXPECT_EQ(metric("reason=initial_sizing_disabled"), "1");
+}
+
+TEST_F(HandlerTest, StartupBoostIsCounted) {
+    add(policies, policy("web", 100, R"({"startupBoost":{"multiplier":"2","duration":"2m"}})"));
+    const auto pod = admitted(pod_review());
+    EXPECT_EQ(cpu_of(pod), "500m");
+    EXPECT_EQ(pod.at("metadata").at("annotations").at("attune.io/startup-boost-at"), "2026-12-01T10:00:00Z");
+    double boosts = 0;
+    for (const auto& f : metrics->startup_boosts.Collect())
+        for (const auto& m : f.metric) boosts += m.counter.value;
+    EXPECT_EQ(boosts, 1);
+}
+
+TEST_F(HandlerTest, HttpErrorsAreClear) {
+    http::server_request get;
+    get.method = "GET";
+    get.target = kPodCreatePath;
+    EXPECT_EQ(handler->handle(get).status, 405u);
+    EXPECT_EQ(post("/nope", pod_review()).status, 404u);
+    const auto bad = post(kPodCreatePath, R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})");
+    EXPECT_EQ(bad.status, 400u);
+    EXPECT_NE(bad.body.find("invalid AdmissionReview: AdmissionReview has no request"), std::string::npos) << bad.body;
+    EXPECT_EQ(post(kPodCreatePath, "{not json").status, 400u);
+}
+
+TEST_F(HandlerTest, AnUndecodablePodIsAllowedWithAWarning) {
+    std::string review = pod_review();
+    review.replace(review.find(R"("cpu":"1")"), 9, R"("cpu":"lots")");
+    const auto reply = post(kPodCreatePath, review);
+    ASSERT_EQ(reply.status, 200u);
+    const auto resp = json::parse(reply.body).at("response");
+    EXPECT_EQ(resp.at("allowed"), true);
+    EXPECT_FALSE(resp.as_object().contains("patch"));
+    EXPECT_NE(std::string(resp.at("warnings").at(0).as_string()).find("attune: pod not sized"), std::string::npos);
+}
+
+std::string update_review(const std::string& old_env, const std::string& new_env, const std::string& new_labels) {
+    auto dep = [](const std::string& env, const std::string& labels) {
+        return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","namespace":"shop","labels":)" +
+               labels + R"(},"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[
+                 {"name":"app","env":)" + env + R"(,"resources":{"requests":{"cpu":"1","memory":"512Mi"}}}]}}}})";
+    };
+    return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+      "uid":"rev-1","kind":{"group":"apps","version":"v1","kind":"Deployment"},
+      "resource":{"group":"apps","version":"v1","resource":"deployments"},"namespace":"shop","name":"web",
+      "operation":"UPDATE","object":)" + dep(new_env, new_labels) + R"(,"oldObject":)" + dep(old_env, R"({"app":"web"})") +
+           "}}";
+}
+
+constexpr const char* kAwaitingStatus = R"({"lifecycle":{"workloads":[{"workload":"web","kind":"Deployment",
+  "phase":"ValidatedAwaitingPersistence","currentRevision":"rev-abc","validatedRevision":"rev-abc","step":2,
+  "baseline":{"containers":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"512Mi"}}}]},
+  "candidate":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m","memory":"192Mi"}}}]}}]}})";
+
+TEST_F(HandlerTest, ATemplateChangingUpdateGetsTheValidatedCandidate) {
+    add(policies, policy("web", 100, "{}", kAwaitingStatus));
+    const auto dep = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
+    const auto& res = dep.at("spec").at("template").at("spec").at("containers").at(0).at("resources");
+    EXPECT_EQ(res.at("requests").at("cpu"), "200m");
+    EXPECT_EQ(dep.at("metadata").at("annotations").at("attune.io/persisted-revision"), "rev-abc");
+    EXPECT_EQ(dep.at("metadata").at("annotations").at("attune.io/persisted-policy"), "web");
+    EXPECT_EQ(dep.at("spec").at("template").at("metadata").at("annotations").at("attune.io/revision"), "rev-abc");
+}
+
+TEST_F(HandlerTest, AnUnrelatedUpdateIsUntouched) {
+    add(policies, policy("web", 100, "{}", kAwaitingStatus));
+    const auto dep = admitted(update_review("[]", "[]", R"({"app":"web","team":"a"})"), kWorkloadUpdatePath);
+    EXPECT_EQ(dep.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"), "1");
+    EXPECT_FALSE(dep.at("metadata").as_object().contains("annotations"));
+    EXPECT_EQ(metric("reason=template_unchanged"), "1");
+}
+
+TEST_F(HandlerTest, WithoutAValidatedEntryATemplateChangeIsUntouched) {
+    const auto dep = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
+    EXPECT_EQ(dep.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"), "1");
+    EXPECT_EQ(metric("reason=no_candidate"), "1");
+}
+
+}  // namespace
+}  // namespace attune::webhook

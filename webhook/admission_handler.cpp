@@ -1,0 +1,368 @@
+#include <attune/webhook/admission_handler.hpp>
+
+#include <attune/controller/policy_selection.hpp>
+#include <attune/core/create_sizing.hpp>
+#include <attune/core/deferred_persistence.hpp>
+#include <attune/core/json_path.hpp>
+#include <attune/core/lifecycle_status.hpp>
+#include <attune/core/pod_owner.hpp>
+#include <attune/core/policy.hpp>
+#include <attune/core/recommendation_status.hpp>
+#include <attune/core/timestamp.hpp>
+
+#include <boost/json.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <unordered_map>
+
+namespace attune::webhook {
+namespace json = boost::json;
+using object_ptr = kube::object_cache::object_ptr;
+
+namespace {
+
+constexpr const char* kPodOperation = "pod_create";
+constexpr const char* kWorkloadOperation = "workload_update";
+
+http::server_reply text(unsigned status, std::string body) {
+    return http::server_reply(status, "text/plain; charset=utf-8", std::move(body) + "\n");
+}
+
+std::map<std::string, std::string, std::less<>> string_map_at(const json::value& v, core::json_path path) {
+    std::map<std::string, std::string, std::less<>> out;
+    if (const auto* o = core::object_at(v, path))
+        for (const auto& [k, val] : *o)
+            if (val.is_string()) out.emplace(std::string(k), std::string(val.get_string()));
+    return out;
+}
+
+// The controller reference (kind, name) of a cached object.
+std::optional<core::OwnerReference> controller_of(const json::value& obj) {
+    if (const auto* refs = core::array_at(obj, {"metadata", "ownerReferences"}))
+        for (const auto& r : *refs)
+            if (core::bool_at(r, {"controller"}) == true) {
+                core::OwnerReference ref;
+                ref.kind = std::string(core::string_at(r, {"kind"}));
+                ref.name = std::string(core::string_at(r, {"name"}));
+                ref.controller = true;
+                return ref;
+            }
+    return std::nullopt;
+}
+
+std::string default_now() {
+    return core::format_timestamp(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
+}
+
+}  // namespace
+
+struct admission_handler::impl {
+    admission_caches caches;
+    admission_options opts;
+    const core::Capabilities* caps;
+    webhook_metrics& metrics;
+
+    // Decoded policies, by cache key, valid while the cache holds the same
+    // snapshot (informer objects are immutable: a change is a new pointer)
+    // and the defaults have not changed.
+    struct policy_entry {
+        object_ptr source;
+        std::uint64_t defaults_version = 0;
+        controller::policy_view view;
+        std::optional<core::EffectivePolicy> effective;
+        std::optional<std::vector<core::StatusRecommendation>> recommendations;
+        std::optional<std::vector<core::LifecycleStatusEntry>> lifecycle;
+        std::string status_error;  // why recommendations/lifecycle did not decode
+    };
+    std::unordered_map<std::string, policy_entry> memo;
+
+    struct defaults_state {
+        std::vector<const void*> sources;
+        std::uint64_t version = 0;
+        std::vector<core::AttuneDefaults> cluster;
+        std::map<std::string, std::vector<core::AttuneDefaults>, std::less<>> by_namespace;
+    } defaults;
+
+    // attune-api.md §10: the default buckets.
+    prometheus::Histogram& pod_duration;
+    prometheus::Histogram& workload_duration;
+
+    impl(admission_caches c, admission_options o, const core::Capabilities* cp, webhook_metrics& m)
+        : caches(std::move(c)), opts(std::move(o)), caps(cp), metrics(m),
+          pod_duration(m.duration.Add({{"operation", kPodOperation}}, prometheus::Histogram::BucketBoundaries{
+                                                                          0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                                          2.5, 5, 10})),
+          workload_duration(m.duration.Add({{"operation", kWorkloadOperation}}, prometheus::Histogram::BucketBoundaries{
+                                                                                    0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                                                    0.5, 1, 2.5, 5, 10})) {
+        if (!opts.now) opts.now = default_now;
+    }
+
+    bool synced() const { return !caches.synced || caches.synced(); }
+
+    const kube::object_cache* cache_for(std::string_view kind) const {
+        if (kind == "Deployment") return caches.deployments;
+        if (kind == "StatefulSet") return caches.statefulsets;
+        if (kind == "DaemonSet") return caches.daemonsets;
+        if (kind == "ReplicaSet") return caches.replicasets;
+        if (kind == "Job") return caches.jobs;
+        if (kind == "CronJob") return caches.cronjobs;
+        return nullptr;
+    }
+
+    object_ptr cached(std::string_view kind, std::string_view ns, std::string_view name) const {
+        const auto* c = cache_for(kind);
+        if (!c) return nullptr;
+        return c->get(std::string(ns) + "/" + std::string(name));
+    }
+
+    // The decoded defaults, refreshed when any defaults object changed.
+    void refresh_defaults() {
+        std::vector<const void*> now;
+        std::vector<object_ptr> cluster, namespaced;
+        if (caches.cluster_defaults) cluster = caches.cluster_defaults->all();
+        if (caches.namespace_defaults) namespaced = caches.namespace_defaults->all();
+        for (const auto& p : cluster) now.push_back(p.get());
+        now.push_back(nullptr);
+        for (const auto& p : namespaced) now.push_back(p.get());
+        if (now == defaults.sources) return;
+        defaults.sources = std::move(now);
+        ++defaults.version;
+        defaults.cluster.clear();
+        defaults.by_namespace.clear();
+        auto decode = [](const object_ptr& p) -> std::optional<core::AttuneDefaults> {
+            auto d = core::decode_attune_defaults(*p);
+            if (d) return std::move(d).value();
+            spdlog::warn("defaults object ignored by the webhook name={} error=\"{}\"", kube::meta_string(*p, "name"),
+                         d.error().message);
+            return std::nullopt;
+        };
+        for (const auto& p : cluster)
+            if (auto d = decode(p)) defaults.cluster.push_back(std::move(*d));
+        for (const auto& p : namespaced)
+            if (auto d = decode(p)) defaults.by_namespace[d->meta.namespace_].push_back(std::move(*d));
+    }
+
+    policy_entry& entry_for(const std::string& key, const object_ptr& obj) {
+        auto& e = memo[key];
+        if (e.source == obj && e.defaults_version == defaults.version) return e;
+        e = policy_entry{};
+        e.source = obj;
+        e.defaults_version = defaults.version;
+        auto view = controller::decode_policy(*obj);
+        if (view) e.view = std::move(view).value();
+        else e.view.error = view.error().message;
+        if (e.view.error.empty()) {
+            auto decoded = core::decode_attune_policy(*obj);
+            if (decoded) {
+                static const std::vector<core::AttuneDefaults> none;
+                auto it = defaults.by_namespace.find(e.view.ns);
+                e.effective = core::merge_effective_policy(decoded.value(), defaults.cluster,
+                                                           it == defaults.by_namespace.end() ? none : it->second);
+            }
+        }
+        if (memo.size() > 2 * caches.policies->size() + 64) prune();
+        return memo[key];
+    }
+
+    void prune() {
+        for (auto it = memo.begin(); it != memo.end();) {
+            if (!caches.policies->get(it->first)) it = memo.erase(it);
+            else ++it;
+        }
+    }
+
+    // The policy that manages `wl` (api's target selection), or a skip reason.
+    std::pair<policy_entry*, std::string> managing_policy(const controller::workload_ref& wl) {
+        if (!caches.policies) return {nullptr, "no_policy"};
+        refresh_defaults();
+        std::vector<controller::policy_view> views;
+        std::vector<std::pair<std::string, object_ptr>> objects;
+        for (const auto& p : caches.policies->in_namespace(wl.ns)) {
+            const std::string key = kube::object_cache::key_of(*p);
+            views.push_back(entry_for(key, p).view);
+            objects.emplace_back(key, p);
+        }
+        const auto sel = controller::select_policy(views, wl);
+        if (sel.winner.empty()) return {nullptr, sel.opted_out_of.empty() ? "no_policy" : "workload_opted_out"};
+        const std::string key = wl.ns + "/" + sel.winner;
+        for (const auto& [k, p] : objects)
+            if (k == key) {
+                auto& e = entry_for(k, p);
+                if (!e.effective) return {nullptr, "invalid_policy"};
+                return {&e, ""};
+            }
+        return {nullptr, "no_policy"};
+    }
+
+    void decode_status(policy_entry& e) {
+        if (e.recommendations) return;
+        e.recommendations.emplace();
+        e.lifecycle.emplace();
+        if (auto r = core::decode_status_recommendations(*e.source); r) *e.recommendations = std::move(r).value();
+        else e.status_error = r.error().message;
+        if (const auto* l = core::json_at(*e.source, {"status", "lifecycle"})) {
+            if (auto r = core::decode_lifecycle_status(*l); r) *e.lifecycle = std::move(r).value();
+            else e.status_error += (e.status_error.empty() ? "" : "; ") + r.error().message;
+        }
+        if (!e.status_error.empty())
+            spdlog::warn("policy status unreadable for the webhook namespace={} name={} error=\"{}\"", e.view.ns,
+                         e.view.name, e.status_error);
+    }
+
+    std::optional<core::NamespaceInfo> namespace_info(std::string_view ns) const {
+        if (!synced()) return std::nullopt;
+        auto obj = caches.namespaces->get(ns);
+        if (!obj) return std::nullopt;
+        core::NamespaceInfo info;
+        info.labels = string_map_at(*obj, {"metadata", "labels"});
+        info.annotations = string_map_at(*obj, {"metadata", "annotations"});
+        return info;
+    }
+
+    core::AdmissionResponse skip(core::AdmissionResponse resp, const char* operation, const std::string& reason) {
+        metrics.skips.Add({{"operation", operation}, {"reason", reason}}).Increment();
+        metrics.admissions.Add({{"operation", operation}, {"result", "skipped"}}).Increment();
+        return resp;
+    }
+
+    core::AdmissionResponse pod_create(const core::AdmissionRequest& req) {
+        core::AdmissionResponse resp;
+        resp.uid = req.uid;
+        if (req.operation != "CREATE" || req.kind.kind != "Pod" || !req.object.is_object())
+            return skip(std::move(resp), kPodOperation, "not_a_pod_create");
+        const std::string ns = !req.namespace_.empty() ? req.namespace_
+                                                       : std::string(core::string_at(req.object, {"metadata", "namespace"}));
+        if (auto gate = core::create_sizing_gate(ns, namespace_info(ns), opts.operator_namespace,
+                                                 string_map_at(req.object, {"metadata", "annotations"})))
+            return skip(std::move(resp), kPodOperation, *gate);
+        auto pod = core::decode_pod(req.object);
+        if (!pod) {
+            resp.warnings.push_back("attune: pod not sized: " + pod.error().message);
+            return skip(std::move(resp), kPodOperation, "invalid_pod");
+        }
+        core::OwnerLookup lookup;
+        lookup.controller_of = [&](std::string_view kind, std::string_view name)
+            -> std::optional<std::optional<core::OwnerReference>> {
+            auto obj = cached(kind, ns, name);
+            if (!obj) return std::nullopt;
+            return controller_of(*obj);
+        };
+        lookup.exists = [&](std::string_view kind, std::string_view name) { return cached(kind, ns, name) != nullptr; };
+        const auto workload = core::resolve_pod_workload(pod.value(), lookup);
+        if (!workload) return skip(std::move(resp), kPodOperation, "no_owner");
+        auto wobj = cached(workload->kind, ns, workload->name);
+        if (!wobj) return skip(std::move(resp), kPodOperation, "workload_not_cached");
+        const auto wref = controller::workload_ref_from(workload->kind, *wobj);
+        auto [policy, why] = managing_policy(wref);
+        if (!policy) return skip(std::move(resp), kPodOperation, why);
+        decode_status(*policy);
+        core::CreateSizingInput in;
+        in.pod = &req.object;
+        in.policy = &*policy->effective;
+        in.recommendation = core::find_status_recommendation(*policy->recommendations, workload->kind, workload->name);
+        in.pod_level_resources_field = caps && caps->pod_level_resources_field;
+        in.now = opts.now();
+        auto sizing = core::size_pod_on_create(in);
+        resp.warnings = std::move(sizing.warnings);
+        if (!sizing.sized()) return skip(std::move(resp), kPodOperation, sizing.skip_reason);
+        resp.patch = std::move(sizing.patch);
+        metrics.admissions.Add({{"operation", kPodOperation}, {"result", resp.patch.empty() ? "unchanged" : "mutated"}})
+            .Increment();
+        if (sizing.boosted && !resp.patch.empty())
+            metrics.startup_boosts.Add({{"namespace", ns}, {"workload", workload->name}, {"action", "applied"}}).Increment();
+        if (spdlog::should_log(spdlog::level::debug)) {
+            std::string sized;
+            for (const auto& c : sizing.containers) sized += (sized.empty() ? "" : ",") + c.name + "=" + c.outcome;
+            spdlog::debug("pod sized at CREATE namespace={} name={} workload={}/{} policy={} containers={} boosted={} "
+                          "envelope_raised={} dry_run={}",
+                          ns, pod.value().name.empty() ? core::string_at(req.object, {"metadata", "generateName"}) : pod.value().name,
+                          workload->kind, workload->name, policy->view.name, sized, sizing.boosted,
+                          sizing.envelope_raised, req.dry_run);
+        }
+        return resp;
+    }
+
+    core::AdmissionResponse workload_update(const core::AdmissionRequest& req) {
+        core::AdmissionResponse resp;
+        resp.uid = req.uid;
+        const std::string& kind = req.kind.kind;
+        if (req.operation != "UPDATE" || (kind != "Deployment" && kind != "StatefulSet") || !req.object.is_object() ||
+            !req.old_object.is_object())
+            return skip(std::move(resp), kWorkloadOperation, "not_a_workload_update");
+        // Cheap first: most updates (scale, labels, status writers) leave the template alone.
+        const auto* tmpl = core::json_at(req.object, {"spec", "template"});
+        const auto* old_tmpl = core::json_at(req.old_object, {"spec", "template"});
+        if (tmpl && old_tmpl && *tmpl == *old_tmpl) return skip(std::move(resp), kWorkloadOperation, "template_unchanged");
+        const std::string& ns = req.namespace_;
+        if (ns == "kube-system" || (!opts.operator_namespace.empty() && ns == opts.operator_namespace))
+            return skip(std::move(resp), kWorkloadOperation, "system_namespace");
+        const auto info = namespace_info(ns);
+        if (!info) return skip(std::move(resp), kWorkloadOperation, "namespace_unknown");
+        if (auto it = info->annotations.find(core::kFreezeAnnotation); it != info->annotations.end() && it->second == "true")
+            return skip(std::move(resp), kWorkloadOperation, "namespace_frozen");
+        const auto wref = controller::workload_ref_from(kind, req.object);
+        auto [policy, why] = managing_policy(wref);
+        if (!policy) return skip(std::move(resp), kWorkloadOperation, why);
+        decode_status(*policy);
+        std::optional<core::PersistenceCandidate> candidate;
+        if (const auto* entry = core::find_lifecycle_entry(*policy->lifecycle, kind, wref.name))
+            candidate = core::persistence_candidate(*entry, policy->view.name);
+        core::TemplateUpdateInput in;
+        in.object = &req.object;
+        in.old_object = &req.old_object;
+        in.candidate = candidate ? &*candidate : nullptr;
+        in.pod_level_resources_field = caps && caps->pod_level_resources_field;
+        auto persisted = core::persist_on_template_change(in);
+        resp.warnings = std::move(persisted.warnings);
+        if (!persisted.injected()) return skip(std::move(resp), kWorkloadOperation, persisted.skip_reason);
+        resp.patch = std::move(persisted.patch);
+        metrics.admissions.Add({{"operation", kWorkloadOperation}, {"result", "mutated"}}).Increment();
+        std::string containers;
+        for (const auto& c : persisted.injected_containers) containers += (containers.empty() ? "" : ",") + c;
+        spdlog::info("validated resources persisted into the pod template namespace={} name={} kind={} policy={} "
+                     "revision={} containers={} envelope_raised={} dry_run={}",
+                     ns, wref.name, kind, policy->view.name, candidate->validated_revision, containers,
+                     persisted.envelope_raised, req.dry_run);
+        return resp;
+    }
+};
+
+admission_handler::admission_handler(admission_caches caches, admission_options opts, const core::Capabilities* caps,
+                                     webhook_metrics& metrics)
+    : impl_(std::make_unique<impl>(std::move(caches), std::move(opts), caps, metrics)) {}
+
+admission_handler::~admission_handler() = default;
+
+core::AdmissionResponse admission_handler::review_pod_create(const core::AdmissionRequest& req) {
+    return impl_->pod_create(req);
+}
+
+core::AdmissionResponse admission_handler::review_workload_update(const core::AdmissionRequest& req) {
+    return impl_->workload_update(req);
+}
+
+http::server_reply admission_handler::handle(const http::server_request& req) {
+    const auto started = std::chrono::steady_clock::now();
+    const std::string_view path = req.target.substr(0, req.target.find('?'));
+    const bool pods = path == kPodCreatePath;
+    if (!pods && path != kWorkloadUpdatePath) return text(404, "no admission webhook at " + std::string(path));
+    if (req.method != "POST") return text(405, "admission reviews are POSTed");
+    const char* operation = pods ? kPodOperation : kWorkloadOperation;
+    auto review = core::decode_admission_review(req.body);
+    if (!review) {
+        impl_->metrics.admissions.Add({{"operation", operation}, {"result", "malformed"}}).Increment();
+        spdlog::warn("malformed AdmissionReview path={} bytes={} error=\"{}\"", path, req.body.size(),
+                     review.error().message);
+        return text(400, "invalid AdmissionReview: " + review.error().message);
+    }
+    auto resp = pods ? impl_->pod_create(review.value()) : impl_->workload_update(review.value());
+    http::server_reply out(200, "application/json", core::encode_admission_review(resp));
+    (pods ? impl_->pod_duration : impl_->workload_duration)
+        .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+    return out;
+}
+
+}  // namespace attune::webhook

@@ -1,0 +1,100 @@
+#include <attune/webhook/certificate_files.hpp>
+#include <attune/webhook/pki.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <sstream>
+
+// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
+// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace attune::webhook {
+namespace asio = boost::asio;
+
+namespace {
+std::optional<std::string> slurp(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return std::nullopt;
+    std::ostringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+}  // namespace
+
+struct certificate_files::impl {
+    http::https_server& server;
+    std::string dir;
+    std::chrono::seconds poll;
+    webhook_metrics& metrics;
+    std::string loaded_cert, loaded_key;
+    bool stopping = false;
+    std::unique_ptr<asio::steady_timer> timer;
+};
+
+certificate_files::certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll,
+                                     webhook_metrics& metrics)
+    : impl_(std::make_shared<impl>(impl{server, std::move(dir), poll, metrics, {}, {}, false, nullptr})) {}
+
+certificate_files::~certificate_files() = default;
+
+bool certificate_files::reload(std::string& error) {
+    auto& s = *impl_;
+    const auto cert = slurp(s.dir + "/tls.crt");
+    const auto key = slurp(s.dir + "/tls.key");
+    if (!cert || !key || cert->empty() || key->empty()) {
+        error = "no tls.crt and tls.key in " + s.dir;
+        return false;
+    }
+    // A renewal writes both files: wait until they belong together.
+    if (*cert == s.loaded_cert && *key == s.loaded_key) return true;
+    if (!key_matches(*cert, *key)) {
+        error = s.dir + "/tls.key does not match " + s.dir + "/tls.crt (a renewal half written?)";
+        return false;
+    }
+    try {
+        s.server.set_certificate(*cert, *key);
+    } catch (const std::exception& e) {
+        error = e.what();
+        return false;
+    }
+    s.loaded_cert = *cert;
+    s.loaded_key = *key;
+    s.metrics.certificate_reloads.Increment();
+    const auto info = certificate_info(*cert);
+    if (info) s.metrics.certificate_not_after.Add({{"certificate", "serving"}}).Set(static_cast<double>(info->not_after));
+    spdlog::info("webhook serving certificate loaded from files dir={} fingerprint={} not_after={}", s.dir,
+                 info ? info->fingerprint : "", info ? info->not_after : 0);
+    return true;
+}
+
+asio::awaitable<void> certificate_files::run() {
+    auto self = impl_;
+    self->timer = std::make_unique<asio::steady_timer>(co_await asio::this_coro::executor);
+    while (!self->stopping) {
+        std::string error;
+        if (!reload(error)) {
+            self->metrics.certificate_sync_errors.Add({{"stage", "files"}}).Increment();
+            spdlog::warn("webhook certificate files not loaded dir={} error=\"{}\"", self->dir, error);
+        }
+        self->timer->expires_after(self->poll);
+        co_await self->timer->async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+}
+
+void certificate_files::stop() noexcept {
+    impl_->stopping = true;
+    if (impl_->timer) impl_->timer->cancel();
+}
+
+bool certificate_files::loaded() const noexcept { return !impl_->loaded_cert.empty(); }
+
+}  // namespace attune::webhook

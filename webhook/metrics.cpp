@@ -1,0 +1,76 @@
+#include <attune/webhook/metrics.hpp>
+
+namespace attune::webhook {
+using namespace prometheus;
+
+webhook_metrics::webhook_metrics(Registry& r)
+    : duration(BuildHistogram()
+                   .Name("attune_webhook_duration_seconds")
+                   .Help("time to answer one AdmissionReview, by operation (pod_create, workload_update)")
+                   .Register(r)),
+      admissions(BuildCounter()
+                     .Name("attune_webhook_admissions_total")
+                     .Help("AdmissionReviews answered, by operation and result (mutated, unchanged, skipped, malformed)")
+                     .Register(r)),
+      skips(BuildCounter()
+                .Name("attune_webhook_skips_total")
+                .Help("AdmissionReviews left unchanged, by operation and reason")
+                .Register(r)),
+      startup_boosts(BuildCounter()
+                         .Name("attune_startup_boost_total")
+                         .Help("startup CPU boosts, by namespace, workload and action (applied at CREATE)")
+                         .Register(r)),
+      open_connections(BuildGauge()
+                           .Name("attune_webhook_open_connections")
+                           .Help("TLS connections the webhook server holds open")
+                           .Register(r)
+                           .Add({})),
+      connection_events(BuildCounter()
+                            .Name("attune_webhook_connection_events_total")
+                            .Help("webhook server connection events (opened, handshake_failed, body_too_large, ...)")
+                            .Register(r)),
+      certificate_not_after(BuildGauge()
+                                .Name("attune_webhook_certificate_expiry_timestamp_seconds")
+                                .Help("notAfter of the served certificate and of its CA, unix seconds")
+                                .Register(r)),
+      certificate_rotations(BuildCounter()
+                                .Name("attune_webhook_certificate_rotations_total")
+                                .Help("certificates this replica generated, by kind")
+                                .Register(r)),
+      certificate_reloads(BuildCounter()
+                              .Name("attune_webhook_certificate_reloads_total")
+                              .Help("times the webhook server started serving a new certificate")
+                              .Register(r)
+                              .Add({})),
+      certificate_sync_errors(BuildCounter()
+                                  .Name("attune_webhook_certificate_sync_errors_total")
+                                  .Help("failed certificate syncs, by stage (secret, mwc, generate)")
+                                  .Register(r)) {}
+
+std::shared_ptr<webhook_metrics> webhook_metrics::standalone() {
+    auto reg = std::make_shared<Registry>();
+    auto m = std::make_shared<webhook_metrics>(*reg);
+    m->owned_ = std::move(reg);
+    return m;
+}
+
+std::string_view to_string(http::server_event e) noexcept {
+    switch (e) {
+        case http::server_event::connection_opened: return "opened";
+        case http::server_event::connection_closed: return "closed";
+        case http::server_event::handshake_failed: return "handshake_failed";
+        case http::server_event::body_too_large: return "body_too_large";
+        case http::server_event::bad_request: return "bad_request";
+        case http::server_event::read_timeout: return "read_timeout";
+        case http::server_event::at_capacity: return "at_capacity";
+    }
+    return "unknown";
+}
+
+void webhook_metrics::on_server_event(http::server_event e) {
+    if (e == http::server_event::connection_opened) open_connections.Increment();
+    if (e == http::server_event::connection_closed) open_connections.Decrement();
+    connection_events.Add({{"event", std::string(to_string(e))}}).Increment();
+}
+
+}  // namespace attune::webhook

@@ -1,0 +1,130 @@
+#include <attune/webhook/webhook_service.hpp>
+
+#include <attune/webhook/certificate_files.hpp>
+#include <attune/webhook/certificate_keeper.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <spdlog/spdlog.h>
+
+// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
+// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace attune::webhook {
+namespace asio = boost::asio;
+
+serving_names webhook_names(const webhook_service_options& o) {
+    serving_names n;
+    n.dns = {o.service_name + "." + o.ns + ".svc", o.service_name + "." + o.ns + ".svc.cluster.local"};
+    if (!o.url.empty()) {
+        std::string host = o.url.substr(o.url.find("://") + 3);
+        if (!host.empty() && host.front() == '[') {
+            host = host.substr(1, host.find(']') - 1);
+        } else {
+            host = host.substr(0, host.find(':'));
+        }
+        boost::system::error_code ec;
+        asio::ip::make_address(host, ec);
+        if (ec) n.dns.push_back(host);
+        else n.ips.push_back(host);
+    }
+    return n;
+}
+
+struct webhook_service::impl {
+    impl(asio::any_io_executor e, kube::client& c, admission_caches caches, const core::Capabilities* caps,
+         webhook_metrics& m, webhook_service_options o)
+        : ex(e), opts(std::move(o)), metrics(m), handler(std::move(caches), handler_options(opts), caps, m),
+          server(e, [this](const http::server_request& r) { return handler.handle(r); }, server_options(opts, m)) {
+        if (opts.cert_dir.empty()) {
+            certificate_keeper_options k;
+            k.ns = opts.ns;
+            k.secret_name = opts.secret_name;
+            k.webhook_configuration = opts.configuration_name;
+            k.url = opts.url;
+            k.names = webhook_names(opts);
+            k.rotation = opts.rotation;
+            k.resync = opts.resync;
+            keeper = std::make_unique<certificate_keeper>(c, server, std::move(k), m);
+        } else {
+            files = std::make_unique<certificate_files>(server, opts.cert_dir, opts.resync, m);
+        }
+    }
+
+    static admission_options handler_options(const webhook_service_options& o) {
+        admission_options a;
+        a.operator_namespace = o.ns;
+        return a;
+    }
+    static http::server_options server_options(const webhook_service_options& o, webhook_metrics& m) {
+        http::server_options s = o.server;
+        s.on_event = [&m](http::server_event e) { m.on_server_event(e); };
+        return s;
+    }
+
+    bool loaded() const { return keeper ? keeper->loaded() : files->loaded(); }
+
+    asio::any_io_executor ex;
+    webhook_service_options opts;
+    webhook_metrics& metrics;
+    admission_handler handler;
+    http::https_server server;
+    std::unique_ptr<certificate_keeper> keeper;
+    std::unique_ptr<certificate_files> files;
+    bool serving = false;
+    bool stopping = false;
+};
+
+webhook_service::webhook_service(asio::any_io_executor ex, kube::client& client, admission_caches caches,
+                                 const core::Capabilities* caps, webhook_metrics& metrics,
+                                 webhook_service_options opts)
+    : impl_(std::make_unique<impl>(ex, client, std::move(caches), caps, metrics, std::move(opts))) {}
+
+webhook_service::~webhook_service() = default;
+
+void webhook_service::listen() { impl_->server.listen(impl_->opts.host, impl_->opts.port); }
+
+unsigned short webhook_service::port() const { return impl_->server.port(); }
+
+asio::awaitable<void> webhook_service::run_certificates() {
+    if (impl_->keeper) co_await impl_->keeper->run();
+    else co_await impl_->files->run();
+}
+
+asio::awaitable<void> webhook_service::run_server() {
+    auto* self = impl_.get();
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    while (!self->loaded() && !self->stopping) {
+        t.expires_after(std::chrono::milliseconds(100));
+        co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+    if (self->stopping) co_return;
+    spdlog::info("serving the admission webhook address={}:{} paths={},{} certificates={}", self->opts.host,
+                 self->server.port(), kPodCreatePath, kWorkloadUpdatePath,
+                 self->keeper ? "secret " + self->opts.ns + "/" + self->opts.secret_name : "files " + self->opts.cert_dir);
+    self->serving = true;
+    co_await self->server.run();
+    self->serving = false;
+}
+
+bool webhook_service::ready() const noexcept { return impl_->serving && impl_->loaded(); }
+
+void webhook_service::stop_certificates() noexcept {
+    impl_->stopping = true;
+    if (impl_->keeper) impl_->keeper->stop();
+    else impl_->files->stop();
+}
+
+asio::awaitable<void> webhook_service::shutdown(std::chrono::milliseconds grace) {
+    impl_->stopping = true;
+    co_await impl_->server.shutdown(grace);
+}
+
+}  // namespace attune::webhook
