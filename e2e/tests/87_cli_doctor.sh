@@ -7,18 +7,24 @@
 # nodes, or the git version fallback when no node declares anything), and a
 # node that declares nothing beside declaring ones is reported (mixed
 # cluster); the cgroup v2 row is WARN and optional; the CRDs, the manager
-# (Lease leader, version from its Deployment), the webhook (not installed),
-# and Prometheus (the harness's, healthy; a Service name skipped) rows; the
-# seed's `%-22s %-4s [%s] %s` table; exit 0.
+# (Lease leader, version from its Deployment), the webhook (the manager's
+# own, in url mode: its caBundle valid and its endpoint answering over TLS
+# verified by that caBundle; WARN once the manager is gone; "not installed"
+# without one), and Prometheus (the harness's, healthy; a Service name
+# skipped) rows; the seed's `%-22s %-4s [%s] %s` table; exit 0.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
+. "$(dirname "$0")/51_webhook_lib.bash"
 . "$(dirname "$0")/87_cli_lib.bash"
 require_cli
 require_manager
 apply_policy_crd
-test_namespace
-start_leading_manager
+webhook_namespaces
+apply_webhook_configuration
+start_leading_manager start_webhook_manager
 harness_manager_deployment v0.1.0-e2e
+wait_until 30 sh -c "[ -n \"\$($KUBECTL get mutatingwebhookconfiguration $WH -o jsonpath='{.webhooks[0].clientConfig.caBundle}')\" ]" \
+  || fail "the manager never wrote the caBundle of $WH"
 
 # Policies whose Prometheus doctor probes (the harness's) or skips (a Service name).
 k -n "$ns" apply -f - >/dev/null <<YAML
@@ -43,7 +49,8 @@ YAML
 
 out=$ATTUNE_RUN/doctor-$$.json
 at_exit "rm -f $out"
-cli_rc doctor --manager-namespace "$ns" -n "$ns" -o json
+doctor() { cli_rc doctor --manager-namespace "$ns" --webhook-configuration "$WH" -n "$ns" "$@"; }
+doctor -o json
 [ "$cli_status" = 0 ] || fail "doctor exited $cli_status: $cli_err $cli_out"
 echo "$cli_out" >"$out"
 jq -e '.failed == false' "$out" >/dev/null || fail "doctor says failed"
@@ -91,18 +98,17 @@ mgr=$(row manager "$out")
 case "$mgr" in "ok|running: Deployment $ns/attune-manager 1/1 ready; version v0.1.0-e2e; leader "*) ;; *) fail "manager row: $mgr" ;; esac
 holder=$(k -n "$ns" get lease attune-manager -o jsonpath='{.spec.holderIdentity}')
 case "$mgr" in *"leader $holder "*) ;; *) fail "manager row does not name the Lease holder $holder: $mgr" ;; esac
-if k get mutatingwebhookconfiguration attune-webhook >/dev/null 2>&1; then
-  log "webhook: $(row webhook "$out")"
-else
-  case "$(row webhook "$out")" in "WARN|not installed"*) ;; *) fail "webhook row: $(row webhook "$out")" ;; esac
-fi
+wh=$(row webhook "$out")
+case "$wh" in "ok|pods.attune.io: caBundle valid "*" more, https://127.0.0.1:$WEBHOOK_PORT/mutate-v1-pod answers over TLS verified by the caBundle"*) ;;
+  *) fail "webhook row: $wh" ;; esac
+case "$wh" in *"workloads.attune.io: caBundle valid"*) ;; *) fail "webhook row lacks the workloads webhook: $wh" ;; esac
 prom=$(jq -r '[.rows[] | select(.name == "Prometheus") | "\(.status)|\(.detail)"] | join("\n")' "$out")
 grep -q "^ok|$PROMETHEUS_URL healthy (/-/healthy in [0-9]* ms) (policy $ns/local-prom)" <<<"$prom" || fail "Prometheus rows: $prom"
 grep -q "^ok|http://prometheus.monitoring.svc:9090 skipped: " <<<"$prom" || fail "the Service-name Prometheus was not skipped: $prom"
 expect_eq "RBAC (admin)" "$(row_status RBAC "$out")" ok
 
 # The table: seed 000's %-22s %-4s [%s] %s, exit 0.
-cli_rc doctor --manager-namespace "$ns" -n "$ns"
+doctor
 [ "$cli_status" = 0 ] || fail "doctor (table) exited $cli_status"
 bad=$(grep -cvE '^.{22} (ok  |WARN|FAIL) \[(required|optional)\] ' <<<"$cli_out" || true)
 [ "$bad" = 0 ] || fail "lines outside the seed format: $(grep -vE '^.{22} (ok  |WARN|FAIL) \[(required|optional)\] ' <<<"$cli_out")"
@@ -112,10 +118,22 @@ echo "$cli_out" | sed 's/^/    /' >&2
 # A mixed cluster: a node that declares nothing beside declaring ones.
 if [ "$declaring" -gt 0 ]; then
   sim_node "e2e-quiet-$RANDOM" 2 4Gi '[]'
-  cli_rc doctor --manager-namespace "$ns" -n "$ns" -o json
+  doctor -o json
   echo "$cli_out" >"$out"
   pl=$(row "pod-level resize" "$out")
   case "$pl" in "WARN|on: "*"but not on e2e-quiet-"*) ;; *) fail "a mixed cluster: $pl" ;; esac
   [ "$cli_status" = 0 ] || fail "a mixed cluster failed doctor (exit $cli_status)"
   log "mixed cluster: $pl"
 fi
+
+# The manager (and its webhook) gone: the webhook row says so, optional (exit 0).
+stop_manager || true
+doctor -o json
+echo "$cli_out" >"$out"
+case "$(row webhook "$out")" in "WARN|pods.attune.io: https://127.0.0.1:$WEBHOOK_PORT/mutate-v1-pod not reachable"*) ;;
+  *) fail "webhook row without the manager: $(row webhook "$out")" ;; esac
+[ "$cli_status" = 0 ] || fail "doctor failed on an optional row (exit $cli_status)"
+cli_rc doctor --manager-namespace "$ns" -n "$ns" -o json
+case "$(jq -r '.rows[] | select(.name == "webhook") | .detail' <<<"$cli_out")" in "not installed: no MutatingWebhookConfiguration attune-webhook"*) ;;
+  *) fail "without a configuration: $(jq -c '.rows[] | select(.name == "webhook")' <<<"$cli_out")" ;; esac
+log "webhook without the manager: $(row webhook "$out" | cut -c1-100)..."

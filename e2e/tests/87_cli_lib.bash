@@ -19,10 +19,11 @@ cli_rc() {
   return 0
 }
 
-# start_leading_manager: attune-manager with its Lease attune-manager in $ns,
-# leading; its log holds the `capabilities ...` line doctor is compared with.
+# start_leading_manager [START-FN]: attune-manager (started by START-FN,
+# default start_manager) with its Lease attune-manager in $ns, leading; its
+# log holds the `capabilities ...` line doctor is compared with.
 start_leading_manager() {
-  start_manager --leader-elect --leader-election-namespace "$ns" --leader-election-id attune-manager "$@"
+  "${1:-start_manager}" --leader-elect --leader-election-namespace "$ns" --leader-election-id attune-manager
   wait_until 30 grep -q "capabilities source=" "$MGR_LOG" || fail "the manager logged no capabilities line"
   wait_until 30 lease_held || fail "the manager never took its Lease"
 }
