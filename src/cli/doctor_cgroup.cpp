@@ -1,20 +1,11 @@
 #include "doctor_cgroup.hpp"
 
-#include <charconv>
 #include <string>
 #include <vector>
 
 namespace attune::cli {
 
 namespace {
-
-std::optional<unsigned> leading_number(std::string_view& s) {
-    unsigned v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || p == s.data()) return std::nullopt;
-    s.remove_prefix(static_cast<std::size_t>(p - s.data()));
-    return v;
-}
 
 constexpr std::string_view kHostCheck = "Host check: stat -fc %T /sys/fs/cgroup (cgroup2fs is v2, tmpfs is v1).";
 
@@ -30,23 +21,7 @@ std::string fail_cgroup_v1_note(unsigned major, unsigned minor) {
     return "";
 }
 
-std::string join_names(const std::vector<std::string>& names, std::size_t max_shown = 5) {
-    std::string out;
-    for (std::size_t i = 0; i < names.size() && i < max_shown; ++i) out += (i ? ", " : "") + names[i];
-    if (names.size() > max_shown) out += " and " + std::to_string(names.size() - max_shown) + " more";
-    return out;
-}
-
 }  // namespace
-
-std::optional<std::pair<unsigned, unsigned>> parse_kernel_version(std::string_view k) {
-    auto major = leading_number(k);
-    if (!major || k.empty() || k.front() != '.') return std::nullopt;
-    k.remove_prefix(1);
-    auto minor = leading_number(k);
-    if (!minor) return std::nullopt;
-    return std::pair{*major, *minor};
-}
 
 doctor_row cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned minor) {
     doctor_row row;
@@ -67,7 +42,7 @@ doctor_row cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned
         if (!n.ready) continue;
         ++ready;
         if (n.kernel_config_cgroup_v2) ++nfd_labelled;
-        if (auto k = parse_kernel_version(n.kernel_version); k && (k->first < 5 || (k->first == 5 && k->second < 8)))
+        if (auto k = core::parse_major_minor(n.kernel_version); k && (k->first < 5 || (k->first == 5 && k->second < 8)))
             suspect.push_back((n.name.empty() ? std::string("<unnamed>") : n.name) + " (kernel " + n.kernel_version + ")");
     }
     if (ready == 0) {
@@ -75,7 +50,7 @@ doctor_row cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned
         return row;
     }
     if (!suspect.empty()) {
-        row.detail = "suspect cgroup v1 on " + join_names(suspect) +
+        row.detail = "suspect cgroup v1 on " + join_names(suspect, 5) +
                      ": kernels before 5.8 usually boot cgroup v1, and in-place resize needs v2; the other " +
                      std::to_string(ready - suspect.size()) + " Ready node(s) could not be determined.";
     } else {

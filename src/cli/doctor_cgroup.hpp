@@ -17,16 +17,11 @@
 
 #include <attune/core/capabilities.hpp>
 
-#include <optional>
 #include <string_view>
-#include <utility>
 
 namespace attune::cli {
 
 inline constexpr std::string_view kCgroupRowName = "cgroup v2";
-
-// "5.4.0-150-generic" -> {5, 4}; "6.8.0-1012-aws" -> {6, 8}; "" -> nullopt.
-std::optional<std::pair<unsigned, unsigned>> parse_kernel_version(std::string_view kernel);
 
 // `major`/`minor`: the server's git version (0/0 when unknown).
 doctor_row cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned minor);

@@ -242,14 +242,10 @@ int run(invocation& inv) {
         inv.err << "error: cannot use the Kubernetes API at " << server << ": " << result.unreachable << "\n";
         return kExitError;
     }
-    if (inv.common.output == output_format::json || inv.common.output == output_format::yaml) {
-        auto doc = doctor_json(result.rows);
-        doc["serverVersion"] = result.server_version;
-        doc["capabilities"] = result.capabilities;
-        inv.out << (inv.common.output == output_format::json ? to_pretty_json(doc) : to_yaml(doc));
-    } else {
-        inv.out << render_doctor_table(result.rows, inv.common.colour);
-    }
+    auto doc = doctor_json(result.rows);
+    doc["serverVersion"] = result.server_version;
+    doc["capabilities"] = result.capabilities;
+    inv.out << render_document(inv.common.output, doc).value_or(render_doctor_table(result.rows, inv.common.colour));
     return doctor_failed(result.rows) ? kExitError : kExitOk;
 }
 

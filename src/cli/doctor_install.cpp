@@ -1,6 +1,7 @@
 #include "doctor_install.hpp"
 
 #include "manager_version.hpp"
+#include "object_fields.hpp"
 
 #include <attune/core/json_path.hpp>
 
@@ -10,29 +11,7 @@ namespace attune::cli {
 
 namespace {
 
-doctor_row row(std::string name, bool required, doctor_status s, std::string detail) {
-    doctor_row r;
-    r.name = std::move(name);
-    r.required = required;
-    r.status = s;
-    r.detail = std::move(detail);
-    return r;
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ") {
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : std::string(sep)) + p;
-    return out;
-}
-
 std::string short_name(std::string_view crd) { return std::string(crd.substr(0, crd.find('.'))); }
-
-bool condition_true(const boost::json::value& obj, std::string_view type) {
-    if (const auto* conds = core::array_at(obj, {"status", "conditions"}))
-        for (const auto& c : *conds)
-            if (core::string_at(c, {"type"}) == type) return core::string_at(c, {"status"}) == "True";
-    return false;
-}
 
 // The schema of `version`, or nullptr; `storage` tells whether it is the storage version.
 const boost::json::value* served_schema(const boost::json::value& crd, std::string_view version, bool& storage) {
@@ -99,21 +78,21 @@ doctor_row crds_row(std::span<const crd_lookup> crds) {
                 for (auto p : k.properties)
                     if (!has_property(*schema, p)) lacking.emplace_back(p);
         if (!lacking.empty())
-            older.push_back(short_name(c.name) + " lacks " + join(lacking));
+            older.push_back(short_name(c.name) + " lacks " + join_names(lacking));
         else
             fine.push_back(short_name(c.name));
     }
     if (!missing.empty())
-        return row("CRDs", true, doctor_status::fail,
-                   "missing: " + join(missing) + " (install them: kubectl apply -k deploy/kustomize/base)");
-    if (!broken.empty()) return row("CRDs", true, doctor_status::fail, join(broken, "; "));
+        return make_row("CRDs", true, doctor_status::fail,
+                   "missing: " + join_names(missing) + " (install them: kubectl apply -k deploy/kustomize/base)");
+    if (!broken.empty()) return make_row("CRDs", true, doctor_status::fail, join_names(broken, SIZE_MAX, "; "));
     if (!unreadable.empty())
-        return row("CRDs", true, doctor_status::warn,
-                   "cannot read " + join(unreadable) + "; doctor needs customresourcedefinitions get");
+        return make_row("CRDs", true, doctor_status::warn,
+                   "cannot read " + join_names(unreadable) + "; doctor needs customresourcedefinitions get");
     if (!older.empty())
-        return row("CRDs", true, doctor_status::warn,
-                   "older than this plugin: " + join(older, "; ") + " (re-apply the CRDs of this release)");
-    return row("CRDs", true, doctor_status::ok, join(fine) + " at " + std::string(kAttuneVersion) + ", Established");
+        return make_row("CRDs", true, doctor_status::warn,
+                   "older than this plugin: " + join_names(older, SIZE_MAX, "; ") + " (re-apply the CRDs of this release)");
+    return make_row("CRDs", true, doctor_status::ok, join_names(fine) + " at " + std::string(kAttuneVersion) + ", Established");
 }
 
 doctor_row manager_row(const manager_facts& m, core::Timestamp now) {
@@ -158,10 +137,10 @@ doctor_row manager_row(const manager_facts& m, core::Timestamp now) {
         parts.push_back("cannot read Lease " + m.name + " (" + (m.lease.forbidden() ? "forbidden" : m.lease.error) + ")");
     }
 
-    const std::string detail = join(parts, "; ");
-    if (running) return row("manager", true, doctor_status::ok, "running: " + detail);
-    if (unreadable) return row("manager", true, doctor_status::warn, "could not tell: " + detail);
-    return row("manager", true, doctor_status::fail, "not running: " + detail);
+    const std::string detail = join_names(parts, SIZE_MAX, "; ");
+    if (running) return make_row("manager", true, doctor_status::ok, "running: " + detail);
+    if (unreadable) return make_row("manager", true, doctor_status::warn, "could not tell: " + detail);
+    return make_row("manager", true, doctor_status::fail, "not running: " + detail);
 }
 
 }  // namespace attune::cli

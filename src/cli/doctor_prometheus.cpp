@@ -9,26 +9,13 @@ namespace attune::cli {
 
 namespace {
 
-doctor_row row(doctor_status s, std::string detail) {
-    doctor_row r;
-    r.name = "Prometheus";
-    r.required = false;
-    r.status = s;
-    r.detail = std::move(detail);
-    return r;
-}
+doctor_row row(doctor_status s, std::string detail) { return make_row("Prometheus", false, s, std::move(detail)); }
 
 bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-std::string users(const prometheus_target& t) {
-    std::string out;
-    const std::size_t shown = std::min<std::size_t>(t.policies.size(), 3);
-    for (std::size_t i = 0; i < shown; ++i) out += (i ? ", " : "") + t.policies[i];
-    if (t.policies.size() > shown) out += " and " + std::to_string(t.policies.size() - shown) + " more";
-    return " (policy " + out + ")";
-}
+std::string users(const prometheus_target& t) { return " (policy " + join_names(t.policies, 3) + ")"; }
 
 }  // namespace
 

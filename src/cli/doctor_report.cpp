@@ -6,6 +6,22 @@
 
 namespace attune::cli {
 
+doctor_row make_row(std::string name, bool required, doctor_status status, std::string detail) {
+    doctor_row r;
+    r.name = std::move(name);
+    r.required = required;
+    r.status = status;
+    r.detail = std::move(detail);
+    return r;
+}
+
+std::string join_names(const std::vector<std::string>& names, std::size_t max_shown, std::string_view sep) {
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < max_shown; ++i) out += (i ? std::string(sep) : "") + names[i];
+    if (names.size() > max_shown) out += " and " + std::to_string(names.size() - max_shown) + " more";
+    return out;
+}
+
 std::string_view status_label(doctor_status s) noexcept {
     switch (s) {
         case doctor_status::ok: return "ok";

@@ -5,9 +5,11 @@
 // it says. Pure.
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attune::cli {
 
@@ -20,7 +22,14 @@ struct doctor_row {
     std::string detail;
 };
 
+doctor_row make_row(std::string name, bool required, doctor_status status, std::string detail);
+
 std::string_view status_label(doctor_status s) noexcept;  // "ok", "WARN", "FAIL"
+
+// "a, b, c", or "a, b and 3 more" past `max_shown`: the node and policy
+// lists in row details.
+std::string join_names(const std::vector<std::string>& names, std::size_t max_shown = SIZE_MAX,
+                       std::string_view sep = ", ");
 
 // One line per row, `%-22s %-4s [%s] %s`. With colour, only the status word
 // is painted (green, yellow, red) and the padding stays as without.

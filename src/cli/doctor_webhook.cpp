@@ -11,14 +11,7 @@ namespace attune::cli {
 
 namespace {
 
-doctor_row row(doctor_status s, std::string detail) {
-    doctor_row r;
-    r.name = "webhook";
-    r.required = false;
-    r.status = s;
-    r.detail = std::move(detail);
-    return r;
-}
+doctor_row row(doctor_status s, std::string detail) { return make_row("webhook", false, s, std::move(detail)); }
 
 std::string days(std::int64_t seconds) {
     const auto d = seconds / 86400;

@@ -5,6 +5,7 @@
 #include "cluster_reads.hpp"
 #include "commands.hpp"
 #include "explain_report.hpp"
+#include "object_fields.hpp"
 #include "session.hpp"
 
 #include <attune/core/json_path.hpp>
@@ -110,12 +111,7 @@ int run(invocation& inv) {
         co_return kExitOk;
     });
     if (rc != kExitOk) return rc;
-    if (inv.common.output == output_format::json)
-        inv.out << to_pretty_json(report);
-    else if (inv.common.output == output_format::yaml)
-        inv.out << to_yaml(report);
-    else
-        inv.out << render_explain(report);
+    inv.out << render_document(inv.common.output, report).value_or(render_explain(report));
     return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 #include "explain_report.hpp"
 
+#include "object_fields.hpp"
+
 #include <attune/controller/policy_selection.hpp>
 #include <attune/core/json_path.hpp>
 #include <attune/core/label_selector.hpp>
@@ -18,34 +20,10 @@ namespace json = boost::json;
 
 namespace {
 
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
-}
-
 std::string num(double v, const char* fmt = "%g") {
     char buf[32];
     std::snprintf(buf, sizeof buf, fmt, v);
     return buf;
-}
-
-double number_at(const json::value& v, std::string_view key, double fallback = 0) {
-    const auto* n = core::json_at(v, {key});
-    if (n == nullptr) return fallback;
-    if (n->is_double()) return n->get_double();
-    if (n->is_int64()) return static_cast<double>(n->get_int64());
-    if (n->is_uint64()) return static_cast<double>(n->get_uint64());
-    return fallback;
-}
-
-json::value str_or_null(std::string_view s) { return s.empty() ? json::value(nullptr) : json::value(s); }
-
-const json::value* find_condition(const json::value& policy, std::string_view type) {
-    if (const auto* conds = core::array_at(policy, {"status", "conditions"}))
-        for (const auto& c : *conds)
-            if (core::string_at(c, {"type"}) == type) return &c;
-    return nullptr;
 }
 
 json::object attune_annotations(const json::value& obj) {
@@ -90,15 +68,6 @@ json::array chain_steps(const json::value& e, int percentile) {
                                                        : ""));
     out.push_back(step("final", core::string_at(e, {"final"}), std::string(core::string_at(e, {"finalAdjustment"}))));
     return out;
-}
-
-json::object values_of(const json::value* v) {
-    json::object o;
-    for (const char* k : {"cpuRequest", "cpuLimit", "memoryRequest", "memoryLimit"}) {
-        const auto s = v ? core::string_at(*v, {k}) : std::string_view();
-        o[k] = s.empty() ? "0" : s;
-    }
-    return o;
 }
 
 std::string resources_text(const json::value* r) {
@@ -168,17 +137,6 @@ json::object reason(std::string kind, std::string text) {
 }
 
 }  // namespace
-
-std::string canonical_kind(std::string_view k) {
-    for (const char* c : {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob"})
-        if (iequals(k, c) || iequals(k, std::string(c) + "s")) return c;
-    if (iequals(k, "deploy")) return "Deployment";
-    if (iequals(k, "sts")) return "StatefulSet";
-    if (iequals(k, "ds")) return "DaemonSet";
-    if (iequals(k, "rs")) return "ReplicaSet";
-    if (iequals(k, "cj")) return "CronJob";
-    return "";
-}
 
 json::object explain_report(const explain_inputs& in) {
     json::object report;
@@ -304,8 +262,8 @@ json::object explain_report(const explain_inputs& in) {
                 o["confidence"] = number_at(c, "confidence");
                 o["dataPoints"] = core::int_at(c, {"dataPoints"}).value_or(0);
                 o["lastUpdated"] = str_or_null(core::string_at(c, {"lastUpdated"}));
-                o["current"] = values_of(core::json_at(c, {"current"}));
-                o["recommended"] = values_of(core::json_at(c, {"recommended"}));
+                o["current"] = resource_values(core::json_at(c, {"current"}));
+                o["recommended"] = resource_values(core::json_at(c, {"recommended"}));
                 if (o["current"] != o["recommended"]) all_unchanged = false;
                 json::object steps;
                 for (auto [key, kind] : {std::pair{"cpu", core::ResourceKind::Cpu}, std::pair{"memory", core::ResourceKind::Memory}}) {

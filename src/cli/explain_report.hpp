@@ -36,9 +36,6 @@ struct explain_inputs {
     core::Timestamp now{};
 };
 
-// "deploy", "deployments", "Deployment" -> "Deployment"; "" when unknown.
-std::string canonical_kind(std::string_view kind);
-
 // The report as stable JSON:
 // {workload{namespace, kind, name, found, optedOut, annotations{}},
 //  policy{name, mode, paused, phase, reason} | null, otherPolicies[],

@@ -60,9 +60,8 @@ core::result<json::array> collect(const report_kind& k, const policy_context& ct
 }
 
 int print(invocation& inv, const report_kind& k, const json::array& records, bool headers) {
-    if (inv.common.output == output_format::json || inv.common.output == output_format::yaml) {
-        json::object doc{{"items", records}};
-        inv.out << (inv.common.output == output_format::json ? to_pretty_json(doc) : to_yaml(doc));
+    if (auto doc = render_document(inv.common.output, json::object{{"items", records}})) {
+        inv.out << *doc;
         return kExitOk;
     }
     table_options o;
@@ -186,82 +185,70 @@ int run_report(invocation& inv, const report_kind& k) {
     });
 }
 
-std::vector<flag_spec> report_flags(bool with_workload) {
-    std::vector<flag_spec> f = {
-        {"watch", 'w', flag_kind::boolean, "", "after listing, print what changes (until interrupted, or for --request-timeout)"}};
+// One of the three commands: its name and records, kubectl's flags, -w.
+command report_command(report_kind k, std::string summary, std::string usage, std::string description,
+                       bool with_workload) {
+    command c;
+    c.name = k.name;
+    c.summary = std::move(summary);
+    c.usage = std::move(usage);
+    c.description = std::move(description);
+    c.flags = {{"watch", 'w', flag_kind::boolean, "", "after listing, print what changes (until interrupted, or for --request-timeout)"}};
     if (with_workload)
-        f.push_back({"workload", 0, flag_kind::value, "[KIND/]NAME", "only this workload (deployment/web or web)"});
-    return f;
+        c.flags.push_back({"workload", 0, flag_kind::value, "[KIND/]NAME", "only this workload (deployment/web or web)"});
+    c.run = [k = std::move(k)](invocation& inv) { return run_report(inv, k); };
+    return c;
 }
 
 }  // namespace
 
 command make_status_command() {
-    command c;
-    c.name = "status";
-    c.summary = "Per policy: phase, workloads found, resized, deferred, infeasible, idle, conditions";
-    c.usage = "kubectl attune status [POLICY] [-n NS | -A] [-w] [-o table|wide|json|yaml]";
-    c.description =
+    report_kind k;
+    k.name = "status";
+    k.records = [](const json::value& p, const core::EffectivePolicy* e, const std::string&) -> core::result<json::array> {
+        return json::array{status_record(p, e)};
+    };
+    k.columns = status_columns;
+    k.nothing = "No AttunePolicies found";
+    return report_command(
+        std::move(k), "Per policy: phase, workloads found, resized, deferred, infeasible, idle, conditions",
+        "kubectl attune status [POLICY] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
         "PHASE is Paused, Degraded, Resizing, else the Ready condition's reason (Monitoring, InsufficientData,\n"
         "PrometheusUnavailable, ...); Unknown while the status has no Ready condition, Pending with no status.\n"
         "MODE is the effective updateStrategy.type, after the merge with AttuneDefaults and AttuneNamespaceDefaults.\n"
-        "-o json prints {\"items\": [...]}, one record per policy.";
-    c.flags = report_flags(false);
-    c.run = [](invocation& inv) {
-        report_kind k;
-        k.name = "status";
-        k.records = [](const json::value& p, const core::EffectivePolicy* e, const std::string&) -> core::result<json::array> {
-            return json::array{status_record(p, e)};
-        };
-        k.columns = status_columns;
-        k.nothing = "No AttunePolicies found";
-        return run_report(inv, k);
-    };
-    return c;
+        "-o json prints {\"items\": [...]}, one record per policy.",
+        false);
 }
 
 command make_recommendations_command() {
-    command c;
-    c.name = "recommendations";
-    c.summary = "Per container: current -> recommended, confidence and data points";
-    c.usage = "kubectl attune recommendations [POLICY] [--workload [KIND/]NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]";
-    c.description =
-        "Reads status.recommendations. Cells read \"current -> recommended\"; -o wide adds the limits, whether\n"
-        "the data is stale and when it was computed. -o json prints {\"items\": [...]}, one record per container.";
-    c.flags = report_flags(true);
-    c.run = [](invocation& inv) {
-        report_kind k;
-        k.name = "recommendations";
-        k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) -> core::result<json::array> {
-            return recommendation_records(p, w);
-        };
-        k.columns = recommendation_columns;
-        k.nothing = "No recommendations found";
-        return run_report(inv, k);
+    report_kind k;
+    k.name = "recommendations";
+    k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) -> core::result<json::array> {
+        return recommendation_records(p, w);
     };
-    return c;
+    k.columns = recommendation_columns;
+    k.nothing = "No recommendations found";
+    return report_command(
+        std::move(k), "Per container: current -> recommended, confidence and data points",
+        "kubectl attune recommendations [POLICY] [--workload [KIND/]NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
+        "Reads status.recommendations. Cells read \"current -> recommended\"; -o wide adds the limits, whether\n"
+        "the data is stale and when it was computed. -o json prints {\"items\": [...]}, one record per container.",
+        true);
 }
 
 command make_history_command() {
-    command c;
-    c.name = "history";
-    c.summary = "The resize history with results and reasons";
-    c.usage = "kubectl attune history [POLICY] [--workload NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]";
-    c.description =
-        "Reads status.resizeHistory (the newest 50 entries per policy), oldest first. With -w, a changed\n"
-        "policy prints its whole history again. -o json prints {\"items\": [...]}, one record per entry.";
-    c.flags = report_flags(true);
-    c.run = [](invocation& inv) {
-        report_kind k;
-        k.name = "history";
-        k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) {
-            return history_records(p, w);
-        };
-        k.columns = history_columns;
-        k.nothing = "No resize history found";
-        return run_report(inv, k);
+    report_kind k;
+    k.name = "history";
+    k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) {
+        return history_records(p, w);
     };
-    return c;
+    k.columns = history_columns;
+    k.nothing = "No resize history found";
+    return report_command(std::move(k), "The resize history with results and reasons",
+                          "kubectl attune history [POLICY] [--workload NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
+                          "Reads status.resizeHistory (the newest 50 entries per policy), oldest first. With -w, new\n"
+                          "entries are printed as they come. -o json prints {\"items\": [...]}, one record per entry.",
+                          true);
 }
 
 }  // namespace attune::cli

@@ -1,5 +1,7 @@
 #include "status_records.hpp"
 
+#include "object_fields.hpp"
+
 #include <attune/core/json_path.hpp>
 #include <attune/core/resize_history.hpp>
 
@@ -19,24 +21,6 @@ std::int64_t count_at(const json::value& policy, std::string_view key) {
     return core::int_at(policy, {"status", "workloads", key}).value_or(0);
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
-}
-
-const json::value* find_condition(const json::value& policy, std::string_view type) {
-    if (const auto* conds = core::array_at(policy, {"status", "conditions"}))
-        for (const auto& c : *conds)
-            if (core::string_at(c, {"type"}) == type) return &c;
-    return nullptr;
-}
-
-bool condition_true(const json::value& policy, std::string_view type) {
-    const auto* c = find_condition(policy, type);
-    return c != nullptr && core::string_at(*c, {"status"}) == "True";
-}
-
 std::string values_arrow(const json::value* current, const json::value* recommended, std::string_view key) {
     auto text = [&](const json::value* v) {
         const auto s = v ? core::string_at(*v, {key}) : std::string_view();
@@ -45,31 +29,10 @@ std::string values_arrow(const json::value* current, const json::value* recommen
     return text(current) + " -> " + text(recommended);
 }
 
-json::object copy_values(const json::value* v) {
-    json::object o;
-    for (const char* k : {"cpuRequest", "cpuLimit", "memoryRequest", "memoryLimit"}) {
-        const auto s = v ? core::string_at(*v, {k}) : std::string_view();
-        o[k] = s.empty() ? "0" : s;
-    }
-    return o;
-}
-
 std::string confidence_text(double c) {
     char buf[16];
     std::snprintf(buf, sizeof buf, "%.2f", c);
     return buf;
-}
-
-// Absent optional text is null in the records ("<none>" in a table).
-json::value str_or_null(std::string_view s) { return s.empty() ? json::value(nullptr) : json::value(s); }
-
-double number_at(const json::value& v, std::string_view key) {
-    const auto* n = core::json_at(v, {key});
-    if (n == nullptr) return 0;
-    if (n->is_double()) return n->get_double();
-    if (n->is_int64()) return static_cast<double>(n->get_int64());
-    if (n->is_uint64()) return static_cast<double>(n->get_uint64());
-    return 0;
 }
 
 }  // namespace
@@ -80,18 +43,8 @@ bool workload_matches(const std::string& filter, std::string_view kind, std::str
     if (slash == std::string::npos) return filter == name;
     const std::string_view fk = std::string_view(filter).substr(0, slash);
     const std::string_view fn = std::string_view(filter).substr(slash + 1);
-    // kubectl's resource names too: deployment, deployments, deploy, sts, ds, rs.
-    auto kind_is = [&](std::string_view k) {
-        if (iequals(fk, k)) return true;
-        if (iequals(k, "Deployment")) return iequals(fk, "deployments") || iequals(fk, "deploy");
-        if (iequals(k, "StatefulSet")) return iequals(fk, "statefulsets") || iequals(fk, "sts");
-        if (iequals(k, "DaemonSet")) return iequals(fk, "daemonsets") || iequals(fk, "ds");
-        if (iequals(k, "ReplicaSet")) return iequals(fk, "replicasets") || iequals(fk, "rs");
-        if (iequals(k, "Job")) return iequals(fk, "jobs");
-        if (iequals(k, "CronJob")) return iequals(fk, "cronjobs") || iequals(fk, "cj");
-        return false;
-    };
-    return fn == name && kind_is(kind);
+    // kubectl's spellings too: deployment, deployments, deploy, sts, ds, rs.
+    return fn == name && canonical_kind(fk) == kind;
 }
 
 json::object status_record(const json::value& policy, const core::EffectivePolicy* effective) {
@@ -193,8 +146,8 @@ json::array recommendation_records(const json::value& policy, const std::string&
             r["kind"] = kind;
             r["workload"] = wname;
             r["container"] = core::string_at(c, {"name"});
-            r["current"] = copy_values(cur);
-            r["recommended"] = copy_values(rec);
+            r["current"] = resource_values(cur);
+            r["recommended"] = resource_values(rec);
             const double conf = number_at(c, "confidence");
             r["confidence"] = conf;
             r["confidenceText"] = confidence_text(conf);

@@ -119,7 +119,7 @@ int run(invocation& inv) {
         doc["reasons"] = std::move(lines);
         doc["report"] = core::render_upgrade_report(gauges, reasons);
         const boost::json::value v = std::move(doc);
-        inv.out << (inv.common.output == output_format::json ? to_pretty_json(v) : to_yaml(v));
+        inv.out << *render_document(inv.common.output, v);
     } else {
         inv.out << core::render_upgrade_report(gauges, reasons);
     }

@@ -44,13 +44,19 @@ boost::json::object capabilities_json(const Capabilities& c) {
 
 std::optional<std::pair<unsigned, unsigned>> parse_git_version(std::string_view v) {
     if (!v.empty() && v.front() == 'v') v.remove_prefix(1);
+    auto mm = parse_major_minor(v);
+    if (!mm || mm->first == 0) return std::nullopt;
+    return mm;
+}
+
+std::optional<std::pair<unsigned, unsigned>> parse_major_minor(std::string_view v) {
     auto major = leading_number(v);
-    if (!major || *major == 0 || v.empty() || v.front() != '.') return std::nullopt;
+    if (!major || v.empty() || v.front() != '.') return std::nullopt;
     v.remove_prefix(1);
     auto minor = leading_number(v);
     if (!minor) return std::nullopt;
-    // Whatever follows the minor (".4+k3s1", ".5-gke.1234") is the patch
-    // and distribution build, irrelevant to feature decisions.
+    // Whatever follows the minor (".4+k3s1", ".5-gke.1234", ".0-150-generic")
+    // is the patch and the distribution's build, irrelevant here.
     if (!v.empty() && v.front() != '.' && v.front() != '+' && v.front() != '-') return std::nullopt;
     return std::pair{*major, *minor};
 }

@@ -95,15 +95,5 @@ TEST(DoctorCgroupRow, ManySuspectNodesAreSummarised) {
     EXPECT_EQ(row.status, doctor_status::warn);
 }
 
-TEST(ParseKernelVersion, DistributionForms) {
-    EXPECT_EQ(parse_kernel_version("5.4.0-150-generic"), (std::pair{5u, 4u}));
-    EXPECT_EQ(parse_kernel_version("6.8.0-1012-aws"), (std::pair{6u, 8u}));
-    EXPECT_EQ(parse_kernel_version("4.19.112+"), (std::pair{4u, 19u}));
-    EXPECT_EQ(parse_kernel_version("6.1"), (std::pair{6u, 1u}));
-    EXPECT_FALSE(parse_kernel_version(""));
-    EXPECT_FALSE(parse_kernel_version("6"));
-    EXPECT_FALSE(parse_kernel_version("linux-6.8"));
-}
-
 }  // namespace
 }  // namespace attune::cli

@@ -1,6 +1,7 @@
 // kubectl attune explain's report: the chain step by step and why a
 // workload was or was not resized, from fixture objects.
 #include "explain_report.hpp"
+#include "object_fields.hpp"
 #include "status_fixture.hpp"
 
 #include <gtest/gtest.h>

@@ -35,6 +35,18 @@ TEST(ParseGitVersion, DistributionForms) {
     for (const auto& c : cases) EXPECT_EQ(parse_git_version(c.in), c.want) << c.in;
 }
 
+TEST(ParseMajorMinor, KernelReleases) {
+    EXPECT_EQ(parse_major_minor("5.4.0-150-generic"), (std::pair{5u, 4u}));
+    EXPECT_EQ(parse_major_minor("6.8.0-1012-aws"), (std::pair{6u, 8u}));
+    EXPECT_EQ(parse_major_minor("4.19.112+"), (std::pair{4u, 19u}));
+    EXPECT_EQ(parse_major_minor("6.1"), (std::pair{6u, 1u}));
+    EXPECT_EQ(parse_major_minor("0.9"), (std::pair{0u, 9u}));  // only parse_git_version refuses a zero major
+    EXPECT_FALSE(parse_major_minor(""));
+    EXPECT_FALSE(parse_major_minor("6"));
+    EXPECT_FALSE(parse_major_minor("linux-6.8"));
+    EXPECT_FALSE(parse_major_minor("v1.36"));
+}
+
 // Seed 000 required tests for the InPlacePodLevelResources three-way probe.
 TEST(Capabilities, DeclaredFeatures_NamePresent_IsTrue) {
     EXPECT_TRUE(decide("v1.35.8", nodes({ready(std::vector<std::string>{"InPlacePodLevelResourcesVerticalScaling"})}))

@@ -58,6 +58,11 @@ Capabilities safe_defaults();
 // "v1.36.4+k3s1", "v1.33.5-gke.1234", "v1.32.9-eks-113cf36", "v1.35.0".
 std::optional<std::pair<unsigned, unsigned>> parse_git_version(std::string_view git_version);
 
+// A major and a minor number, then the end, '.', '+' or '-': the shape of a
+// git version without its 'v' and of a kernel release ("5.4.0-150-generic",
+// "6.8.0-1012-aws", "4.19.112+"), for doctor's cgroup row.
+std::optional<std::pair<unsigned, unsigned>> parse_major_minor(std::string_view text);
+
 // Each probe holds its answer, or a non-empty error when the call failed.
 struct ServerVersionProbe {
     std::string git_version;
