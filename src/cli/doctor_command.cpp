@@ -212,7 +212,8 @@ asio::awaitable<doctor_result> run_doctor(kube::client& c, std::string policy_ns
     for (auto& [key, e] : effective_policies(ctx)) effective.push_back(std::move(e));
     const auto targets = prometheus_targets(effective);
     std::vector<prometheus_probe> probed;
-    for (const auto& t : targets) probed.push_back(co_await probe_prometheus(t));
+    for (std::size_t i = 0; i < targets.size() && i < kMaxPrometheusProbes; ++i)
+        probed.push_back(co_await probe_prometheus(targets[i]));
     for (auto& r : prometheus_rows(targets, probed, ctx.policies_error)) rows.push_back(std::move(r));
 
     const auto checks_needed = doctor_access_checks(policy_ns, manager_ns, mwc_name);

@@ -74,7 +74,11 @@ std::vector<doctor_row> prometheus_rows(std::span<const prometheus_target> targe
     }
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const auto& t = targets[i];
-        if (i >= probes.size()) break;
+        if (i >= probes.size()) {
+            out.push_back(row(doctor_status::warn, t.address + " not probed: doctor probes at most " +
+                                                       std::to_string(kMaxPrometheusProbes) + " addresses" + users(t)));
+            continue;
+        }
         const auto& p = probes[i];
         if (p.skipped) {
             out.push_back(row(doctor_status::ok, t.address + " skipped: " + p.skip_reason +

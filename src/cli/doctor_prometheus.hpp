@@ -19,6 +19,8 @@
 namespace attune::cli {
 
 inline constexpr std::chrono::milliseconds kPrometheusHealthTimeout{3000};
+// Probed one after another, so doctor's deadline holds whatever the policies name.
+inline constexpr std::size_t kMaxPrometheusProbes = 10;
 
 struct prometheus_target {
     std::string address;
@@ -44,8 +46,10 @@ struct prometheus_probe {
     std::string error;  // when probed and not healthy
 };
 
-// `probes` is parallel to `targets`. `policies_error`: the policies could not
-// be listed (the row then says so). No target: one ok row saying so.
+// `probes` is parallel to `targets`; targets past the probes (beyond
+// kMaxPrometheusProbes) get a WARN row "not probed". `policies_error`: the
+// policies could not be listed (the row then says so). No target: one ok
+// row saying so.
 std::vector<doctor_row> prometheus_rows(std::span<const prometheus_target> targets,
                                         std::span<const prometheus_probe> probes, const std::string& policies_error);
 

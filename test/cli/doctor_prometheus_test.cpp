@@ -74,6 +74,12 @@ TEST(PrometheusRows, Outcomes) {
     EXPECT_TRUE(has(rows[2].detail, "skipped")) << rows[2].detail;
     for (const auto& r : rows) EXPECT_FALSE(r.required);
 
+    // Past the probes: not probed, said so.
+    const auto capped = prometheus_rows(targets, std::vector<prometheus_probe>{down}, "");
+    ASSERT_EQ(capped.size(), 3u);
+    EXPECT_EQ(capped[2].status, doctor_status::warn);
+    EXPECT_TRUE(has(capped[2].detail, "not probed: doctor probes at most 10 addresses")) << capped[2].detail;
+
     const auto none = prometheus_rows({}, {}, "");
     ASSERT_EQ(none.size(), 1u);
     EXPECT_TRUE(has(none[0].detail, "no policy names a Prometheus address"));
