@@ -32,6 +32,18 @@ HHMM = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
 # a well-formed unknown zone fails open at runtime, as in Go.
 TIMEZONE = r"^(UTC|Local|[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){0,2})$"
 DNS_SUBDOMAIN_MAX = 253
+LIFECYCLE_DOC = ROOT / "docs" / "lifecycle.md"
+
+
+def lifecycle_fragment(name):
+    """The `<!-- crd-fragment: NAME -->` YAML block of docs/lifecycle.md: the one
+    copy of the lifecycle schema (e2e test 62 checks the same blocks)."""
+    text = LIFECYCLE_DOC.read_text(encoding="utf-8")
+    marker = f"<!-- crd-fragment: {name} -->"
+    start = text.index(marker)
+    body = text[text.index("```yaml\n", start) + len("```yaml\n"):]
+    doc = yaml.safe_load(body[:body.index("```")])
+    return doc["lifecycle"]
 
 
 def cel(s):
@@ -324,7 +336,7 @@ def metrics_source(path, for_policy):
     return obj(props, desc="Where usage data comes from." + ("" if for_policy else " Defaults: the scalars and the prometheus block."), rules=rules)
 
 
-def update_strategy(path):
+def update_strategy(path, canary_rule=True):
     pr = f"{path}.export.pullRequest"
     props = {
         "type": string("Observe, Recommend (default), OneShot, Canary or Auto; the last three resize.",
@@ -397,9 +409,10 @@ def update_strategy(path):
             r: obj({"min": integer(minimum=1, maximum=10000), "max": integer(minimum=1, maximum=10000)}) for r in ("cpu", "memory")
         }, desc="Clamp on tuned HPA targets."),
     }
-    return obj(props, desc="Mode and resize controls.", rules=[
-        rule("!has(self.type) || self.type != 'Canary' || has(self.canary)", f"{path}.canary is required when type is Canary"),
-    ])
+    # On a policy the rule sits one level up, where spec.lifecycle is visible.
+    rules = [rule("!has(self.type) || self.type != 'Canary' || has(self.canary)",
+                  f"{path}.canary is required when type is Canary")] if canary_rule else None
+    return obj(props, desc="Mode and resize controls.", rules=rules)
 
 
 def policy_spec():
@@ -421,7 +434,7 @@ def policy_spec():
         "cpu": resource_config(f"{p}.cpu", "cpu", for_policy=True),
         "memory": resource_config(f"{p}.memory", "memory", for_policy=True),
         "paused": boolean("Stops all work (Ready=False, Paused); resizes already done stay."),
-        "updateStrategy": update_strategy(f"{p}.updateStrategy"),
+        "updateStrategy": update_strategy(f"{p}.updateStrategy", canary_rule=False),
         "excludedContainers": array(string(maxLength=63), maxItems=100, desc="Never sized; added to the known sidecars."),
         "excludeKnownSidecars": boolean("Skip istio-proxy, linkerd-proxy, consul-dataplane, kuma-dp, vault-agent, "
                                         "cloud-sql-proxy, cloudsql-proxy and gce-proxy (default true)."),
@@ -430,7 +443,11 @@ def policy_spec():
         "containerPolicies": array(container_policy, maxItems=100, desc="Per-container overlay: a literal name > \"*\" > the policy.",
                                    **{"x-kubernetes-validations": [rule("self.filter(c, c.containerName == '*').size() <= 1",
                                                                         f"{cps} may hold at most one \"*\" entry")]}),
-    }, required=["targetRef", "cpu", "memory"], desc="What to right-size and how. Unset fields come from the defaults objects (docs/api.md).")
+        "lifecycle": lifecycle_fragment("spec.lifecycle"),
+    }, required=["targetRef", "cpu", "memory"], desc="What to right-size and how. Unset fields come from the defaults objects (docs/api.md).",
+        rules=[rule("!has(self.updateStrategy) || !has(self.updateStrategy.type) || self.updateStrategy.type != 'Canary'"
+                    " || has(self.updateStrategy.canary) || has(self.lifecycle)",
+                    f"{p}.updateStrategy.canary or {p}.lifecycle is required when type is Canary")])
 
 
 def defaults_spec():
@@ -543,6 +560,7 @@ def policy_status():
         }),
         "gitopsPR": obj({"driftFingerprint": string(), "lastAttempt": string(format="date-time"), "url": string()}),
         "lastReconcileTime": string(format="date-time"),
+        "lifecycle": lifecycle_fragment("status.lifecycle"),
     }, desc="Written by attune-manager through the status subresource.")
 
 

@@ -71,7 +71,11 @@ refused "two sources" "{$ok, metricsSource: {vpa: {name: v}, manual: {containers
 refused "bearer token in another namespace" "{$ok, metricsSource: {prometheus: {address: 'http://p', bearerTokenSecret: {name: other/tok, key: t}}}}" \
   "spec.metricsSource.prometheus.bearerTokenSecret.name must not contain '/'"
 refused "cooldown under 1m" "{$ok, updateStrategy: {cooldown: 30s}}" 'spec.updateStrategy.cooldown must be 0 or at least 1m'
-refused "canary without its block" "{$ok, updateStrategy: {type: Canary}}" 'spec.updateStrategy.canary is required when type is Canary'
+refused "canary without its block" "{$ok, updateStrategy: {type: Canary}}" 'spec.updateStrategy.canary or spec.lifecycle is required when type is Canary'
+# Seed 001: spec.lifecycle steps stand in for the canary block.
+printf 'apiVersion: attune.io/v1alpha1\nkind: AttunePolicy\nmetadata: {name: good}\nspec: %s\n' \
+  "{$ok, updateStrategy: {type: Canary}, lifecycle: {steps: [{percent: 10, pause: 1m}, {percent: 100}]}}" |
+  k -n "$ns" apply --dry-run=server -f - >/dev/null 2>&1 || fail "a Canary policy with spec.lifecycle steps was refused"
 refused "startupBoost too long" "{targetRef: {kind: Deployment, name: web}, cpu: {startupBoost: {multiplier: '2', duration: 2h}}, memory: {}}" \
   'spec.cpu.startupBoost.duration must be between 10s and 1h'
 refused "startupBoost multiplier 1" "{targetRef: {kind: Deployment, name: web}, cpu: {startupBoost: {multiplier: '1', duration: 1m}}, memory: {}}" \

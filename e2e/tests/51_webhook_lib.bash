@@ -1,4 +1,4 @@
-# Helpers for the admission webhook e2e tests (85-89). Sourced after lib.sh
+# Helpers for the admission webhook e2e tests (51-55). Sourced after lib.sh
 # and 70_manager_lib.bash; not a test itself.
 #
 # The real kube-apiserver calls attune-manager's webhook over TLS at
@@ -8,34 +8,6 @@
 # bootstrapped CA into its caBundle (and the url into clientConfig). The
 # manager's own namespace (its Secret) is a second namespace, since pods in
 # the operator's namespace are never sized.
-
-# harness: until the AttunePolicy CRD carries spec.targetRef and
-# status.recommendations/status.lifecycle, the apiserver would prune what
-# these tests write, so the installed CRD keeps unknown fields under spec and
-# status for the test's lifetime. A no-op once the CRD has the fields.
-ensure_policy_fields_kept() {
-  local crd=attunepolicies.attune.io has
-  has=$(k get crd "$crd" -o json | jq -r '.spec.versions[0].schema.openAPIV3Schema.properties as $p
-      | ($p.spec.properties.targetRef != null) and ($p.status.properties.recommendations != null)
-        and ($p.status.properties.lifecycle != null)')
-  [ "$has" = true ] && return 0
-  log "harness: the AttunePolicy CRD lacks targetRef/recommendations/lifecycle; keeping unknown fields for this test"
-  k patch crd "$crd" --type=json -p '[
-    {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-preserve-unknown-fields","value":true},
-    {"op":"add","path":"/spec/versions/0/schema/openAPIV3Schema/properties/status/x-kubernetes-preserve-unknown-fields","value":true}]' >/dev/null
-  at_exit "k apply -f '$REPO_ROOT/deploy/kustomize/base/crd/attunepolicy.yaml' >/dev/null 2>&1"
-  k wait --for=condition=Established "crd/$crd" --timeout=60s >/dev/null
-  # The new schema is served a moment later: wait until a dry run keeps targetRef.
-  wait_until 30 policy_keeps_target_ref || fail "the patched AttunePolicy CRD still prunes spec.targetRef"
-}
-policy_keeps_target_ref() {
-  k -n default create --dry-run=server -o json -f - 2>/dev/null <<'YAML' | jq -e '.spec.targetRef.name == "probe"' >/dev/null
-apiVersion: attune.io/v1alpha1
-kind: AttunePolicy
-metadata: {name: attune-schema-probe}
-spec: {targetRef: {kind: Deployment, name: probe}}
-YAML
-}
 
 # webhook_namespaces: $ns (the workloads, labelled for initial sizing) and
 # $opns (the manager's: its Secret), both deleted on exit.
@@ -153,7 +125,6 @@ webhook_test() {
   require_local "loopback webhook URL"
   require_manager
   apply_policy_crd
-  ensure_policy_fields_kept
   webhook_namespaces
   apply_webhook_configuration
 }

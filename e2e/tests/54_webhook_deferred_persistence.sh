@@ -12,7 +12,7 @@
 webhook_test
 # A Canary policy: no sizing at CREATE, the lifecycle owns what pods get.
 deployment_with_policy web '{containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}' \
-  '{}' '{}' '{type: Canary}' 1
+  '{}' '{}' '{type: Canary, canary: {percentage: 10, observationPeriod: 5m}}' 1
 set_validated_candidate web Deployment web rev-00000000000000a1 app 200m 192Mi
 start_webhook_manager
 wait_webhook_called

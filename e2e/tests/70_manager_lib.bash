@@ -16,10 +16,14 @@ require_manager() { require_built "$ATTUNE_MANAGER" attune-manager; }
 # apply_policy_crd: the three Attune CRDs of deploy/kustomize, Established.
 apply_policy_crd() {
   k apply -f "$REPO_ROOT/deploy/kustomize/base/crd/" >/dev/null || fail "the Attune CRDs were refused"
-  # kubectl 1.34's wait fails at once ("accessor error: <nil>") on a CRD
-  # whose status has no conditions yet, instead of waiting: retry it.
-  wait_until 60 k wait --for=condition=Established crd/attunepolicies.attune.io crd/attunedefaults.attune.io \
-    crd/attunenamespacedefaults.attune.io --timeout=5s || fail "the Attune CRDs never became Established"
+  # Not `kubectl wait`: it fails at once while a new CRD has no conditions yet.
+  wait_until 60 attune_crds_established || fail "the Attune CRDs never became Established"
+}
+attune_crds_established() {
+  local c
+  for c in attunepolicies attunedefaults attunenamespacedefaults; do
+    [ "$(k get crd "$c.attune.io" -o jsonpath='{.status.conditions[?(@.type=="Established")].status}' 2>/dev/null)" = True ] || return 1
+  done
 }
 
 manager_ready() { curl -fsS --max-time 2 "http://127.0.0.1:$MGR_PORT/readyz" >/dev/null; }
