@@ -6,12 +6,7 @@ namespace attune::cli {
 namespace {
 
 doctor_row row(std::string name, doctor_status s, bool required, std::string detail) {
-    doctor_row r;
-    r.name = std::move(name);
-    r.status = s;
-    r.required = required;
-    r.detail = std::move(detail);
-    return r;
+    return make_row(std::move(name), required, s, std::move(detail));
 }
 
 TEST(DoctorTable, SeedFormat) {
@@ -45,6 +40,14 @@ TEST(DoctorFailed, OnlyARequiredFailCounts) {
         {"no rows", {}, false},
     };
     for (const auto& c : cases) EXPECT_EQ(doctor_failed(c.rows), c.failed) << c.name;
+}
+
+TEST(JoinNames, AllOrTheFirstFewAndACount) {
+    const std::vector<std::string> names = {"a", "b", "c", "d"};
+    EXPECT_EQ(join_names(names), "a, b, c, d");
+    EXPECT_EQ(join_names(names, 2), "a, b and 2 more");
+    EXPECT_EQ(join_names(names, 10, "; "), "a; b; c; d");
+    EXPECT_EQ(join_names({}), "");
 }
 
 TEST(DoctorJson, RowsAndTheVerdict) {
