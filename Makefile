@@ -3,7 +3,7 @@ K8S ?= 1.36
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench bench-scale fuzz golden clean
+.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench bench-scale fuzz golden clean install-plugin krew-manifest
 
 all: build
 
@@ -38,6 +38,16 @@ demo: build
 
 run: build
 	hack/run.sh
+
+# kubectl finds plugins on $PATH: `kubectl attune ...` once PREFIX/bin is on it.
+PREFIX ?= $(HOME)/.local
+install-plugin: build
+	install -D -m 0755 $(BUILD)/src/cli/kubectl-attune $(PREFIX)/bin/kubectl-attune
+	@echo "installed $(PREFIX)/bin/kubectl-attune; with it on PATH: kubectl attune version --client"
+
+# The krew archive and the filled manifest under $(BUILD)/krew/.
+krew-manifest: build
+	BUILD=$(BUILD) hack/krew-manifest.sh
 
 bench: build
 	hack/bench.sh

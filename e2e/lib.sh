@@ -131,3 +131,7 @@ require_built() {
   if [ "${E2E_REQUIRE_BUILD:-0}" = 1 ]; then fail "$2 is not built at $1"; fi
   skip "$2 is not built at $1 (make build)"
 }
+
+# The plugin from the C++ build (kubectl-attune), for the tests that drive it.
+ATTUNE_CLI=${ATTUNE_CLI:-$REPO_ROOT/${BUILD:-build}/src/cli/kubectl-attune}
+require_cli() { require_built "$ATTUNE_CLI" kubectl-attune; }

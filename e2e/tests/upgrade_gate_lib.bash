@@ -9,11 +9,9 @@
 # status, as a kubelet would; the real Job controller then completes or fails
 # the Job. Everything asserted goes through kubectl and curl to Prometheus or
 # the Pushgateway.
-ATTUNE_CLI=${ATTUNE_CLI:-$REPO_ROOT/${BUILD:-build}/src/cli/kubectl-attune}
 UPGRADE_LOGS=${UPGRADE_LOGS:-$ATTUNE_RUN/upgrade-logs}
 mkdir -p "$UPGRADE_LOGS"
 
-require_cli() { require_built "$ATTUNE_CLI" kubectl-attune; }
 next_minor() { echo "1.$(( ${1#1.} + 1 ))"; }  # next_minor 1.36 -> 1.37
 
 # fake_addon NS NAME IMAGE [REPLICAS] [VERSION-LABEL]: a Deployment whose image

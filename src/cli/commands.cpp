@@ -5,6 +5,11 @@ namespace attune::cli {
 std::vector<command> all_commands() {
     std::vector<command> out;
     out.push_back(make_version_command());
+    out.push_back(make_doctor_command());
+    out.push_back(make_status_command());
+    out.push_back(make_recommendations_command());
+    out.push_back(make_explain_command());
+    out.push_back(make_history_command());
     out.push_back(make_upgrade_gate_command());
     out.push_back(make_upgrade_step_command());
     out.push_back(make_upgrade_report_command());

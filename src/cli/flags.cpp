@@ -128,6 +128,14 @@ std::optional<std::size_t> find_subcommand(std::span<const std::string_view> arg
     return std::nullopt;
 }
 
+core::result<http::server_url> parse_url_flag(std::string_view flag, std::string_view value) {
+    try {
+        return http::split_server_url(value);
+    } catch (const std::invalid_argument& e) {
+        return bad("invalid argument \"" + std::string(value) + "\" for \"--" + std::string(flag) + "\": " + e.what());
+    }
+}
+
 core::result<std::chrono::milliseconds> parse_duration(std::string_view flag, std::string_view value) {
     const auto where = "invalid argument \"" + std::string(value) + "\" for \"--" + std::string(flag) + "\"";
     long long n = 0;

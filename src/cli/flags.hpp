@@ -7,6 +7,7 @@
 // --bool, --bool=false, -A; "--" ends the flags. Flags and positional
 // arguments may be interleaved; a repeated flag keeps its last value.
 #include <attune/core/result.hpp>
+#include <attune/http/url.hpp>
 
 #include <chrono>
 #include <map>
@@ -47,6 +48,10 @@ std::string flags_help(std::span<const flag_spec> specs);
 // Index of the subcommand in `args` (the first positional argument, skipping
 // the values of `global` value flags given before it); nullopt if none.
 std::optional<std::size_t> find_subcommand(std::span<const std::string_view> args, std::span<const flag_spec> global);
+
+// Parses a URL flag value ("http://127.0.0.1:9091", "https://prom.example/base")
+// with the runtime's own URL rules; a usage error names the flag.
+core::result<http::server_url> parse_url_flag(std::string_view flag, std::string_view value);
 
 // Parses a duration flag value ("90s", "10m", "1h", "500ms", "0"), as kubectl's
 // --request-timeout does; a bare number is seconds.

@@ -2,7 +2,7 @@
 // 0 ok, 1 error, 2 bad usage; upgrade-gate documents its own (0/2/3/4).
 #include "command.hpp"
 
-#include "log_format.hpp"  // src/manager: the runtime's key=value log format
+#include <attune/kube/log_format.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     std::vector<std::string_view> args(argv + 1, argv + argc);
     // Logs go to stderr as key=value text, at the --log-level the command
     // asks for (set again once flags are parsed); warn until then.
-    attune::manager::setup_logging("text", "warn");
+    attune::kube::setup_logging("text", "warn");
     const int code = attune::cli::dispatch(args, attune::cli::all_commands(), std::cout, std::cerr,
                                            isatty(STDOUT_FILENO) == 1);
     std::cout.flush();

@@ -1,5 +1,7 @@
 #include "output.hpp"
 
+#include "object_fields.hpp"
+
 #include <boost/json.hpp>
 
 #include <yaml-cpp/yaml.h>
@@ -43,12 +45,6 @@ std::string normalise_path(std::string_view p) {
     if (p.size() >= 2 && p.front() == '{' && p.back() == '}') p = p.substr(1, p.size() - 2);
     if (!p.empty() && p.front() == '.') p.remove_prefix(1);
     return std::string(p);
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-           });
 }
 
 void pretty(const boost::json::value& v, std::string& out, int depth) {
@@ -211,6 +207,12 @@ core::result<std::string> render_table(const boost::json::array& records, std::s
         out += line + "\n";
     }
     return out;
+}
+
+std::optional<std::string> render_document(output_format f, const boost::json::value& doc) {
+    if (f == output_format::json) return to_pretty_json(doc);
+    if (f == output_format::yaml) return to_yaml(doc);
+    return std::nullopt;
 }
 
 std::string to_pretty_json(const boost::json::value& v) {

@@ -7,6 +7,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +40,10 @@ struct table_options {
 // values are numbers. Error code "bad_usage" for an unknown --sort-by.
 core::result<std::string> render_table(const boost::json::array& records, std::span<const column> columns,
                                        const table_options& opts);
+
+// -o json|yaml: the document as kubectl prints it; nullopt for table and
+// wide, which each command renders itself.
+std::optional<std::string> render_document(output_format f, const boost::json::value& doc);
 
 // Indented JSON (two spaces), as kubectl -o json prints it; ends with a newline.
 std::string to_pretty_json(const boost::json::value& v);

@@ -18,6 +18,11 @@ session::session(const common_options& opts) {
     kube::client_settings settings;
     settings.qps = 20;
     settings.burst = 30;
+    // A person is waiting: an apiserver that refuses connections is an
+    // error within about two seconds (kubectl does not retry it at all), not
+    // after the manager's ten retries; 429s are still honoured.
+    settings.retry.max_retries = 3;
+    settings.retry.backoff = kube::backoff_policy{std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(2'000), 0.5};
     client_ = std::make_unique<kube::client>(io_.get_executor(), std::move(cfg), settings);
 }
 

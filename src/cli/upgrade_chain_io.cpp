@@ -1,5 +1,6 @@
 #include "upgrade_chain_io.hpp"
 
+#include <attune/http/https_client.hpp>
 #include <attune/kube/discovery.hpp>
 
 #include <boost/asio/steady_timer.hpp>
@@ -33,14 +34,29 @@ using namespace std::chrono_literals;
 kube::resource_type jobs_resource() { return kube::resource_type("batch", "v1", "jobs", "Job", true); }
 kube::resource_type configmaps_resource() { return kube::resource_type("", "v1", "configmaps", "ConfigMap", true); }
 
-asio::awaitable<std::string> push_gauges(asio::any_io_executor ex, http_endpoint gateway, std::string job,
+asio::awaitable<std::string> push_gauges(asio::any_io_executor ex, http::server_url gateway, std::string job,
                                          std::vector<core::PushedGauge> gauges) {
-    auto r = co_await plain_http_exchange(ex, gateway, http::verb::post, "/metrics/job/" + kube::percent_encode(job),
-                                          core::render_push_body(gauges), "text/plain; version=0.0.4",
-                                          std::chrono::milliseconds(15'000));
-    if (!r.ok) co_return "push to the Pushgateway failed: " + r.error;
-    if (r.status != 200 && r.status != 202)
-        co_return "the Pushgateway answered " + std::to_string(r.status) + ": " + r.body.substr(0, 300);
+    http::client_options o;
+    o.tls = gateway.scheme == "https";
+    o.max_connections = 1;
+    std::unique_ptr<http::https_client> client;
+    try {
+        client = std::make_unique<http::https_client>(ex, gateway.host, gateway.port, http::tls_options{}, o);
+    } catch (const std::exception& e) {
+        co_return std::string("push to the Pushgateway failed: ") + e.what();
+    }
+    http::request req;
+    req.method = http::verb::post;
+    req.target = gateway.path_prefix + "/metrics/job/" + kube::percent_encode(job);
+    req.body = core::render_push_body(gauges);
+    req.headers.push_back({"Content-Type", "text/plain; version=0.0.4"});
+    req.timeout = 15s;
+    auto r = co_await client->send(req);
+    client->close_idle();
+    if (!r.ok())
+        co_return "push to the Pushgateway failed: " + std::string(http::to_string(r.kind)) + ": " + r.ec.message();
+    if (r.resp.status != 200 && r.resp.status != 202)
+        co_return "the Pushgateway answered " + std::to_string(r.resp.status) + ": " + r.resp.body.substr(0, 300);
     co_return std::string();
 }
 

@@ -2,9 +2,9 @@
 // The I/O the upgrade chain's steps carry out for the core's decisions: push
 // gauges to the Pushgateway, list and create chain Jobs, record the last gate
 // reasons, run the pluggable upgrade command, wait for the new version.
-#include "plain_http.hpp"
 
 #include <attune/core/upgrade_chain.hpp>
+#include <attune/http/url.hpp>
 #include <attune/kube/client.hpp>
 
 #include <boost/asio/awaitable.hpp>
@@ -23,7 +23,7 @@ inline constexpr const char* kReportConfigMap = "attune-upgrade-gate-report";
 // POST /metrics/job/<job>: replaces these metric names in that group and
 // keeps the others (the detector's and the steps' gauges share the group).
 // Returns "" or what went wrong.
-boost::asio::awaitable<std::string> push_gauges(boost::asio::any_io_executor ex, http_endpoint gateway, std::string job,
+boost::asio::awaitable<std::string> push_gauges(boost::asio::any_io_executor ex, http::server_url gateway, std::string job,
                                                 std::vector<core::PushedGauge> gauges);
 
 // The chain's Jobs in `ns` for `target`.

@@ -3,10 +3,10 @@
 // is available and blocked or held) from the ConfigMap the preflight writes
 // (attune-upgrade-gate-report), or from a saved Job log (--reasons-file).
 #include "commands.hpp"
-#include "plain_http.hpp"
 #include "session.hpp"
 #include "upgrade_chain_io.hpp"
 
+#include <attune/controller/prometheus_client.hpp>
 #include <attune/core/upgrade_report.hpp>
 #include <attune/kube/resource.hpp>
 
@@ -30,15 +30,12 @@ std::vector<std::string> split_lines(const std::string& text) {
     return out;
 }
 
-asio::awaitable<core::result<std::vector<core::GaugeSample>>> query(asio::any_io_executor ex, http_endpoint prom,
+asio::awaitable<core::result<std::vector<core::GaugeSample>>> query(controller::prometheus_client& prom,
                                                                    std::string promql) {
-    auto r = co_await plain_http_exchange(ex, prom, http::verb::get, "/api/v1/query?query=" + kube::percent_encode(promql),
-                                          "", "", std::chrono::milliseconds(15'000));
-    if (!r.ok) co_return core::make_error("prometheus", r.error);
-    boost::system::error_code ec;
-    auto doc = boost::json::parse(r.body, ec);
-    if (ec) co_return core::make_error("prometheus", "Prometheus answered " + std::to_string(r.status) + " with a body that is not JSON");
-    co_return core::gauge_samples_from(doc);
+    const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    auto r = co_await prom.query(promql, now);
+    if (!r.result) co_return r.result.error();
+    co_return core::gauge_samples_from(r.result.value());
 }
 
 int run(invocation& inv) {
@@ -46,8 +43,11 @@ int run(invocation& inv) {
         return usage_error(inv.err, "upgrade-report", "unexpected argument \"" + inv.flags.positionals[0] + "\"", kExitUsage);
     if (!inv.flags.has("prometheus"))
         return usage_error(inv.err, "upgrade-report", "--prometheus http://HOST:PORT is required", kExitUsage);
-    auto prom = parse_http_url("prometheus", inv.flags.get("prometheus"));
-    if (!prom) return usage_error(inv.err, "upgrade-report", prom.error().message, kExitUsage);
+    if (auto url = parse_url_flag("prometheus", inv.flags.get("prometheus")); !url)
+        return usage_error(inv.err, "upgrade-report", url.error().message, kExitUsage);
+    controller::prometheus_settings prom_settings;
+    prom_settings.address = inv.flags.get("prometheus");
+    prom_settings.query_timeout = std::chrono::seconds(15);
     const std::string job = inv.flags.get("push-job", "attune-upgrade");
     const std::string reasons_file = inv.flags.get("reasons-file");
     const std::string ns = inv.common.ns.empty() ? kChainNamespace : inv.common.ns;
@@ -58,11 +58,15 @@ int run(invocation& inv) {
     // The session is needed for the ConfigMap only, but is cheap: build it
     // so that one deadline covers every request.
     const int rc = run_in_session(inv, std::chrono::seconds(60), kExitError, [&](session& s) -> asio::awaitable<int> {
-        auto ex = co_await asio::this_coro::executor;
+        auto prom = controller::prometheus_client::create(co_await asio::this_coro::executor, prom_settings);
+        if (!prom) {
+            error = "--prometheus: " + prom.error().message;
+            co_return kExitError;
+        }
         const std::string sel = "{job=\"" + job + "\"}";
-        auto available = co_await query(ex, prom.value(), "k8s_upgrade_available" + sel);
-        auto blocked = co_await query(ex, prom.value(), "k8s_upgrade_blocked" + sel);
-        auto held = co_await query(ex, prom.value(), "k8s_upgrade_held" + sel);
+        auto available = co_await query(*prom.value(), "k8s_upgrade_available" + sel);
+        auto blocked = co_await query(*prom.value(), "k8s_upgrade_blocked" + sel);
+        auto held = co_await query(*prom.value(), "k8s_upgrade_held" + sel);
         for (const auto* q : {&available, &blocked, &held})
             if (!q->ok()) {
                 error = "cannot read the gauges from Prometheus: " + q->error().message;
@@ -115,7 +119,7 @@ int run(invocation& inv) {
         doc["reasons"] = std::move(lines);
         doc["report"] = core::render_upgrade_report(gauges, reasons);
         const boost::json::value v = std::move(doc);
-        inv.out << (inv.common.output == output_format::json ? to_pretty_json(v) : to_yaml(v));
+        inv.out << *render_document(inv.common.output, v);
     } else {
         inv.out << core::render_upgrade_report(gauges, reasons);
     }

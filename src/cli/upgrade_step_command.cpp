@@ -33,7 +33,7 @@ struct step_options {
     std::string matrix;
     std::string job_template;
     std::string upgrade_job_template;  // the upgrade phase's Job (privileged on a real cluster)
-    std::optional<http_endpoint> pushgateway;
+    std::optional<http::server_url> pushgateway;
     std::string push_job = "attune-upgrade";
     std::string upgrade_command;
     std::chrono::milliseconds upgrade_timeout{30 * 60 * 1000};
@@ -62,7 +62,7 @@ core::result<step_options> parse(const invocation& inv) {
     if (spawns && o.job_template.empty()) return bad("--job-template FILE is needed to spawn the next Job");
     o.upgrade_job_template = inv.flags.get("upgrade-job-template", o.job_template);
     if (inv.flags.has("pushgateway")) {
-        auto e = parse_http_url("pushgateway", inv.flags.get("pushgateway"));
+        auto e = parse_url_flag("pushgateway", inv.flags.get("pushgateway"));
         if (!e) return e.error();
         o.pushgateway = std::move(e).value();
     }

@@ -26,10 +26,8 @@ struct versions {
 };
 
 void print(invocation& inv, const boost::json::object& doc) {
-    if (inv.common.output == output_format::json) {
-        inv.out << to_pretty_json(doc);
-    } else if (inv.common.output == output_format::yaml) {
-        inv.out << to_yaml(doc);
+    if (auto text = render_document(inv.common.output, doc)) {
+        inv.out << *text;
     } else {
         auto str = [&](const char* k) {
             const auto* v = doc.if_contains(k);

@@ -185,6 +185,29 @@ boost::asio::awaitable<prometheus_outcome> prometheus_client::query(std::string 
     co_return co_await keep->run("/api/v1/query", form.encode().substr(1));
 }
 
+boost::asio::awaitable<prometheus_health> prometheus_client::healthy(std::chrono::milliseconds timeout) {
+    auto keep = impl_;
+    const auto t0 = steady::now();
+    if (keep->stopped) co_return prometheus_health(core::make_error("cancelled", "prometheus client shut down"));
+    http::request req;
+    req.method = http::verb::get;
+    req.target = keep->url.path_prefix + "/-/healthy";
+    req.timeout = timeout;
+    for (const auto& [k, v] : keep->s.headers) req.headers.push_back({k, v});
+    if (keep->token) req.headers.push_back({"Authorization", "Bearer " + keep->token->current(steady::now())});
+    auto r = co_await keep->http->send(req);
+    if (!r.ok()) co_return prometheus_health(transport_error(r, keep->s.address));
+    const unsigned status = r.resp.status;
+    if (status == 401 || status == 403)
+        co_return prometheus_health(core::make_error(
+            "unauthorized", "prometheus " + keep->s.address + " refused /-/healthy with " + std::to_string(status)));
+    if (status != 200)
+        co_return prometheus_health(core::make_error("http_status", "prometheus " + keep->s.address +
+                                                                        " answered /-/healthy with " +
+                                                                        std::to_string(status) + ": " + excerpt(r.resp.body)));
+    co_return prometheus_health(std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0));
+}
+
 void prometheus_client::shutdown() noexcept {
     impl_->stopped = true;
     impl_->http->abort_all();

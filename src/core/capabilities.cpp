@@ -24,15 +24,39 @@ bool version_at_least(unsigned major, unsigned minor, unsigned want_major, unsig
 
 Capabilities safe_defaults() { return Capabilities{}; }
 
+boost::json::object capabilities_json(const Capabilities& c) {
+    return boost::json::object{
+        {"git_version", c.git_version},
+        {"major", c.major},
+        {"minor", c.minor},
+        {"pods_resize", c.pods_resize},
+        {"pod_level_resources_field", c.pod_level_resources_field},
+        {"in_place_pod_level_resources", c.in_place_pod_level_resources},
+        {"declared_features_reported", c.declared_features_reported},
+        {"hpa_scale_to_zero", c.hpa_scale_to_zero},
+        {"allow_in_place_memory_limit_decrease", c.allow_in_place_memory_limit_decrease},
+        {"in_place_sidecar_resize", c.in_place_sidecar_resize},
+        {"scheduler_resize_preemption", c.scheduler_resize_preemption},
+        {"memory_backed_volume_resize", c.memory_backed_volume_resize},
+        {"exclusive_cpu_in_place", c.exclusive_cpu_in_place},
+    };
+}
+
 std::optional<std::pair<unsigned, unsigned>> parse_git_version(std::string_view v) {
     if (!v.empty() && v.front() == 'v') v.remove_prefix(1);
+    auto mm = parse_major_minor(v);
+    if (!mm || mm->first == 0) return std::nullopt;
+    return mm;
+}
+
+std::optional<std::pair<unsigned, unsigned>> parse_major_minor(std::string_view v) {
     auto major = leading_number(v);
-    if (!major || *major == 0 || v.empty() || v.front() != '.') return std::nullopt;
+    if (!major || v.empty() || v.front() != '.') return std::nullopt;
     v.remove_prefix(1);
     auto minor = leading_number(v);
     if (!minor) return std::nullopt;
-    // Whatever follows the minor (".4+k3s1", ".5-gke.1234") is the patch
-    // and distribution build, irrelevant to feature decisions.
+    // Whatever follows the minor (".4+k3s1", ".5-gke.1234", ".0-150-generic")
+    // is the patch and the distribution's build, irrelevant here.
     if (!v.empty() && v.front() != '.' && v.front() != '+' && v.front() != '-') return std::nullopt;
     return std::pair{*major, *minor};
 }
@@ -115,6 +139,9 @@ NodeProbe decode_node_probe(const boost::json::value& node) {
             if (f.is_string()) names.emplace_back(f.get_string());
         p.declared_features = std::move(names);
     }
+    p.name = string_at(node, {"metadata", "name"});
+    p.kernel_version = string_at(node, {"status", "nodeInfo", "kernelVersion"});
+    p.kernel_config_cgroup_v2 = string_at(node, {"metadata", "labels", kNfdKernelConfigCgroupV2Label}) == "true";
     return p;
 }
 

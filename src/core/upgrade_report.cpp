@@ -23,35 +23,17 @@ std::optional<bool> pick(const std::vector<GaugeSample>& s, const std::optional<
 
 }  // namespace
 
-result<std::vector<GaugeSample>> gauge_samples_from(const boost::json::value& v) {
-    auto bad = [](std::string why) { return make_error("invalid_prometheus_response", "Prometheus query: " + why); };
-    const auto* o = v.if_object();
-    if (o == nullptr) return bad("expected a JSON object");
-    const auto* status = o->if_contains("status");
-    if (status == nullptr || !status->is_string()) return bad("no status");
-    if (status->get_string() != "success") {
-        std::string msg;
-        if (const auto* e = o->if_contains("error"); e && e->is_string()) msg = e->get_string();
-        return bad("status " + std::string(status->get_string()) + (msg.empty() ? "" : ": " + msg));
-    }
-    const auto* data = o->if_contains("data");
-    const auto* rt = data && data->is_object() ? data->get_object().if_contains("resultType") : nullptr;
-    const auto* res = data && data->is_object() ? data->get_object().if_contains("result") : nullptr;
-    if (!rt || !rt->is_string() || rt->get_string() != "vector" || !res || !res->is_array())
-        return bad("expected a vector result");
+result<std::vector<GaugeSample>> gauge_samples_from(const PromResponse& r) {
+    if (r.result_type != "vector")
+        return make_error("invalid_prometheus_response", "Prometheus query: expected a vector result, got " +
+                                                             (r.result_type.empty() ? std::string("none") : r.result_type));
     std::vector<GaugeSample> out;
-    for (const auto& e : res->get_array()) {
-        const auto* eo = e.if_object();
-        const auto* value = eo ? eo->if_contains("value") : nullptr;
-        if (value == nullptr || !value->is_array() || value->get_array().size() != 2 || !value->get_array()[1].is_string())
-            return bad("a sample without [time, \"value\"]");
+    for (const auto& series : r.series) {
+        // A NaN or infinite gauge was dropped by the decoder: no sample, no answer.
+        if (series.samples.empty()) continue;
         GaugeSample s;
-        if (const auto* m = eo->if_contains("metric"); m && m->is_object())
-            if (const auto* t = m->get_object().if_contains("target"); t && t->is_string()) s.target = t->get_string();
-        const std::string text(value->get_array()[1].get_string());
-        char* end = nullptr;
-        s.value = std::strtod(text.c_str(), &end);
-        if (end == text.c_str() || *end != '\0') return bad("value \"" + text + "\" is not a number");
+        if (auto t = series.labels.find("target"); t != series.labels.end()) s.target = t->second;
+        s.value = series.samples.back().value;
         out.push_back(std::move(s));
     }
     return out;

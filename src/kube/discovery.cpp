@@ -102,6 +102,7 @@ asio::awaitable<core::NodeListProbe> probe_nodes(client& c) {
     auto r = co_await c.list_all(resources::nodes(), "", lo);
     if (!r) {
         p.error = r.error().describe();
+        if (r.error().kind == error_kind::api_status) p.error_status = r.error().code;
         co_return p;
     }
     for (const auto& n : r->items) p.nodes.push_back(core::decode_node_probe(n));

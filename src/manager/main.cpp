@@ -1,7 +1,7 @@
 // attune-manager: flags -> wiring (app.cpp). Exit codes: 0 after SIGTERM or
 // SIGINT, 1 on a fatal runtime condition, 2 on bad flags.
 #include "app.hpp"
-#include "log_format.hpp"
+#include <attune/kube/log_format.hpp>
 #include "options.hpp"
 
 #include <spdlog/spdlog.h>
@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
         std::fputs(attune::manager::usage().c_str(), stdout);
         return 0;
     }
-    attune::manager::setup_logging(opts.log_format, opts.log_level);
+    attune::kube::setup_logging(opts.log_format, opts.log_level);
     const int code = attune::manager::run_manager(opts);
     spdlog::shutdown();
     return code;

@@ -186,6 +186,38 @@ TEST_P(PrometheusClientTest, AStoppedPrometheusIsUnreachable) {
     EXPECT_EQ(o.result.error().code, "unreachable");
 }
 
+// kubectl attune doctor's probe: GET /-/healthy under the path prefix.
+TEST_P(PrometheusClientTest, HealthyIsAGetOfTheHealthEndpoint) {
+    server->script(scripted_reply::http(200, "Prometheus Server is Healthy.\n"));
+    auto s = settings();
+    s.headers = {{"X-Scope-OrgID", "tenant-a"}};
+    auto c = client(s);
+    const auto r = run_coro(io, c->healthy(3s)).result;
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_EQ(server->requests().size(), 1u);
+    EXPECT_EQ(server->requests()[0].method, "GET");
+    EXPECT_EQ(server->requests()[0].target, "/prom/-/healthy");
+    EXPECT_NE(server->requests()[0].head.find("X-Scope-OrgID: tenant-a"), std::string::npos);
+}
+
+TEST_P(PrometheusClientTest, HealthyReportsAnUnhealthyAnswerAndAHang) {
+    server->script(scripted_reply::http(503, "Service Unavailable"));
+    auto c = client(settings());
+    const auto bad = run_coro(io, c->healthy(3s)).result;
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().code, "http_status");
+    EXPECT_NE(bad.error().message.find("503"), std::string::npos);
+
+    scripted_reply hang;
+    hang.after = scripted_reply::then::hang;
+    server->script(hang);
+    const auto t0 = steady::now();
+    const auto slow = run_coro(io, c->healthy(300ms)).result;
+    ASSERT_FALSE(slow.ok());
+    EXPECT_EQ(slow.error().code, "timeout");
+    EXPECT_LT(steady::now() - t0, 5s);
+}
+
 INSTANTIATE_TEST_SUITE_P(PlainAndTls, PrometheusClientTest, ::testing::Values(false, true),
                          [](const auto& param_info) { return param_info.param ? "Tls" : "PlainHttp"; });
 

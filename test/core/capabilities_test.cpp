@@ -35,6 +35,18 @@ TEST(ParseGitVersion, DistributionForms) {
     for (const auto& c : cases) EXPECT_EQ(parse_git_version(c.in), c.want) << c.in;
 }
 
+TEST(ParseMajorMinor, KernelReleases) {
+    EXPECT_EQ(parse_major_minor("5.4.0-150-generic"), (std::pair{5u, 4u}));
+    EXPECT_EQ(parse_major_minor("6.8.0-1012-aws"), (std::pair{6u, 8u}));
+    EXPECT_EQ(parse_major_minor("4.19.112+"), (std::pair{4u, 19u}));
+    EXPECT_EQ(parse_major_minor("6.1"), (std::pair{6u, 1u}));
+    EXPECT_EQ(parse_major_minor("0.9"), (std::pair{0u, 9u}));  // only parse_git_version refuses a zero major
+    EXPECT_FALSE(parse_major_minor(""));
+    EXPECT_FALSE(parse_major_minor("6"));
+    EXPECT_FALSE(parse_major_minor("linux-6.8"));
+    EXPECT_FALSE(parse_major_minor("v1.36"));
+}
+
 // Seed 000 required tests for the InPlacePodLevelResources three-way probe.
 TEST(Capabilities, DeclaredFeatures_NamePresent_IsTrue) {
     EXPECT_TRUE(decide("v1.35.8", nodes({ready(std::vector<std::string>{"InPlacePodLevelResourcesVerticalScaling"})}))
@@ -161,6 +173,37 @@ TEST(Capabilities, DecodeNodeProbeKeepsAbsentApartFromEmpty) {
         EXPECT_FALSE(p.ready) << bad;
         EXPECT_FALSE(p.declared_features.has_value()) << bad;
     }
+}
+
+// Doctor's cgroup row reads the same list: name, kernel and the NFD label.
+TEST(Capabilities, DecodeNodeProbeKeepsNameKernelAndNfdCgroupLabel) {
+    const auto n = decode_node_probe(boost::json::parse(R"({"metadata":{"name":"n1","labels":{
+        "feature.node.kubernetes.io/kernel.config.CGROUP_V2":"true"}},
+        "status":{"nodeInfo":{"kernelVersion":"6.8.0-1012-aws"}}})"));
+    EXPECT_EQ(n.name, "n1");
+    EXPECT_EQ(n.kernel_version, "6.8.0-1012-aws");
+    EXPECT_TRUE(n.kernel_config_cgroup_v2);
+    const auto other = decode_node_probe(boost::json::parse(R"({"metadata":{"labels":{
+        "feature.node.kubernetes.io/kernel.config.CGROUP_V2":"false"}}})"));
+    EXPECT_FALSE(other.kernel_config_cgroup_v2);
+    EXPECT_EQ(other.kernel_version, "");
+}
+
+// doctor -o json and the manager's log line name every field the same way.
+TEST(Capabilities, JsonCarriesEveryFieldByItsLogName) {
+    const auto c = decide("v1.36.3", nodes({ready(std::vector<std::string>{std::string(kInPlacePodLevelResourcesFeature)})}));
+    const auto j = capabilities_json(c);
+    EXPECT_EQ(j.size(), 13u);
+    EXPECT_EQ(j.at("git_version").as_string(), "v1.36.3");
+    EXPECT_EQ(j.at("minor").to_number<unsigned>(), 36u);
+    EXPECT_TRUE(j.at("pods_resize").as_bool());
+    EXPECT_TRUE(j.at("in_place_pod_level_resources").as_bool());
+    EXPECT_TRUE(j.at("declared_features_reported").as_bool());
+    EXPECT_TRUE(j.at("allow_in_place_memory_limit_decrease").as_bool());
+    EXPECT_FALSE(j.at("hpa_scale_to_zero").as_bool());
+    for (const char* k : {"pod_level_resources_field", "in_place_sidecar_resize", "scheduler_resize_preemption",
+                          "memory_backed_volume_resize", "exclusive_cpu_in_place", "major"})
+        EXPECT_TRUE(j.contains(k)) << k;
 }
 
 // Version-locked: the 1.32 apiserver accepts a sidecar /resize but drops it.

@@ -81,17 +81,23 @@ TEST(UpgradeReport, UnreadableReasonsAndAnOlderTargetAreSaid) {
 }
 
 TEST(GaugeSamplesFrom, VectorAnswersAndErrors) {
-    auto s = gauge_samples_from(boost::json::parse(R"({"status":"success","data":{"resultType":"vector","result":[
+    auto decoded = decode_prometheus_response(R"({"status":"success","data":{"resultType":"vector","result":[
         {"metric":{"__name__":"k8s_upgrade_blocked","job":"attune-upgrade","target":"1.36"},"value":[1782612000.5,"1"]},
-        {"metric":{"target":"1.35"},"value":[1782612000.5,"0"]}]}})"));
+        {"metric":{"target":"1.35"},"value":[1782612000.5,"0"]},
+        {"metric":{"target":"1.34"},"value":[1782612000.5,"NaN"]}]}})");
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    auto s = gauge_samples_from(decoded.value());
     ASSERT_TRUE(s.ok());
-    ASSERT_EQ(s.value().size(), 2u);
+    ASSERT_EQ(s.value().size(), 2u);  // the NaN gauge is no answer
     EXPECT_EQ(s.value()[0].target, "1.36");
     EXPECT_EQ(s.value()[0].value, 1);
     EXPECT_EQ(s.value()[1].value, 0);
-    EXPECT_FALSE(gauge_samples_from(boost::json::parse(R"({"status":"error","error":"parse error"})")).ok());
-    EXPECT_FALSE(gauge_samples_from(boost::json::parse(R"({"status":"success","data":{"resultType":"matrix","result":[]}})")).ok());
-    EXPECT_FALSE(gauge_samples_from(boost::json::parse(R"({"status":"success","data":{"resultType":"vector","result":[{"value":[1,"x"]}]}})")).ok());
+    auto matrix = decode_prometheus_response(R"({"status":"success","data":{"resultType":"matrix","result":[]}})");
+    ASSERT_TRUE(matrix.ok());
+    EXPECT_FALSE(gauge_samples_from(matrix.value()).ok());
+    // Errors and garbage stop in the decoder, with its own codes.
+    EXPECT_FALSE(decode_prometheus_response(R"({"status":"error","error":"parse error"})").ok());
+    EXPECT_FALSE(decode_prometheus_response(R"({"status":"success","data":{"resultType":"vector","result":[{"value":[1,"x"]}]}})").ok());
 }
 
 TEST(ReportGauges, TheAvailableTargetPicksTheSeries) {

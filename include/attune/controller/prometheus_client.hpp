@@ -53,6 +53,14 @@ struct prometheus_outcome {
     unsigned http_status = 0;              // 0 when no answer came
 };
 
+// GET /-/healthy: the time it took, or why it is not healthy (the error
+// codes of a query; "http_status" for an answer other than 200).
+struct prometheus_health {
+    prometheus_health() : result(core::make_error("cancelled", "no outcome")) {}  // for co_spawn
+    explicit prometheus_health(core::result<std::chrono::milliseconds> r) : result(std::move(r)) {}
+    core::result<std::chrono::milliseconds> result;
+};
+
 class prometheus_client {
 public:
     // Error "invalid_config": a bad address, an unreadable CA bundle or
@@ -69,6 +77,10 @@ public:
                                                            std::chrono::seconds step);
     // /api/v1/query at `time`.
     boost::asio::awaitable<prometheus_outcome> query(std::string query, double time);
+
+    // GET <address>/-/healthy with the same headers, token and TLS settings,
+    // bounded by `timeout` (kubectl attune doctor).
+    boost::asio::awaitable<prometheus_health> healthy(std::chrono::milliseconds timeout);
 
     // Fails queries in flight and refuses new ones (manager shutdown).
     void shutdown() noexcept;

@@ -3,6 +3,7 @@
 // plain probe results (the runtime layer does the I/O and fills the probes).
 // Probe first; the git version is only for behaviour the API cannot answer
 // and as the fallback when a probe fails or is inconclusive.
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 #include <optional>
 #include <string>
@@ -45,12 +46,22 @@ struct Capabilities {
     bool at_least(unsigned maj, unsigned min) const { return major > maj || (major == maj && minor >= min); }
 };
 
+// Every field by the names of the manager's `capabilities ...` log line
+// (git_version, pods_resize, ...), so doctor -o json and that line compare
+// key by key.
+boost::json::object capabilities_json(const Capabilities& c);
+
 // Only for an unusable server version: everything off, memory clamp kept.
 // Never for an OpenAPI or node-list failure.
 Capabilities safe_defaults();
 
 // "v1.36.4+k3s1", "v1.33.5-gke.1234", "v1.32.9-eks-113cf36", "v1.35.0".
 std::optional<std::pair<unsigned, unsigned>> parse_git_version(std::string_view git_version);
+
+// A major and a minor number, then the end, '.', '+' or '-': the shape of a
+// git version without its 'v' and of a kernel release ("5.4.0-150-generic",
+// "6.8.0-1012-aws", "4.19.112+"), for doctor's cgroup row.
+std::optional<std::pair<unsigned, unsigned>> parse_major_minor(std::string_view text);
 
 // Each probe holds its answer, or a non-empty error when the call failed.
 struct ServerVersionProbe {
@@ -73,17 +84,28 @@ struct NodeProbe {
     bool ready = false;
     // nullopt: the field is absent (gate off, or kubelet too old).
     std::optional<std::vector<std::string>> declared_features;
+    // For doctor's cgroup row, read from the same list (seed 000: one
+    // Discover, reused): no Node field reports the runtime cgroup version.
+    std::string name;
+    std::string kernel_version;  // status.nodeInfo.kernelVersion, e.g. "6.8.0-1012-aws"
+    // NFD's feature.node.kubernetes.io/kernel.config.CGROUP_V2=true: the
+    // kernel was compiled with cgroup v2, which is not proof it booted with it.
+    bool kernel_config_cgroup_v2 = false;
 };
 
 struct NodeListProbe {
     std::vector<NodeProbe> nodes;
     std::string error;
+    int error_status = 0;  // HTTP status when the apiserver refused the list (403: Forbidden); 0 otherwise
 };
+
+inline constexpr std::string_view kNfdKernelConfigCgroupV2Label = "feature.node.kubernetes.io/kernel.config.CGROUP_V2";
 
 inline constexpr std::string_view kInPlacePodLevelResourcesFeature = "InPlacePodLevelResourcesVerticalScaling";
 
 // A Node object as the probes need it: Ready, and status.declaredFeatures
-// (absent stays nullopt, an empty list stays an empty list).
+// (absent stays nullopt, an empty list stays an empty list), its name,
+// kernel version and the NFD compile-time cgroup v2 label.
 NodeProbe decode_node_probe(const boost::json::value& node);
 
 // May spec.resources of a pod on `node` change in place? The apiserver

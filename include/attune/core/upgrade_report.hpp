@@ -3,6 +3,7 @@
 // from the gauges (HELD / BLOCKED / SAFE, or no upgrade available), and the
 // gate's reason lines grouped by tag. Reasons are wanted only when an upgrade
 // is available and blocked or held.
+#include "attune/core/prometheus_response.hpp"
 #include "attune/core/result.hpp"
 
 #include <boost/json/value.hpp>
@@ -19,9 +20,10 @@ struct GaugeSample {
     std::string target;
     double value = 0;
 };
-// Decodes a Prometheus /api/v1/query answer (resultType vector). Error code
-// "invalid_prometheus_response" for status error or a malformed body.
-result<std::vector<GaugeSample>> gauge_samples_from(const boost::json::value& query_response);
+// The samples of a decoded /api/v1/query answer (core::decode_prometheus_response):
+// each series' target label and its newest value. Error code
+// "invalid_prometheus_response" unless the result is an instant vector.
+result<std::vector<GaugeSample>> gauge_samples_from(const PromResponse& query_response);
 
 struct ReportGauges {
     std::optional<std::string> target;  // from k8s_upgrade_available's target label

@@ -1,10 +1,10 @@
-#include "log_format.hpp"
+#include <attune/kube/log_format.hpp>
 
 #include <boost/json/parse.hpp>
 
 #include <gtest/gtest.h>
 
-namespace attune::manager {
+namespace attune::kube {
 namespace {
 
 TEST(JsonLogLine, SplitsKeyValuesIntoFields) {
@@ -33,4 +33,4 @@ TEST(JsonLogLine, ReservedKeysDoNotClobber) {
 }
 
 }  // namespace
-}  // namespace attune::manager
+}  // namespace attune::kube

@@ -1,4 +1,4 @@
-#include "log_format.hpp"
+#include <attune/kube/log_format.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace attune::manager {
+namespace attune::kube {
 namespace json = boost::json;
 
 namespace {
@@ -117,4 +117,4 @@ void setup_logging(std::string_view format, std::string_view level) {
     spdlog::set_default_logger(std::move(logger));
 }
 
-}  // namespace attune::manager
+}  // namespace attune::kube

@@ -1,0 +1,48 @@
+#pragma once
+// doctor's webhook row: the MutatingWebhookConfiguration (issue #10's
+// attune-webhook), each webhook's caBundle (valid PEM certificates, not
+// expired, not yet to come) and its endpoint (a url clientConfig: a TLS
+// exchange verified against that caBundle; a service clientConfig: the
+// Service has ready endpoints, since the Service network is not reachable
+// from a workstation). Optional: the webhook is opt-in, and pods are still
+// created without it (failurePolicy Ignore). Pure; the shell parses the PEMs
+// (the webhook's own webhook::split_bundle) and probes the endpoints.
+#include "doctor_report.hpp"
+#include "object_lookup.hpp"
+
+#include <attune/core/certificate_rotation.hpp>  // CertificateInfo
+#include <attune/core/timestamp.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace attune::cli {
+
+inline constexpr std::string_view kWebhookConfiguration = "attune-webhook";
+
+struct webhook_client {
+    std::string webhook;  // webhooks[].name
+    std::string url;      // clientConfig.url, or
+    std::string service_ns, service_name, path;
+    int service_port = 443;
+    std::string ca_bundle_pem;  // decoded clientConfig.caBundle
+    std::string ca_bundle_error;
+};
+
+// The webhooks of a MutatingWebhookConfiguration with their clientConfig.
+std::vector<webhook_client> webhook_clients(const boost::json::value& mwc);
+
+struct webhook_check {
+    std::vector<core::CertificateInfo> ca;  // the caBundle's certificates (webhook::split_bundle)
+    bool reachable = false;
+    std::string endpoint;  // "https://127.0.0.1:16448/mutate-v1-pod", "service attune-system/attune-webhook"
+    std::string endpoint_detail;  // what the probe saw
+};
+
+// `checks` is parallel to webhook_clients(*mwc.object).
+doctor_row webhook_row(const object_lookup& mwc, std::string_view mwc_name, std::span<const webhook_check> checks,
+                       core::Timestamp now);
+
+}  // namespace attune::cli

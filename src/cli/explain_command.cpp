@@ -1,0 +1,137 @@
+// kubectl attune explain KIND/NAME: one workload's recommendation step by
+// step and why it was or was not resized (explain_report.hpp). Reads the
+// workload, the namespace's AttunePolicies (and defaults objects), its
+// Events and its pods.
+#include "cluster_reads.hpp"
+#include "commands.hpp"
+#include "explain_report.hpp"
+#include "object_fields.hpp"
+#include "session.hpp"
+
+#include <attune/core/json_path.hpp>
+
+#include <boost/json.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <ostream>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace attune::cli {
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+kube::resource_type workload_type(const std::string& kind) {
+    if (kind == "StatefulSet") return kube::resources::statefulsets();
+    if (kind == "DaemonSet") return kube::resources::daemonsets();
+    if (kind == "ReplicaSet") return kube::resources::replicasets();
+    if (kind == "Job") return kube::resources::jobs();
+    if (kind == "CronJob") return kube::resources::cronjobs();
+    return kube::resources::deployments();
+}
+
+// matchLabels as a label selector string, so the apiserver filters the pods;
+// explain_report applies the whole selector (matchExpressions too).
+std::string match_labels_selector(const json::value& workload) {
+    std::string out;
+    if (const auto* ml = core::object_at(workload, {"spec", "selector", "matchLabels"}))
+        for (const auto& kv : *ml)
+            if (kv.value().is_string())
+                out += (out.empty() ? "" : ",") + std::string(kv.key()) + "=" + std::string(kv.value().get_string());
+    return out;
+}
+
+int run(invocation& inv) {
+    if (inv.flags.positionals.empty() || inv.flags.positionals.size() > 2)
+        return usage_error(inv.err, "explain", "expected one workload: KIND/NAME (deployment/web) or KIND NAME", kExitUsage);
+    std::string kind_text = "deployment", name;
+    if (inv.flags.positionals.size() == 2) {
+        kind_text = inv.flags.positionals[0];
+        name = inv.flags.positionals[1];
+    } else if (const auto& a = inv.flags.positionals[0]; a.find('/') != std::string::npos) {
+        kind_text = a.substr(0, a.find('/'));
+        name = a.substr(a.find('/') + 1);
+    } else {
+        name = a;
+    }
+    const std::string kind = canonical_kind(kind_text);
+    if (kind.empty())
+        return usage_error(inv.err, "explain",
+                           "unknown workload kind \"" + kind_text +
+                               "\" (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob)",
+                           kExitUsage);
+    if (name.empty()) return usage_error(inv.err, "explain", "the workload has no name", kExitUsage);
+    if (inv.common.all_namespaces) return usage_error(inv.err, "explain", "-A does not apply: one workload, use -n", kExitUsage);
+
+    json::object report;
+    const int rc = run_in_session(inv, std::chrono::seconds(30), kExitError, [&](session& s) -> asio::awaitable<int> {
+        explain_inputs in;
+        in.ns = s.ns();
+        in.kind = kind;
+        in.name = name;
+        in.container = inv.flags.get("container");
+        const auto rt = workload_type(kind);
+        in.workload = co_await lookup_object(s.client(), rt, in.ns, name);
+        if (in.workload.not_found()) {
+            inv.err << "error: " << not_found_text(rt, name) << " in namespace " << in.ns << "\n";
+            co_return kExitError;
+        }
+        if (!in.workload.found()) {
+            inv.err << "error: cannot read " << rt.label() << " " << in.ns << "/" << name << ": " << in.workload.error << "\n";
+            co_return kExitError;
+        }
+        auto ctx = co_await read_policy_context(s.client(), in.ns);
+        if (!ctx.policies_error.empty()) {
+            inv.err << "error: cannot list AttunePolicies in " << in.ns << ": " << ctx.policies_error << "\n";
+            co_return kExitError;
+        }
+        for (auto& [key, e] : effective_policies(ctx)) in.effective.emplace(e.name, std::move(e));
+        in.policies = std::move(ctx.policies);
+        kube::list_options lo;
+        lo.limit = 500;
+        if (auto evs = co_await s.client().list_all(kube::resources::events(), in.ns, lo))
+            for (auto& e : evs.value().items) in.events.push_back(std::move(e));
+        else
+            spdlog::warn("events not read error=\"{}\"", evs.error().describe());
+        kube::list_options po;
+        po.label_selector = match_labels_selector(*in.workload.object);
+        if (!po.label_selector.empty()) {
+            if (auto pods = co_await s.client().list_all(kube::resources::pods(), in.ns, po))
+                for (auto& p : pods.value().items) in.pods.push_back(std::move(p));
+            else
+                spdlog::warn("pods not read error=\"{}\"", pods.error().describe());
+        }
+        in.now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+        report = explain_report(in);
+        co_return kExitOk;
+    });
+    if (rc != kExitOk) return rc;
+    inv.out << render_document(inv.common.output, report).value_or(render_explain(report));
+    return kExitOk;
+}
+
+}  // namespace
+
+command make_explain_command() {
+    command c;
+    c.name = "explain";
+    c.summary = "One workload's recommendation step by step, and why it was or was not resized";
+    c.usage = "kubectl attune explain KIND/NAME [--container NAME] [-n NS] [-o json|yaml]";
+    c.description =
+        "The estimator's chain per container and resource (percentile, overhead, burst, confidence, bounds,\n"
+        "change filter, final), then why the workload was or was not resized: the managing policy (the\n"
+        "manager's own selection rule), opt-out, pause, mode, idleness, staleness, conditions (cooldown,\n"
+        "schedule, ResizeBlocked, Degraded), the resize history, the Events that name it or its pods\n"
+        "(ResizeSkipped with its gate, MemoryLimitClamped, envelope_constraint, ...) and each pod's resize\n"
+        "state, pod-level envelope and attune.io annotations.";
+    c.flags = {{"container", 0, flag_kind::value, "NAME", "only this container"}};
+    c.run = run;
+    return c;
+}
+
+}  // namespace attune::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The outcome of reading one object for a report: the object, or why not
+// (404 and 403 are answers a report explains, not failures of the command).
+// A plain value, so the rows that read it stay pure.
+#include <boost/json/value.hpp>
+
+#include <optional>
+#include <string>
+
+namespace attune::cli {
+
+struct object_lookup {
+    std::optional<boost::json::value> object;
+    int status = 0;     // HTTP status of a refused read (404, 403); 0 when no answer came
+    std::string error;  // set when `object` is not
+
+    bool found() const noexcept { return object.has_value(); }
+    bool not_found() const noexcept { return !object && status == 404; }
+    bool forbidden() const noexcept { return !object && status == 403; }
+
+    static object_lookup of(boost::json::value v) {
+        object_lookup l;
+        l.object = std::move(v);
+        return l;
+    }
+    static object_lookup failed(int status, std::string error) {
+        object_lookup l;
+        l.status = status;
+        l.error = std::move(error);
+        return l;
+    }
+};
+
+}  // namespace attune::cli

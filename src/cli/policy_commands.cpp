@@ -1,0 +1,254 @@
+// kubectl attune status | recommendations | history: what the policies'
+// status says (status_records.hpp), as a table or -o json|yaml, with -w to
+// keep printing what changes. They read AttunePolicies (and the defaults
+// objects, for the effective mode) and nothing else.
+#include "cluster_reads.hpp"
+#include "commands.hpp"
+#include "session.hpp"
+#include "status_records.hpp"
+
+#include <attune/core/json_path.hpp>
+#include <attune/kube/informer.hpp>
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/json.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <map>
+#include <set>
+#include <ostream>
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace attune::cli {
+namespace asio = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+// What one of the three commands makes of a policy.
+struct report_kind {
+    std::string name;  // "status"
+    std::function<core::result<json::array>(const json::value& policy, const core::EffectivePolicy* effective,
+                                            const std::string& workload)>
+        records;
+    std::function<std::vector<column>(bool all_namespaces)> columns;
+    std::string nothing;  // printed on stderr when there are no records
+};
+
+std::string policy_key(const json::value& p) {
+    return std::string(core::string_at(p, {"metadata", "namespace"})) + "/" +
+           std::string(core::string_at(p, {"metadata", "name"}));
+}
+
+// Every record of the listed policies, in namespace/name order.
+core::result<json::array> collect(const report_kind& k, const policy_context& ctx,
+                                  const std::map<std::string, core::EffectivePolicy>& effective,
+                                  const std::string& workload) {
+    json::array out;
+    for (const auto& p : ctx.policies) {
+        const auto it = effective.find(policy_key(p));
+        auto recs = k.records(p, it == effective.end() ? nullptr : &it->second, workload);
+        if (!recs) return core::make_error(recs.error().code, policy_key(p) + ": " + recs.error().message);
+        for (auto& r : recs.value()) out.push_back(std::move(r));
+    }
+    return out;
+}
+
+int print(invocation& inv, const report_kind& k, const json::array& records, bool headers) {
+    if (auto doc = render_document(inv.common.output, json::object{{"items", records}})) {
+        inv.out << *doc;
+        return kExitOk;
+    }
+    table_options o;
+    o.wide = inv.common.output == output_format::wide;
+    o.no_headers = inv.common.no_headers || !headers;
+    o.sort_by = inv.common.sort_by;
+    const auto cols = k.columns(inv.common.all_namespaces);
+    auto t = render_table(records, cols, o);
+    if (!t) return usage_error(inv.err, k.name, t.error().message, kExitUsage);
+    inv.out << t.value();
+    inv.out.flush();
+    return kExitOk;
+}
+
+std::string scope_text(const invocation& inv, const std::string& ns) {
+    return inv.common.all_namespaces ? "any namespace" : ns + " namespace";
+}
+
+// Records already printed, per policy: -w prints only records that are new
+// or changed (a status row that moved, a new history entry).
+using printed_records = std::map<std::string, std::set<std::string>>;
+
+void remember(printed_records& printed, const json::array& records) {
+    for (const auto& r : records)
+        printed[std::string(core::string_at(r, {"namespace"})) + "/" +
+                std::string(core::string_at(r, {core::string_at(r, {"policy"}).empty() ? "name" : "policy"}))]
+            .insert(json::serialize(r));
+}
+
+// -w: an informer on AttunePolicies prints what changed in each policy
+// (rows without headers, or one JSON document per change), for `watch_for`
+// (--request-timeout; 0: until interrupted), then ends with exit 0.
+asio::awaitable<int> watch(session& s, invocation& inv, const report_kind& k, std::string ns, std::string policy,
+                           std::string workload, printed_records printed, policy_context ctx,
+                           std::chrono::milliseconds watch_for) {
+    kube::informer_options io;
+    io.type = kube::resources::attune_policies();
+    io.namespace_ = ns;
+    if (!policy.empty()) io.field_selector = "metadata.name=" + policy;
+    kube::informer inf(s.client(), io);
+    inf.add_handler([&](const kube::object_cache::delta& d) {
+        if (!d.new_object) return;
+        // The effective mode may change with the policy: merge it again.
+        policy_context one = ctx;
+        one.policies = {*d.new_object};
+        const auto eff = effective_policies(one);
+        auto recs = collect(k, one, eff, workload);
+        if (!recs) {
+            inv.err << "error: " << recs.error().message << "\n";
+            return;
+        }
+        auto& seen = printed[d.key];
+        json::array fresh;
+        for (auto& r : recs.value())
+            if (seen.insert(json::serialize(r)).second) fresh.push_back(std::move(r));
+        if (!fresh.empty()) print(inv, k, fresh, false);
+    });
+    asio::steady_timer stop_after(co_await asio::this_coro::executor);
+    if (watch_for.count() > 0) {
+        stop_after.expires_after(watch_for);
+        stop_after.async_wait([&inf](const boost::system::error_code& ec) {
+            if (!ec) inf.stop();
+        });
+    }
+    co_await inf.run();
+    stop_after.cancel();
+    co_return kExitOk;
+}
+
+int run_report(invocation& inv, const report_kind& k) {
+    if (inv.flags.positionals.size() > 1)
+        return usage_error(inv.err, k.name, "at most one policy name, got \"" + inv.flags.positionals[1] + "\"", kExitUsage);
+    const std::string policy = inv.flags.positionals.empty() ? "" : inv.flags.positionals[0];
+    const std::string workload = inv.flags.get("workload");
+    const bool watching = inv.flags.flag("watch");
+    // With -w, --request-timeout is how long to watch (an end, not an
+    // error); the session's own deadline then only catches a hang.
+    const auto watch_for = inv.common.request_timeout;
+    std::chrono::milliseconds deadline = std::chrono::seconds(30);
+    if (watching) {
+        inv.common.request_timeout = std::chrono::milliseconds(0);
+        deadline = watch_for.count() > 0 ? watch_for + std::chrono::seconds(30)
+                                         : std::chrono::milliseconds(std::chrono::hours(24 * 365));
+    }
+    return run_in_session(inv, deadline, kExitError, [&](session& s) -> asio::awaitable<int> {
+        const std::string ns = inv.common.all_namespaces ? "" : s.ns();
+        auto ctx = co_await read_policy_context(s.client(), ns);
+        if (!ctx.policies_error.empty()) {
+            inv.err << "error: cannot list AttunePolicies: " << ctx.policies_error;
+            if (ctx.policies_error.find("404") != std::string::npos || ctx.policies_error.find("NotFound") != std::string::npos)
+                inv.err << " (is the AttunePolicy CRD installed? kubectl attune doctor)";
+            inv.err << "\n";
+            co_return kExitError;
+        }
+        if (!ctx.defaults_error.empty())
+            spdlog::info("defaults objects not read; modes shown without them error=\"{}\"", ctx.defaults_error);
+        if (!policy.empty()) {
+            std::erase_if(ctx.policies, [&](const json::value& p) { return core::string_at(p, {"metadata", "name"}) != policy; });
+            if (ctx.policies.empty()) {
+                inv.err << "error: " << not_found_text(kube::resources::attune_policies(), policy) << "\n";
+                co_return kExitError;
+            }
+        }
+        const auto effective = effective_policies(ctx);
+        auto records = collect(k, ctx, effective, workload);
+        if (!records) {
+            inv.err << "error: " << records.error().message << "\n";
+            co_return kExitError;
+        }
+        if (records.value().empty() && inv.common.output != output_format::json &&
+            inv.common.output != output_format::yaml) {
+            inv.err << k.nothing << " in " << scope_text(inv, ns) << ".\n";
+        } else {
+            const int rc = print(inv, k, records.value(), true);
+            if (rc != kExitOk) co_return rc;
+        }
+        if (!watching) co_return kExitOk;
+        printed_records printed;
+        remember(printed, records.value());
+        co_return co_await watch(s, inv, k, ns, policy, workload, std::move(printed), std::move(ctx), watch_for);
+    });
+}
+
+// One of the three commands: its name and records, kubectl's flags, -w.
+command report_command(report_kind k, std::string summary, std::string usage, std::string description,
+                       bool with_workload) {
+    command c;
+    c.name = k.name;
+    c.summary = std::move(summary);
+    c.usage = std::move(usage);
+    c.description = std::move(description);
+    c.flags = {{"watch", 'w', flag_kind::boolean, "", "after listing, print what changes (until interrupted, or for --request-timeout)"}};
+    if (with_workload)
+        c.flags.push_back({"workload", 0, flag_kind::value, "[KIND/]NAME", "only this workload (deployment/web or web)"});
+    c.run = [k = std::move(k)](invocation& inv) { return run_report(inv, k); };
+    return c;
+}
+
+}  // namespace
+
+command make_status_command() {
+    report_kind k;
+    k.name = "status";
+    k.records = [](const json::value& p, const core::EffectivePolicy* e, const std::string&) -> core::result<json::array> {
+        return json::array{status_record(p, e)};
+    };
+    k.columns = status_columns;
+    k.nothing = "No AttunePolicies found";
+    return report_command(
+        std::move(k), "Per policy: phase, workloads found, resized, deferred, infeasible, idle, conditions",
+        "kubectl attune status [POLICY] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
+        "PHASE is Paused, Degraded, Resizing, else the Ready condition's reason (Monitoring, InsufficientData,\n"
+        "PrometheusUnavailable, ...); Unknown while the status has no Ready condition, Pending with no status.\n"
+        "MODE is the effective updateStrategy.type, after the merge with AttuneDefaults and AttuneNamespaceDefaults.\n"
+        "-o json prints {\"items\": [...]}, one record per policy.",
+        false);
+}
+
+command make_recommendations_command() {
+    report_kind k;
+    k.name = "recommendations";
+    k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) -> core::result<json::array> {
+        return recommendation_records(p, w);
+    };
+    k.columns = recommendation_columns;
+    k.nothing = "No recommendations found";
+    return report_command(
+        std::move(k), "Per container: current -> recommended, confidence and data points",
+        "kubectl attune recommendations [POLICY] [--workload [KIND/]NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
+        "Reads status.recommendations. Cells read \"current -> recommended\"; -o wide adds the limits, whether\n"
+        "the data is stale and when it was computed. -o json prints {\"items\": [...]}, one record per container.",
+        true);
+}
+
+command make_history_command() {
+    report_kind k;
+    k.name = "history";
+    k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) {
+        return history_records(p, w);
+    };
+    k.columns = history_columns;
+    k.nothing = "No resize history found";
+    return report_command(std::move(k), "The resize history with results and reasons",
+                          "kubectl attune history [POLICY] [--workload NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
+                          "Reads status.resizeHistory (the newest 50 entries per policy), oldest first. With -w, new\n"
+                          "entries are printed as they come. -o json prints {\"items\": [...]}, one record per entry.",
+                          true);
+}
+
+}  // namespace attune::cli

@@ -1,0 +1,116 @@
+// status, recommendations and history records from a status the core's
+// encoders wrote, and their tables.
+#include "status_records.hpp"
+#include "status_fixture.hpp"
+
+#include <gtest/gtest.h>
+
+namespace attune::cli {
+namespace {
+namespace json = boost::json;
+
+TEST(StatusRecord, FromAFullStatus) {
+    const auto r = status_record(test::web_policy(), nullptr);
+    EXPECT_EQ(r.at("namespace").as_string(), "shop");
+    EXPECT_EQ(r.at("name").as_string(), "web");
+    EXPECT_EQ(r.at("mode").as_string(), "Auto");
+    EXPECT_EQ(r.at("phase").as_string(), "Monitoring");
+    EXPECT_EQ(r.at("workloads").at("discovered").as_int64(), 3);
+    EXPECT_EQ(r.at("workloads").at("resized").as_int64(), 1);
+    EXPECT_EQ(r.at("workloads").at("deferred").as_int64(), 1);
+    EXPECT_EQ(r.at("idle").as_int64(), 1);
+    EXPECT_EQ(r.at("idleWorkloads").at(0).at("reason").as_string(), "WorkloadReplicasZero");
+    EXPECT_EQ(r.at("conditionSummary"), (json::array{"Ready=True", "ResizeBlocked=True"}));
+    EXPECT_EQ(r.at("message").as_string(), "1 workload has recommendations");
+}
+
+TEST(StatusRecord, Phases) {
+    auto paused = test::web_policy();
+    paused.as_object()["spec"].as_object()["paused"] = true;
+    EXPECT_EQ(status_record(paused, nullptr).at("phase").as_string(), "Paused");
+    EXPECT_EQ(status_record(test::web_policy("Recommend", false), nullptr).at("phase").as_string(), "Pending");
+    auto only_idle = test::web_policy("Auto", false);
+    only_idle.as_object()["status"] = json::object{{"idleWorkloads", json::array{}}};
+    EXPECT_EQ(status_record(only_idle, nullptr).at("phase").as_string(), "Unknown");
+    auto degraded = test::web_policy();
+    degraded.as_object()["status"].as_object()["conditions"].as_array().push_back(
+        json::object{{"type", "Degraded"}, {"status", "True"}, {"reason", "HighRevertRate"}});
+    EXPECT_EQ(status_record(degraded, nullptr).at("phase").as_string(), "Degraded");
+    // Counters absent from the status read as 0.
+    EXPECT_EQ(status_record(only_idle, nullptr).at("workloads").at("infeasible").as_int64(), 0);
+}
+
+TEST(StatusRecord, TheEffectiveModeWins) {
+    core::EffectivePolicy e;
+    e.update_strategy.type = core::UpdateMode::OneShot;
+    EXPECT_EQ(status_record(test::web_policy("Auto"), &e).at("mode").as_string(), "OneShot");
+    auto no_type = test::web_policy();
+    no_type.as_object()["spec"].as_object().erase("updateStrategy");
+    EXPECT_EQ(status_record(no_type, nullptr).at("mode").as_string(), "Recommend");
+}
+
+TEST(StatusTable, ColumnsNarrowAndWide) {
+    const json::array recs{status_record(test::web_policy(), nullptr)};
+    table_options o;
+    auto t = render_table(recs, status_columns(false), o);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t.value(),
+              "NAME   MODE   PHASE        WORKLOADS   RESIZED   DEFERRED   INFEASIBLE   IDLE   CONDITIONS\n"
+              "web    Auto   Monitoring   3           1         1          0            1      Ready=True,ResizeBlocked=True\n");
+    o.wide = true;
+    auto w = render_table(recs, status_columns(true), o);
+    ASSERT_TRUE(w.ok());
+    EXPECT_NE(w.value().find("NAMESPACE"), std::string::npos);
+    EXPECT_NE(w.value().find("1 workload has recommendations"), std::string::npos);
+}
+
+TEST(RecommendationRecords, PerContainerWithArrows) {
+    const auto recs = recommendation_records(test::web_policy(), "");
+    ASSERT_EQ(recs.size(), 1u);
+    const auto& r = recs[0].as_object();
+    EXPECT_EQ(r.at("target").as_string(), "Deployment/web");
+    EXPECT_EQ(r.at("container").as_string(), "app");
+    EXPECT_EQ(r.at("cpuRequest").as_string(), "500m -> 250m");
+    EXPECT_EQ(r.at("memoryRequest").as_string(), "256Mi -> 192Mi");
+    EXPECT_EQ(r.at("current").at("cpuRequest").as_string(), "500m");
+    EXPECT_EQ(r.at("recommended").at("memoryRequest").as_string(), "192Mi");
+    EXPECT_DOUBLE_EQ(r.at("confidence").as_double(), 0.93);
+    EXPECT_EQ(r.at("confidenceText").as_string(), "0.93");
+    EXPECT_EQ(r.at("dataPoints").as_int64(), 120);
+    EXPECT_FALSE(r.at("stale").as_bool());
+    EXPECT_EQ(recommendation_records(test::web_policy(), "deployment/web").size(), 1u);
+    EXPECT_EQ(recommendation_records(test::web_policy(), "deploy/web").size(), 1u);
+    EXPECT_EQ(recommendation_records(test::web_policy(), "web").size(), 1u);
+    EXPECT_TRUE(recommendation_records(test::web_policy(), "statefulset/web").empty());
+    EXPECT_TRUE(recommendation_records(test::web_policy("Auto", false), "").empty());
+
+    auto t = render_table(recs, recommendation_columns(false), table_options{});
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t.value(),
+              "POLICY   WORKLOAD         CONTAINER   CPU REQUEST    MEMORY REQUEST   CONFIDENCE   DATA POINTS\n"
+              "web      Deployment/web   app         500m -> 250m   256Mi -> 192Mi   0.93         120\n");
+}
+
+TEST(HistoryRecords, OldestFirstAndFiltered) {
+    auto all = history_records(test::web_policy(), "");
+    ASSERT_TRUE(all.ok());
+    ASSERT_EQ(all.value().size(), 3u);
+    EXPECT_EQ(all.value()[0].at("timestamp").as_string(), "2026-12-01T09:00:00Z");
+    EXPECT_EQ(all.value()[2].at("result").as_string(), "Reverted");
+    EXPECT_EQ(all.value()[2].at("reason").as_string(), "oomkill");
+    auto web = history_records(test::web_policy(), "web");
+    ASSERT_TRUE(web.ok());
+    EXPECT_EQ(web.value().size(), 2u);
+    auto kinded = history_records(test::web_policy(), "deployment/web");
+    ASSERT_TRUE(kinded.ok());
+    EXPECT_EQ(kinded.value().size(), 2u);
+
+    auto broken = test::web_policy();
+    broken.as_object()["status"].as_object()["resizeHistory"] = json::array{json::object{{"timestamp", "yesterday"}}};
+    auto bad = history_records(broken, "");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().code, "invalid_history");
+}
+
+}  // namespace
+}  // namespace attune::cli
