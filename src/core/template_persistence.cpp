@@ -9,17 +9,6 @@
 
 namespace attune::core {
 
-result<PersistWhen> parse_persist_when(std::string_view text) {
-    if (text.empty() || text == "AfterSuccessfulResize") return PersistWhen::AfterSuccessfulResize;
-    if (text == "OnRecommendation") return PersistWhen::OnRecommendation;
-    return make_error("invalid_template_persistence",
-                      "templatePersistence.when \"" + std::string(text) + "\" is not AfterSuccessfulResize or OnRecommendation");
-}
-
-std::string_view persist_when_name(PersistWhen w) noexcept {
-    return w == PersistWhen::OnRecommendation ? "OnRecommendation" : "AfterSuccessfulResize";
-}
-
 result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::json::value& json) {
     using namespace detail;
     try {
@@ -83,7 +72,7 @@ TemplateDecision plan_template_patch(const Pod& tmpl, const RolloutStatus& rollo
     const bool wanted = in.when == PersistWhen::OnRecommendation ? in.trigger == PersistTrigger::Recommendation
                                                                  : in.trigger == PersistTrigger::ResizeApplied;
     if (!wanted)
-        return TemplateSkip{"not_triggered", "templatePersistence.when is " + std::string(persist_when_name(in.when))};
+        return TemplateSkip{"not_triggered", "templatePersistence.when is " + std::string(to_string(in.when))};
     if (in.kind != "Deployment" && in.kind != "StatefulSet")
         return TemplateSkip{"unsupported_kind", in.kind + " templates are not persisted (Deployment and StatefulSet only)"};
     if (!in.live_pods_listed)
@@ -144,7 +133,7 @@ HistoryEntry template_history_entry(const TemplatePatch& patch, const Pod& tmpl,
     e.resource = HistoryResource::Template;
     e.method = HistoryMethod::TemplatePersistence;
     e.result = HistoryResult::TemplatePatched;
-    e.reason = std::string(persist_when_name(when));
+    e.reason = std::string(to_string(when));
     return e;
 }
 

@@ -24,6 +24,7 @@
 #include "attune/core/overlay.hpp"  // ContainerResourceMap
 #include "attune/core/pod_model.hpp"
 #include "attune/core/quantity.hpp"
+#include "attune/core/resize_method.hpp"
 #include "attune/core/resource_tuning.hpp"
 #include "attune/core/result.hpp"
 
@@ -39,7 +40,6 @@ using StringMap = std::map<std::string, std::string, std::less<>>;
 
 enum class TargetKind { Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob };
 enum class UpdateMode { Observe, Recommend, OneShot, Canary, Auto };
-enum class ResizeMethod { InPlaceOnly, InPlaceOrRecreate };
 enum class PodAggregation { Max, Avg, None };
 enum class VpaSelection { Target, LowerBound, UpperBound };
 enum class RuntimeProfile { Generic, Java, Python, Golang, Nodejs };

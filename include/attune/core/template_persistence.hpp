@@ -22,14 +22,14 @@
 
 #include "attune/core/overlay.hpp"
 #include "attune/core/plan_resize.hpp"
+#include "attune/core/policy.hpp"  // TemplatePersistenceWhen
 #include "attune/core/resize_history.hpp"
 #include "attune/core/result.hpp"
 
 namespace attune::core {
 
-enum class PersistWhen { AfterSuccessfulResize, OnRecommendation };
-result<PersistWhen> parse_persist_when(std::string_view text);  // "" is AfterSuccessfulResize
-std::string_view persist_when_name(PersistWhen w) noexcept;
+// templatePersistence.when as the policy model decodes it (to_string names it).
+using PersistWhen = TemplatePersistenceWhen;
 
 struct RolloutStatus {
     std::string kind;
