@@ -324,9 +324,16 @@ bool is_stale(std::optional<double> last_data_time, double now, double query_ste
 
 WorkloadRecommendation recommend_workload(std::span<const ContainerUsage> containers, const RecommenderSettings& s,
                                           double now, double query_step_seconds) {
+    std::vector<ContainerOutcome> outcomes;
+    outcomes.reserve(containers.size());
+    for (const auto& c : containers) outcomes.push_back(recommend_container(c, s, now));
+    return collect_workload(std::move(outcomes), now, query_step_seconds);
+}
+
+WorkloadRecommendation collect_workload(std::vector<ContainerOutcome> outcomes, double now,
+                                        double query_step_seconds) {
     WorkloadRecommendation w;
-    for (const auto& c : containers) {
-        auto outcome = recommend_container(c, s, now);
+    for (auto& outcome : outcomes) {
         if (auto* rec = std::get_if<ContainerRecommendation>(&outcome)) {
             w.max_data_points = std::max({w.max_data_points, rec->cpu_points, rec->memory_points});
             if (rec->last_data_time && (!w.last_data_time || *rec->last_data_time > *w.last_data_time))

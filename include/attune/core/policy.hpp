@@ -27,6 +27,7 @@
 #include "attune/core/resize_method.hpp"
 #include "attune/core/resource_tuning.hpp"
 #include "attune/core/result.hpp"
+#include "attune/core/source_options.hpp"
 
 namespace boost::json {
 class value;
@@ -40,8 +41,6 @@ using StringMap = std::map<std::string, std::string, std::less<>>;
 
 enum class TargetKind { Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob };
 enum class UpdateMode { Observe, Recommend, OneShot, Canary, Auto };
-enum class PodAggregation { Max, Avg, None };
-enum class VpaSelection { Target, LowerBound, UpperBound };
 enum class RuntimeProfile { Generic, Java, Python, Golang, Nodejs };
 enum class SloComparison { Above, Below };
 enum class TemplatePersistenceWhen { AfterSuccessfulResize, OnRecommendation };

@@ -14,6 +14,7 @@
 
 #include "attune/core/resource_tuning.hpp"  // ResourceKind
 #include "attune/core/result.hpp"
+#include "attune/core/source_options.hpp"  // PodAggregation
 
 namespace attune::core {
 
@@ -54,8 +55,6 @@ result<std::string> workload_pod_regex(std::string_view kind, std::string_view n
                                        std::size_t max_pods = kMaxPodsInMetricsQuery);
 
 // --- Usage (range) queries -------------------------------------------------
-
-enum class PodAggregation { Max, Avg, None };
 
 struct UsageQuerySpec {
     std::string namespace_;

@@ -155,6 +155,12 @@ WorkloadRecommendation recommend_workload(std::span<const ContainerUsage> contai
                                           const RecommenderSettings& settings, double now,
                                           double query_step_seconds);
 
+// The same from outcomes already computed (containers tuned one by one, as
+// containerPolicies may): containers in the given order, lastDataTime the
+// newest, maxDataPoints the largest count, stale by is_stale.
+WorkloadRecommendation collect_workload(std::vector<ContainerOutcome> outcomes, double now,
+                                        double query_step_seconds);
+
 // Ready=False InsufficientData message: "Collecting data: N of M points,
 // about T remaining", T = (M - N) query steps in whole minutes ("3h29m",
 // "5m"), or "under a minute remaining".

@@ -12,10 +12,9 @@
 #include "attune/core/pod_model.hpp"
 #include "attune/core/recommender.hpp"
 #include "attune/core/result.hpp"
+#include "attune/core/source_options.hpp"  // VpaSelection
 
 namespace attune::core {
-
-enum class VpaSelection { Target, LowerBound, UpperBound };
 
 // "Target" (also ""), "LowerBound", "UpperBound"; error "invalid_selection".
 result<VpaSelection> parse_vpa_selection(std::string_view s);
