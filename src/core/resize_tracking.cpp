@@ -1,5 +1,7 @@
 #include "attune/core/resize_tracking.hpp"
 
+#include <algorithm>
+
 namespace attune::core {
 
 TrackUpdate track_resize(const TrackedResize& t, const Pod* pod, Timestamp now) {
@@ -8,6 +10,13 @@ TrackUpdate track_resize(const TrackedResize& t, const Pod* pod, Timestamp now) 
                                      : std::chrono::seconds{0};
     if (!pod || pod->uid != t.pod_uid) {
         u.verdict = TrackVerdict::Gone;
+        return u;
+    }
+    const bool behind = (t.request.generation > 0 && pod->generation > 0 && pod->generation < t.request.generation) ||
+                        std::find(t.stale_resource_versions.begin(), t.stale_resource_versions.end(),
+                                  pod->resource_version) != t.stale_resource_versions.end();
+    if (behind) {
+        u.status = {ResizeState::InProgress, "", "the informer has not seen the resize yet"};
         return u;
     }
     u.status = classify_resize_state(*pod, &t.request);

@@ -64,6 +64,21 @@ TEST(ResizeTracking, ASuccessfulPatchIsNotSuccessOnlyAppliedSettles) {
     }
 }
 
+TEST(ResizeTracking, AnInformerThatLagsThePatchIsWaitingNotSuperseded) {
+    auto t = tracked();
+    t.stale_resource_versions = {"41", "42"};
+    const auto old_status = R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m"}}}]})";
+    Pod older_generation = pod("u1", "500m", old_status);
+    older_generation.generation = 2;
+    EXPECT_EQ(track_resize(t, &older_generation, kSent).verdict, TrackVerdict::Waiting) << "generation 2 < 3";
+    Pod same_version = pod("u1", "500m", old_status);
+    same_version.generation = 0;  // 1.32 reports none
+    same_version.resource_version = "42";
+    EXPECT_EQ(track_resize(t, &same_version, kSent).verdict, TrackVerdict::Waiting) << "our tracking patch's version";
+    same_version.resource_version = "43";
+    EXPECT_EQ(track_resize(t, &same_version, kSent).verdict, TrackVerdict::Superseded) << "newer, and not ours";
+}
+
 TEST(ResizeTracking, DeferredAndErrorAreNotedOnlyTheFirstTime) {
     auto t = tracked();
     t.deferred_since = kSent + 1s;

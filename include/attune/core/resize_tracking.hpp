@@ -26,6 +26,10 @@ struct TrackedResize {
     std::string pod_uid;
     std::string pod_name;
     ResizeRequest request;  // what we asked for, at the generation the /resize answered with
+    // resourceVersions of the pod known to predate the /resize (the one it
+    // was planned from, our tracking patch's): an informer cache still
+    // holding one of them has not seen the resize yet.
+    std::vector<std::string> stale_resource_versions;
     std::vector<ContainerChange> changes;
     Timestamp submitted_at;
     std::optional<Timestamp> deferred_since;  // first seen Deferred
@@ -49,7 +53,10 @@ struct TrackUpdate {
     std::chrono::seconds elapsed{0};  // since the PATCH, for attune_resize_duration_seconds
 };
 
-// `pod`: the pod as the informer holds it now; nullptr when it is gone.
+// `pod`: the pod as the informer holds it now; nullptr when it is gone. A
+// cached pod older than the /resize (a lower generation, or a
+// resourceVersion from before it) is Waiting, never Superseded: the
+// informer lags the PATCH's answer.
 TrackUpdate track_resize(const TrackedResize& t, const Pod* pod, Timestamp now);
 
 }  // namespace attune::core
