@@ -4,6 +4,8 @@
 #include "probe_server.hpp"
 
 #include <attune/controller/controller.hpp>
+#include <attune/controller/recommendation_store.hpp>
+#include <attune/controller/resize_executor.hpp>
 #include <attune/kube/supervise.hpp>
 #include <attune/core/capabilities.hpp>
 #include <attune/kube/client.hpp>
@@ -88,6 +90,9 @@ public:
         add_informer("nodes", kube::resources::nodes(), kube::strip_node);
         add_informer("namespaces", kube::resources::namespaces(), kube::strip_generic);
         add_informer("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);
+        // The executor's admission gates read LimitRanges and ResourceQuotas.
+        add_informer("limitranges", kube::resources::limit_ranges(), kube::strip_generic);
+        add_informer("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
 
         controller::cache_views views;
         views.deployments = &informers_.at("deployments")->cache();
@@ -109,8 +114,21 @@ public:
         informers_.at("cronjobs")->add_handler(controller_->on_workload_change("CronJob"));
         informers_.at("horizontalpodautoscalers")->add_handler(controller_->on_hpa_change());
         informers_.at("attunepolicies")->add_handler(controller_->on_policy_change());
-        // Pods, nodes and namespaces enqueue nothing yet: idleness reads only
-        // workloads and HPAs. The resize path will hang pod handlers here.
+        // The resize executor (issue #9): its input is the recommendation
+        // store; pod changes move the resizes it follows and the node index.
+        controller::executor_caches ec;
+        ec.views = views;
+        ec.pods = &informers_.at("pods")->cache();
+        ec.nodes = &informers_.at("nodes")->cache();
+        ec.namespaces = &informers_.at("namespaces")->cache();
+        ec.limit_ranges = &informers_.at("limitranges")->cache();
+        ec.resource_quotas = &informers_.at("resourcequotas")->cache();
+        controller::executor_options eo;
+        eo.workers = opts.workers;
+        executor_ = std::make_unique<controller::resize_executor>(io.get_executor(), client_, &events_,
+                                                                  metrics_.executor, ec, store_, eo);
+        informers_.at("pods")->add_handler(executor_->on_pod_change());
+        store_.on_change([this](const controller::object_key& k) { executor_->on_recommendation_change(k); });
 
         if (opts.leader_elect) {
             kube::leader_election_config lc;
@@ -213,6 +231,7 @@ private:
             auto decided = core::decide_capabilities(probes.version, probes.resources, probes.openapi, probes.nodes);
             const bool probed = decided.ok();
             capabilities_ = probed ? decided.value() : core::safe_defaults();
+            executor_->set_capabilities(capabilities_);
             const auto& c = capabilities_;
             spdlog::info(
                 "capabilities source={} git_version={} major={} minor={} pods_resize={} pod_level_resources_field={} "
@@ -230,6 +249,7 @@ private:
         } catch (const std::exception& e) {
             metrics_.controller.coroutine_restarts.Add({{"task", "capabilities"}}).Increment();
             capabilities_ = core::safe_defaults();
+            executor_->set_capabilities(capabilities_);
             spdlog::error("capabilities probe failed; using safe defaults error=\"{}\"", e.what());
         }
     }
@@ -283,6 +303,9 @@ private:
         controller_->enqueue_all_policies();
         spawn("status-aggregator", [this] { return controller_->aggregator().run(); });
         for (int i = 0; i < opts_.workers; ++i) spawn("worker", [this] { return controller_->run_worker(); });
+        executor_->enqueue_all();
+        for (int i = 0; i < opts_.workers; ++i)
+            spawn("resize-worker", [this] { return executor_->run_worker(); });
         spawn("event-flush", [this]() -> asio::awaitable<void> {
             asio::steady_timer t(io_);
             while (!stopping_) {
@@ -306,6 +329,7 @@ private:
         });
         for (auto& s : supervisors_) s.request_stop();
         controller_->shut_down();
+        executor_->shut_down();
         for (auto& [name, inf] : informers_) inf->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
     }
@@ -338,7 +362,10 @@ private:
     kube::client client_;
     kube::event_recorder events_;
     std::map<std::string, std::unique_ptr<kube::informer>> informers_;
+    // The newest recommendation per workload (contracts.md), the executor's input.
+    controller::recommendation_store store_;
     std::unique_ptr<controller::controller> controller_;
+    std::unique_ptr<controller::resize_executor> executor_;
     std::unique_ptr<kube::leader_elector> elector_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;
     asio::signal_set signals_;
