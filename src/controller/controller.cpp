@@ -1,19 +1,64 @@
 #include <attune/controller/controller.hpp>
 
 #include <attune/controller/event_keys.hpp>
+#include <attune/core/json_path.hpp>
+#include <attune/core/workload_recommendation.hpp>
 
 #include <spdlog/spdlog.h>
+
+// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
+// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 
 namespace attune::controller {
 namespace asio = boost::asio;
 
+namespace {
+std::string policy_key(std::string_view ns, std::string_view name) {
+    return std::string(ns) + "/" + std::string(kPolicyKind) + "/" + std::string(name);
+}
+
+long long generation_of(const kube::object_cache::object_ptr& obj) {
+    return obj ? core::int_at(*obj, {"metadata", "generation"}).value_or(0) : 0;
+}
+
+std::string_view state_name(recommendation_state s) {
+    switch (s) {
+        case recommendation_state::none: return "none";
+        case recommendation_state::observe: return "observe";
+        case recommendation_state::paused: return "paused";
+        case recommendation_state::invalid_config: return "invalid_config";
+        case recommendation_state::source_unavailable: return "source_unavailable";
+        case recommendation_state::collecting: return "collecting";
+        case recommendation_state::recommended: return "recommended";
+    }
+    return "";
+}
+}  // namespace
+
 controller::controller(asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
-                       controller_metrics& metrics, cache_views caches, controller_options opts)
-    : metrics_(metrics), caches_(caches), opts_(opts), queue_(ex, opts.rate, &metrics),
-      aggregator_(ex, client, events, &metrics, [this](const std::string& key, bool failed) {
-          if (failed) queue_.add_rate_limited(key);
-          else queue_.forget(key);
-      }) {}
+                       controller_metrics& metrics, cache_views caches, controller_options opts, wall_clock now)
+    : metrics_(metrics), caches_(std::move(caches)), opts_(std::move(opts)),
+      now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })),
+      queue_(ex, opts_.rate, &metrics),
+      events_(ex, events, opts_.event_queue_capacity, &metrics, [this] { return now_seconds(); }),
+      aggregator_(
+          ex, client, &events_, &metrics, &store_,
+          [this](const std::string& key, bool failed) {
+              if (failed) queue_.add_rate_limited(key);
+              else queue_.forget(key);
+          },
+          [this] { return now_seconds(); }),
+      policies_(opts_.validation),
+      secrets_(opts_.validation.allow_secret_reads ? std::make_unique<secret_reader>(client) : nullptr),
+      prometheus_(ex, opts_.prometheus), recommender_(prometheus_, secrets_.get(), &metrics, now_) {
+    // The recommendation gauges follow the store: set with an entry, gone with it.
+    store_.on_change([this](const object_key& k) { publish_gauges(k); });
+}
+
+core::Timestamp controller::now_seconds() const { return std::chrono::floor<std::chrono::seconds>(now_()); }
 
 kube::informer::handler controller::on_workload_change(std::string kind) {
     return [this, kind = std::move(kind)](const kube::object_cache::delta& d) {
@@ -33,38 +78,251 @@ kube::informer::handler controller::on_policy_change() {
     };
 }
 
+kube::informer::handler controller::on_defaults_change(bool cluster_scoped) {
+    return [this, cluster_scoped](const kube::object_cache::delta& d) {
+        if (cluster_scoped || !caches_.policies) return enqueue_all_policies();
+        const auto ns = d.key.substr(0, d.key.find('/'));
+        for (const auto& p : caches_.policies->in_namespace(ns))
+            queue_.add(policy_key(ns, kube::meta_string(*p, "name")));
+    };
+}
+
+kube::informer::handler controller::on_pod_change() {
+    return [this](const kube::object_cache::delta& d) {
+        for (const auto& k : keys_for_pod_change(d, caches_.replicasets, caches_.jobs))
+            queue_.add_after(k, opts_.pod_change_delay);
+    };
+}
+
+kube::informer::handler controller::on_vpa_change() {
+    // Only the policies that read this VPA: a VPA recommender updates its
+    // status every minute, and other policies have nothing to do with it.
+    return [this](const kube::object_cache::delta& d) {
+        if (!caches_.policies) return;
+        const auto slash = d.key.find('/');
+        if (slash == std::string::npos) return;
+        const auto vns = d.key.substr(0, slash), vname = d.key.substr(slash + 1);
+        for (const auto& p : caches_.policies->all()) {
+            const auto resolved = policies_.resolve(caches_, p);
+            if (!resolved.effective) continue;
+            const auto* vpa = std::get_if<core::VpaSource>(&resolved.effective->metrics.provider);
+            if (!vpa || vpa->name != vname) continue;
+            const auto ns = kube::meta_string(*p, "namespace");
+            if ((vpa->namespace_.empty() ? std::string(ns) : vpa->namespace_) == vns)
+                queue_.add(policy_key(ns, kube::meta_string(*p, "name")));
+        }
+    };
+}
+
 void controller::enqueue_all_policies() {
     if (!caches_.policies) return;
     for (const auto& p : caches_.policies->all()) {
         const auto ns = kube::meta_string(*p, "namespace");
         const auto name = kube::meta_string(*p, "name");
-        if (!ns.empty() && !name.empty())
-            queue_.add(std::string(ns) + "/" + std::string(kPolicyKind) + "/" + std::string(name));
+        if (!ns.empty() && !name.empty()) queue_.add(policy_key(ns, name));
     }
 }
 
-void controller::process(const std::string& key) {
+void controller::set_vpa_cache(const kube::object_cache* vpas) {
+    caches_.vpas = vpas;
+    enqueue_all_policies();
+}
+
+void controller::set_capabilities(core::Capabilities caps) {
+    capabilities_ = std::move(caps);
+    capabilities_probed_ = true;
+}
+
+asio::awaitable<void> controller::process(std::string key) {
     auto k = parse_object_key(key);
     if (!k) {
         spdlog::warn("dropping malformed workqueue key key={}", key);
-        return;
+        co_return;
     }
     if (k->kind == kPolicyKind) {
-        auto plan = plan_policy_pass(caches_, *k);
-        // begin_pass goes to the aggregator before any target is queued, so
-        // the pass is open when the first report arrives.
-        const auto targets = plan.targets;
-        aggregator_.begin_pass(std::move(plan));
-        for (const auto& t : targets) queue_.add(t);
-        metrics_.reconciles.Add({{"kind", k->kind}, {"result", "ok"}}).Increment();
-        return;
+        // Its backoff starts over only with a successful status write.
+        process_policy(*k);
+    } else {
+        co_await process_workload(*k);
+        queue_.forget(key);
     }
-    auto report = classify_workload(caches_, *k);
-    spdlog::debug("workload classified namespace={} kind={} name={} uid={} idle={} policies={}", k->ns, k->kind,
-                  k->name, report.uid, core::idle_reason(report.idle), report.selected_by.size());
-    aggregator_.report(std::move(report));
-    queue_.forget(key);
     metrics_.reconciles.Add({{"kind", k->kind}, {"result", "ok"}}).Increment();
+}
+
+void controller::process_policy(const object_key& k) {
+    auto plan = plan_policy_pass(caches_, k);
+    std::vector<std::string> again;
+    if (plan.deleted) {
+        policies_.forget(k.ns, k.name);
+        // A workload it won may go to another policy of the namespace now:
+        // their passes look at their targets again.
+        if (caches_.policies)
+            for (const auto& p : caches_.policies->in_namespace(k.ns)) again.push_back(policy_key(k.ns, kube::meta_string(*p, "name")));
+    } else if (!plan.policy.error.empty()) {
+        plan.context.config_error = plan.policy.error;
+    } else {
+        fill_context(plan.context, policies_.resolve(caches_, caches_.policies->get(k.cache_key())));
+    }
+    // Workloads whose entry names this policy but that it no longer targets
+    // (deleted policy, narrowed selector) are looked at again, so their
+    // entry goes or moves to the policy that manages them now.
+    again.insert(again.end(), plan.targets.begin(), plan.targets.end());
+    for (const auto* e : store_.in_namespace(k.ns))
+        if (e->policy == k.name) again.push_back(e->workload.str());
+    // begin_pass goes to the aggregator before any target is queued, so the
+    // pass is open when the first report arrives.
+    aggregator_.begin_pass(std::move(plan));
+    for (const auto& t : again) queue_.add(t);
+}
+
+asio::awaitable<void> controller::process_workload(object_key k) {
+    auto snap = std::make_shared<const workload_snapshot>(take_snapshot(caches_, policies_, k));
+    const auto step = next_step(*snap);
+    emit_selection_events(*snap);
+    if (step != workload_step::query_source) {
+        apply(*snap, step, nullptr);
+        co_return;
+    }
+    auto got = co_await recommender_.recommend(snap);
+    // The caches moved on during the queries. A policy whose spec changed,
+    // or a workload deleted or recreated meanwhile, has had its key queued
+    // again (by the pass or the watch), and that run sees the new state:
+    // this result is dropped rather than applied over it.
+    const auto policy = caches_.policies->get(k.ns + "/" + snap->report.selected_by.front());
+    const auto* cache = caches_.for_kind(k.kind);
+    const auto workload = cache ? cache->get(k.cache_key()) : nullptr;
+    if (!policy || generation_of(policy) != snap->policy_generation() || !workload ||
+        kube::meta_string(*workload, "uid") != snap->report.uid) {
+        spdlog::debug("recommendation dropped: the policy or workload changed during the query namespace={} kind={} "
+                      "name={}",
+                      k.ns, k.kind, k.name);
+        co_return;
+    }
+    apply(*snap, step, &got);
+}
+
+void controller::emit_selection_events(const workload_snapshot& s) {
+    const auto& r = s.report;
+    for (const auto& p : s.outranked) {
+        core::EventIntent intent{"Warning", "PolicyConflict", "recommend",
+                                 "Workload " + r.name + " is managed by policy " +
+                                     (r.selected_by.empty() ? std::string("?") : r.selected_by.front()) +
+                                     ", which takes precedence (a higher weight, or the same weight and a smaller "
+                                     "name)",
+                                 true};
+        events_.push(policy_event(p.ref, intent, p.suppress_warnings));
+    }
+    for (const auto& p : s.opted_out) {
+        core::EventIntent intent{"Normal", "WorkloadOptOut", "recommend",
+                                 "Workload " + r.name + " opted out via attune.io/skip annotation", true};
+        events_.push(policy_event(p.ref, intent, p.suppress_warnings));
+    }
+}
+
+void controller::apply(const workload_snapshot& s, workload_step step, const source_result* got) {
+    auto report = s.report;
+    auto& rr = report.recommendation;
+    std::optional<core::RefreshReason> refresh;
+    const auto* old = store_.get(s.key);
+    // An entry carried over from an earlier cycle whose read failed now is
+    // stale by definition (the executor does not act on it).
+    auto keep_stale = [&] {
+        if (!old || old->recommendation.stale) return;
+        auto copy = *old;
+        copy.recommendation.stale = true;
+        store_.put(std::move(copy));
+    };
+    switch (step) {
+        case workload_step::unmanaged: store_.erase(s.key); break;
+        case workload_step::idle: break;  // not queried; its last recommendation stays for the scale-up
+        case workload_step::config_failed:
+            store_.erase(s.key);
+            rr = {recommendation_state::invalid_config, s.policy.config_error, 0};
+            refresh = core::RefreshReason::ConfigFailed;
+            break;
+        case workload_step::paused:
+            if (old) {
+                auto copy = *old;
+                copy.effective = s.policy.effective;  // the apply path sees the pause through the store
+                store_.put(std::move(copy));
+            }
+            rr.state = recommendation_state::paused;
+            break;
+        case workload_step::observe:
+            store_.erase(s.key);
+            rr.state = recommendation_state::observe;
+            break;
+        case workload_step::source_failed:
+            keep_stale();
+            rr = {recommendation_state::source_unavailable, s.policy.source_error, 0};
+            refresh = core::RefreshReason::SourceFailed;
+            break;
+        case workload_step::nothing_to_size:
+            store_.erase(s.key);
+            rr = {recommendation_state::invalid_config,
+                  s.baseline_error.empty() ? "no container to size (every container is excluded)" : s.baseline_error,
+                  0};
+            break;
+        case workload_step::query_source: {
+            rr = {got->state, got->message, got->recommendation.max_data_points};
+            if (got->state == recommendation_state::recommended) {
+                stored_recommendation e;
+                e.workload = s.key;
+                e.workload_uid = s.report.uid;
+                e.policy = s.report.selected_by.front();
+                e.effective = s.policy.effective;
+                e.recommendation = got->recommendation;
+                e.source = got->source;
+                e.computed_at = now_seconds();
+                if (store_.put(std::move(e))) {
+                    for (const auto& c : got->recommendation.containers)
+                        for (const auto& sup : c.suppressed) {
+                            core::EventIntent intent{"Normal", "DecreaseSuppressed", "recommend",
+                                                     "Workload " + s.key.name + ": " + sup.message, false};
+                            events_.push(policy_event(policy_reference(s.policy.object), intent, ""));
+                        }
+                }
+                refresh = core::RefreshReason::Recommended;
+            } else if (got->state == recommendation_state::collecting) {
+                store_.erase(s.key);  // minimumDataPoints may have been raised
+                refresh = core::RefreshReason::Collecting;
+            } else if (got->state == recommendation_state::source_unavailable) {
+                keep_stale();
+                refresh = core::RefreshReason::SourceFailed;
+            } else {
+                store_.erase(s.key);
+                refresh = core::RefreshReason::ConfigFailed;
+            }
+            break;
+        }
+    }
+    if (s.hpa_conflict && step != workload_step::unmanaged && step != workload_step::idle) {
+        core::EventIntent intent{"Warning", "HPAConflict", "recommend",
+                                 "HPA " + s.hpa_conflict->hpa_name + " targets workload " + s.key.name + ": " +
+                                     s.hpa_conflict->message,
+                                 true};
+        events_.push(policy_event(policy_reference(s.policy.object), intent, s.suppress_warnings()));
+    }
+    spdlog::debug("workload looked at namespace={} kind={} name={} uid={} idle={} policies={} recommendation={} "
+                  "points={} message=\"{}\"",
+                  s.key.ns, s.key.kind, s.key.name, report.uid, core::idle_reason(report.idle),
+                  report.selected_by.size(), state_name(rr.state), rr.points_collected, rr.message);
+    aggregator_.report(std::move(report));
+    if (refresh && s.effective()) {
+        if (auto delay = core::refresh_delay(*refresh, s.effective()->metrics.query_step))
+            queue_.add_after(s.key.str(), std::chrono::duration_cast<std::chrono::milliseconds>(*delay));
+    } else if (refresh) {
+        queue_.add_after(s.key.str(), std::chrono::minutes(1));
+    }
+}
+
+void controller::publish_gauges(const object_key& k) {
+    std::vector<controller_metrics::container_figures> figures;
+    if (const auto* e = store_.get(k))
+        for (const auto& c : e->recommendation.containers)
+            figures.push_back({c.name, static_cast<double>(c.recommended.cpu_request.milli_value()) / 1000.0,
+                               static_cast<double>(c.recommended.memory_request.value()), c.confidence});
+    metrics_.set_recommendation(k.ns, k.name, figures);
 }
 
 asio::awaitable<void> controller::run_worker() {
@@ -72,7 +330,7 @@ asio::awaitable<void> controller::run_worker() {
         auto key = co_await queue_.get();
         if (!key) co_return;
         try {
-            process(*key);
+            co_await process(*key);
         } catch (...) {
             metrics_.reconciles.Add({{"kind", "unknown"}, {"result", "error"}}).Increment();
             queue_.done(*key);
@@ -86,6 +344,8 @@ asio::awaitable<void> controller::run_worker() {
 void controller::shut_down() {
     queue_.shut_down();
     aggregator_.stop();
+    events_.stop();
+    prometheus_.shutdown();
 }
 
 }  // namespace attune::controller

@@ -47,6 +47,50 @@ std::vector<std::string> keys_for_hpa_change(const kube::object_cache::delta& d)
     return out;
 }
 
+std::vector<std::string> keys_for_pod_change(const kube::object_cache::delta& d, const kube::object_cache* replicasets,
+                                             const kube::object_cache* jobs) {
+    using kind = kube::object_cache::delta::kind;
+    const auto& pod = d.new_object ? d.new_object : d.old_object;
+    if (!pod) return {};
+    if (d.what == kind::updated && d.old_object && d.new_object &&
+        core::string_at(*d.old_object, {"status", "phase"}) == core::string_at(*d.new_object, {"status", "phase"})) {
+        const auto* a = core::json_at(*d.old_object, {"spec"});
+        const auto* b = core::json_at(*d.new_object, {"spec"});
+        if ((a == nullptr) == (b == nullptr) && (!a || *a == *b)) return {};
+    }
+    auto key = pod_workload_key(*pod, replicasets, jobs);
+    if (!key) return {};
+    return {key->str()};
+}
+
+std::optional<object_key> pod_workload_key(const boost::json::value& pod, const kube::object_cache* replicasets,
+                                           const kube::object_cache* jobs) {
+    const auto ns = std::string(kube::meta_string(pod, "namespace"));
+    const auto* refs = core::array_at(pod, {"metadata", "ownerReferences"});
+    if (ns.empty() || !refs) return std::nullopt;
+    for (const auto& r : *refs) {
+        if (core::bool_at(r, {"controller"}) != true) continue;
+        const std::string owner_kind(core::string_at(r, {"kind"}));
+        const std::string owner_name(core::string_at(r, {"name"}));
+        if (owner_name.empty() || !is_workload_kind(owner_kind)) return std::nullopt;
+        // A ReplicaSet or Job owned by a Deployment or CronJob is its owner's.
+        const kube::object_cache* middle = owner_kind == "ReplicaSet" ? replicasets : owner_kind == "Job" ? jobs : nullptr;
+        if (middle) {
+            if (auto owner = middle->get(ns + "/" + owner_name)) {
+                const auto* up = core::array_at(*owner, {"metadata", "ownerReferences"});
+                if (up)
+                    for (const auto& u : *up) {
+                        const auto k = core::string_at(u, {"kind"});
+                        if (core::bool_at(u, {"controller"}) == true && (k == "Deployment" || k == "CronJob"))
+                            return object_key{ns, std::string(k), std::string(core::string_at(u, {"name"}))};
+                    }
+            }
+        }
+        return object_key{ns, owner_kind, owner_name};
+    }
+    return std::nullopt;
+}
+
 std::vector<std::string> keys_for_policy_change(const kube::object_cache::delta& d) {
     using kind = kube::object_cache::delta::kind;
     if (d.what == kind::updated && generation_of(d.old_object) == generation_of(d.new_object)) return {};

@@ -1,5 +1,7 @@
 #include <attune/controller/metrics.hpp>
 
+#include <algorithm>
+
 namespace attune::controller {
 using namespace prometheus;
 
@@ -36,7 +38,40 @@ controller_metrics::controller_metrics(Registry& r)
                            .Name("attune_informers_synced")
                            .Help("1 once every informer finished its first list")
                            .Register(r)
-                           .Add({})) {}
+                           .Add({})),
+      recommendation_cpu_cores(BuildGauge()
+                                   .Name("attune_recommendation_cpu_cores")
+                                   .Help("recommended cpu request per container, in cores")
+                                   .Register(r)),
+      recommendation_memory_bytes(BuildGauge()
+                                      .Name("attune_recommendation_memory_bytes")
+                                      .Help("recommended memory request per container, in bytes")
+                                      .Register(r)),
+      confidence(BuildGauge()
+                     .Name("attune_confidence")
+                     .Help("confidence of the recommendation per container, 0 to 1")
+                     .Register(r)),
+      prometheus_query_duration(BuildHistogram()
+                                    .Name("attune_prometheus_query_duration_seconds")
+                                    .Help("Prometheus range queries by query_type (cpu, memory), whatever their outcome")
+                                    .Register(r)),
+      prometheus_query_errors(BuildCounter()
+                                  .Name("attune_prometheus_query_errors_total")
+                                  .Help("Prometheus queries that failed (unreachable, timeout, error answer, garbage)")
+                                  .Register(r)),
+      nan_inf_samples(BuildCounter()
+                          .Name("attune_nan_inf_samples_total")
+                          .Help("NaN and infinite samples dropped from Prometheus answers")
+                          .Register(r)),
+      policy_events(BuildCounter()
+                        .Name("attune_policy_events_total")
+                        .Help("Events decided by the controller, by what became of them")
+                        .Register(r)),
+      event_queue_depth(BuildGauge()
+                            .Name("attune_event_queue_depth")
+                            .Help("Events waiting to be sent")
+                            .Register(r)
+                            .Add({})) {}
 
 void controller_metrics::set_idle(const std::string& ns, const std::string& policy, std::size_t hpa_scaled_to_zero,
                                   std::size_t manual_zero) {
@@ -51,6 +86,36 @@ void controller_metrics::remove_idle(const std::string& ns, const std::string& p
         auto& g = workload_idle.Add({{"namespace", ns}, {"policy", policy}, {"reason", reason}});
         workload_idle.Remove(&g);
     }
+}
+
+void controller_metrics::set_recommendation(const std::string& ns, const std::string& workload,
+                                            const std::vector<container_figures>& containers) {
+    auto labels = [&](const std::string& c) {
+        return Labels{{"namespace", ns}, {"workload", workload}, {"container", c}};
+    };
+    const auto id = std::make_pair(ns, workload);
+    auto& before = published_[id];
+    for (const auto& old : before) {
+        if (std::any_of(containers.begin(), containers.end(), [&](const auto& c) { return c.container == old; }))
+            continue;
+        for (auto* f : {&recommendation_cpu_cores, &recommendation_memory_bytes, &confidence})
+            f->Remove(&f->Add(labels(old)));
+    }
+    before.clear();
+    for (const auto& c : containers) {
+        recommendation_cpu_cores.Add(labels(c.container)).Set(c.cpu_cores);
+        recommendation_memory_bytes.Add(labels(c.container)).Set(c.memory_bytes);
+        confidence.Add(labels(c.container)).Set(c.confidence);
+        before.push_back(c.container);
+    }
+    if (before.empty()) published_.erase(id);
+}
+
+void controller_metrics::observe_query(std::string_view query_type, double seconds) {
+    prometheus_query_duration
+        .Add({{"query_type", std::string(query_type)}}, Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                                                    0.5, 1, 2.5, 5, 10})
+        .Observe(seconds);
 }
 
 std::string_view idle_metric_reason(core::IdleKind kind) noexcept {

@@ -137,8 +137,11 @@ core::result<std::shared_ptr<prometheus_client>> prometheus_client::create(boost
         tls.ca_pem = ss.str();
         if (!in || tls.ca_pem.empty()) return invalid_config("prometheus CA bundle " + s.ca_file + ": cannot be read");
     }
+    if (!s.ca_pem.empty()) tls.ca_pem += (tls.ca_pem.empty() ? "" : "\n") + s.ca_pem;
     std::shared_ptr<kube::token_source> token;
-    if (!s.bearer_token_file.empty()) {
+    if (!s.bearer_token.empty()) {
+        token = kube::token_source::fixed(s.bearer_token);
+    } else if (!s.bearer_token_file.empty()) {
         try {
             token = kube::token_source::from_file(s.bearer_token_file, std::chrono::seconds(60), true);
         } catch (const kube::config_error& e) {

@@ -28,7 +28,6 @@ std::vector<policy_view> policies_in(const cache_views& caches, const std::strin
     return out;
 }
 
-namespace {
 std::vector<core::HpaView> hpas_in(const cache_views& caches, const std::string& ns) {
     std::vector<core::HpaView> out;
     if (!caches.hpas) return out;
@@ -43,7 +42,6 @@ std::vector<core::HpaView> hpas_in(const cache_views& caches, const std::string&
     }
     return out;
 }
-}  // namespace
 
 workload_report classify_workload(const cache_views& caches, const object_key& key) {
     workload_report r;
@@ -89,10 +87,15 @@ policy_pass_plan plan_policy_pass(const cache_views& caches, const object_key& k
     }
     plan.policy = std::move(decoded).value();
     plan.written = policy_status_from(*obj);
+    plan.context.uid = plan.policy.uid;
+    plan.context.generation = plan.policy.generation;
     if (!plan.policy.error.empty()) return plan;  // targets nothing
     const std::string kind(core::to_string(plan.policy.target.kind));
     const auto* cache = caches.for_kind(kind);
-    if (!cache) return plan;
+    if (!cache || !caches.has_synced(kind)) {
+        plan.context.discovery_error = "the " + kind + " cache has not finished its first list";
+        return plan;
+    }
     std::vector<workload_ref> refs;
     if (plan.policy.target.name) {
         if (auto w = cache->get(key.ns + "/" + *plan.policy.target.name)) refs.push_back(workload_ref_from(kind, *w));

@@ -4,7 +4,7 @@
 #include <attune/controller/resize_executor.hpp>
 
 #include <attune/controller/recommendation_store.hpp>
-#include <attune/controller/workload_pods.hpp>
+#include <attune/controller/event_keys.hpp>
 #include <attune/core/label_selector.hpp>
 #include <attune/core/pod_eligibility.hpp>
 #include <attune/core/resize_gate_inputs.hpp>
@@ -48,7 +48,7 @@ std::optional<std::string> last_resize_time(const kube::object_cache::object_ptr
 
 }  // namespace
 
-resize_executor::resize_executor(asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
+resize_executor::resize_executor(asio::any_io_executor ex, kube::client& client, event_queue* events,
                                  executor_metrics& metrics, executor_caches caches, const recommendation_store& store,
                                  executor_options opts)
     : ex_(ex), client_(client), events_(events), metrics_(metrics), caches_(caches), store_(store), opts_(opts),
@@ -77,7 +77,7 @@ kube::informer::handler resize_executor::on_pod_change() {
             reported_holds_.erase(uid);
             followed_.erase(uid);
         }
-        auto key = pod_workload(caches_.views, *obj);
+        auto key = pod_workload_key(*obj, caches_.views.replicasets, caches_.views.jobs);
         if (!key) return;
         // Only workloads the executor has business with: a recommendation, a
         // resize in flight, or a pod under safety watch or boost.
@@ -92,14 +92,14 @@ kube::informer::handler resize_executor::on_pod_change() {
 void resize_executor::on_recommendation_change(const object_key& workload) { queue_.add(workload.str()); }
 
 void resize_executor::enqueue_all() {
-    if (!caches_.pods) return;
+    if (!caches_.views.pods) return;
     // Resizes, boosts and safety watches found on the pods (a restart or a
     // failover): their workloads pass, and follow() adopts what is in flight.
-    for (const auto& p : caches_.pods->all()) {
+    for (const auto& p : caches_.views.pods->all()) {
         const auto labels = core::labels_of(*p);
         const auto ann = core::annotations_of(*p);
         if (!labels.contains(core::kTrackedLabel) && !ann.contains(core::kStartupBoostAtAnnotation)) continue;
-        if (auto key = pod_workload(caches_.views, *p)) queue_.add(key->str());
+        if (auto key = pod_workload_key(*p, caches_.views.replicasets, caches_.views.jobs)) queue_.add(key->str());
     }
 }
 
@@ -149,7 +149,7 @@ core::ResizeGateInputs resize_executor::gate_inputs(pass_context& c, const core:
 
 asio::awaitable<void> resize_executor::process(object_key key) {
     if (stopping_) co_return;
-    auto snap = take_snapshot(caches_, key);
+    auto snap = take_executor_snapshot(caches_, key);
     if (!snap) co_return;  // deleted: its pods' deletions settle what was in flight
     const auto* stored = store_.get(key);
     if (snap->report.selected_by.empty() || !stored || stored->policy != snap->report.selected_by.front() ||
@@ -263,7 +263,7 @@ asio::awaitable<void> resize_executor::resize_pods(pass_context& c) {
         }
         ++submitted;
         track(c, r.pod, r.plan, r.generation, core::TrackedKind::Resize, "", r.stale_versions);
-        for (const auto& e : go.events) co_await emit(c, e);
+        for (const auto& e : go.events) emit(c, e);
         if (r.plan.envelope)
             for (const auto& res : {core::kCpu, core::kMemory})
                 if (core::find(r.plan.envelope->requests, res) || core::find(r.plan.envelope->limits, res))

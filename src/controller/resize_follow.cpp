@@ -70,7 +70,7 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
                                                  core::HistoryResult::Failed, "kubelet-error", c.now));
                 count_resize(c, changes, "failed");
                 core::EventIntent ev{"Warning", std::string(core::kEventResizeFailed), "resize", note, false};
-                co_await emit(c, std::move(ev));
+                emit(c, std::move(ev));
             }
             if (u.status.state == core::ResizeState::Deferred && c.acting)
                 co_await evict_or_block(c, pod, u.status, deferred_since);
@@ -123,7 +123,7 @@ asio::awaitable<void> resize_executor::settle_applied(pass_context& c, in_flight
             spdlog::info("resize applied namespace={} pod={} uid={} workload={} seconds={:.3f} changes=\"{}\"",
                          pod.namespace_, pod.name, pod.uid, c.snap.key.name, took, core::describe_changes(f.t.changes));
             core::EventIntent ev{"Normal", std::string(core::kEventResized), "resize", note, false};
-            co_await emit(c, std::move(ev));
+            emit(c, std::move(ev));
             break;
         }
         case core::TrackedKind::Revert:

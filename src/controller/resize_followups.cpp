@@ -11,6 +11,7 @@
 #include <attune/core/resize_targets.hpp>
 #include <attune/core/startup_boost_restore.hpp>
 #include <attune/core/template_persistence.hpp>
+#include <attune/core/workload_baseline.hpp>
 
 #include <boost/json/serialize.hpp>
 
@@ -73,7 +74,7 @@ asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const cor
                          pod.name, pod.uid, d.message);
             core::EventIntent ev{"Warning", std::string(core::kEventInfeasibleBlocked), "resize",
                                  "pod " + pod.name + ": " + d.message, true};
-            co_await emit(c, std::move(ev));
+            emit(c, std::move(ev));
             co_return;
         }
         case core::EvictionAction::EvictionBlocked: {
@@ -83,7 +84,7 @@ asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const cor
                          d.reason, d.message);
             core::EventIntent ev{"Warning", std::string(core::kEventEvictionBlocked), "resize",
                                  "pod " + pod.name + ": " + d.message, true};
-            co_await emit(c, std::move(ev));
+            emit(c, std::move(ev));
             co_return;
         }
         case core::EvictionAction::Evict:
@@ -107,7 +108,7 @@ asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const cor
         if (!first_report(c, pod.uid, denied ? "EvictionDenied" : "eviction_failed")) co_return;
         core::EventIntent ev{"Warning", denied ? "EvictionDenied" : std::string(core::kEventEvictionBlocked), "resize",
                              "pod " + pod.name + ": eviction refused: " + e.message, true};
-        co_await emit(c, std::move(ev));
+        emit(c, std::move(ev));
         co_return;
     }
     metrics_.evictions.Add({{"namespace", ns}, {"workload", wl}, {"result", "success"}}).Increment();
@@ -119,7 +120,7 @@ asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const cor
                  d.reason, d.message);
     core::EventIntent ev{"Warning", std::string(core::kEventEvicted), "resize",
                          "pod " + pod.name + " evicted (" + d.reason + "): " + d.message, false};
-    co_await emit(c, std::move(ev));
+    emit(c, std::move(ev));
 }
 
 asio::awaitable<void> resize_executor::restore_boosts(pass_context& c) {
@@ -215,7 +216,7 @@ asio::awaitable<void> resize_executor::persist(pass_context& c) {
     if (!tp.enabled || (!applied && !recommendation_due)) co_return;
     if (c.snap.key.kind != "Deployment" && c.snap.key.kind != "StatefulSet") co_return;
 
-    auto tmpl = core::decode_pod_template(*c.snap.workload);
+    auto tmpl = core::decode_pod_template(c.snap.key.kind, *c.snap.workload);
     auto rollout = core::decode_rollout_status(c.snap.key.kind, *c.snap.workload);
     if (!tmpl || !rollout) {
         spdlog::warn("workload template does not decode; not persisted namespace={} workload={} error=\"{}\"",
@@ -260,7 +261,7 @@ asio::awaitable<void> resize_executor::persist(pass_context& c) {
         c.requeue_in(opts_.held_requeue);
         core::EventIntent ev{"Warning", std::string(core::kEventTemplatePatchFailed), "template",
                              c.snap.key.kind + " " + wl + ": " + r.error().message, true};
-        co_await emit(c, std::move(ev));
+        emit(c, std::move(ev));
         co_return;
     }
     if (!applied) persisted_targets_[key] = c.targets_key;
@@ -271,14 +272,14 @@ asio::awaitable<void> resize_executor::persist(pass_context& c) {
     history(c, {std::move(entry)});
     spdlog::info("template persisted namespace={} workload={} when={}", ns, wl, core::to_string(tp.when));
     core::EventIntent ev{"Normal", std::string(core::kEventTemplatePatched), "template", note, true};
-    co_await emit(c, std::move(ev));
+    emit(c, std::move(ev));
 }
 
 asio::awaitable<void> resize_executor::retune_hpa(pass_context& c, const core::Pod& applied) {
     if (c.snap.report.hpa_name.empty() || !caches_.views.hpas) co_return;
     auto hpa = caches_.views.hpas->get(c.snap.key.ns + "/" + c.snap.report.hpa_name);
     if (!hpa) co_return;
-    auto tmpl = core::decode_pod_template(*c.snap.workload);
+    auto tmpl = core::decode_pod_template(c.snap.key.kind, *c.snap.workload);
     if (!tmpl) co_return;
     const auto base = cpu_requests(tmpl.value());
     const auto next = cpu_requests(applied);

@@ -34,21 +34,14 @@ std::string resource_label(const std::vector<core::ContainerChange>& changes) {
 
 }  // namespace
 
-asio::awaitable<void> resize_executor::emit(const pass_context& c, core::EventIntent e) {
-    if (!events_) co_return;
-    if (e.dedupe) {
-        // attune-api.md §9 "D": once per hour per uid + reason + message, and
-        // silenced by the policy's attune.io/suppress-warnings.
-        if (c.snap.policy) {
-            const auto ann = core::annotations_of(*c.snap.policy);
-            if (auto it = ann.find(core::kSuppressWarningsAnnotation);
-                it != ann.end() && core::suppresses(it->second, e.reason))
-                co_return;
-        }
-        if (!dedup_.admit(c.regarding.uid, e.reason, e.note, c.now)) co_return;
+void resize_executor::emit(const pass_context& c, const core::EventIntent& e) {
+    if (!events_) return;
+    std::string suppress;
+    if (c.snap.policy) {
+        const auto ann = core::annotations_of(*c.snap.policy);
+        if (auto it = ann.find(core::kSuppressWarningsAnnotation); it != ann.end()) suppress = it->second;
     }
-    kube::k8s_event ev(c.regarding, e.type, e.reason, e.action, e.note);
-    co_await events_->emit(std::move(ev));
+    events_->push(policy_event(c.regarding, e, std::move(suppress)));
 }
 
 void resize_executor::history(pass_context& c, std::vector<core::HistoryEntry> entries) {
@@ -94,7 +87,7 @@ asio::awaitable<void> resize_executor::report_held(pass_context& c, const core::
                                              core::HistoryResult::Failed, h.reason, c.now));
         }
     }
-    for (const auto& e : h.events) co_await emit(c, e);
+    for (const auto& e : h.events) emit(c, e);
 }
 
 asio::awaitable<void> resize_executor::report_not_sent(pass_context& c, const core::Pod& pod, const submit_result& r) {
@@ -123,7 +116,7 @@ asio::awaitable<void> resize_executor::report_not_sent(pass_context& c, const co
             core::EventIntent ev{"Warning", std::string(core::kEventResizeSkipped), "resize",
                                  "pod " + pod.name + ": the apiserver refused the resize (" + r.reason + "): " + r.message,
                                  true};
-            co_await emit(c, std::move(ev));
+            emit(c, std::move(ev));
             co_return;
         }
         case submit_outcome::failed: {
@@ -136,7 +129,7 @@ asio::awaitable<void> resize_executor::report_not_sent(pass_context& c, const co
                                              core::HistoryResult::Failed, r.reason, c.now));
             core::EventIntent ev{"Warning", std::string(core::kEventResizeFailed), "resize",
                                  "pod " + pod.name + ": the resize was not sent (" + r.reason + "): " + r.message, false};
-            co_await emit(c, std::move(ev));
+            emit(c, std::move(ev));
             co_return;
         }
     }

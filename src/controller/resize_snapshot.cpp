@@ -1,6 +1,6 @@
 #include <attune/controller/resize_snapshot.hpp>
 
-#include <attune/controller/workload_pods.hpp>
+#include <attune/controller/workload_snapshot.hpp>  // pods_of
 #include <attune/core/label_selector.hpp>
 
 #include <spdlog/spdlog.h>
@@ -9,11 +9,11 @@
 
 namespace attune::controller {
 
-std::optional<workload_snapshot> take_snapshot(const executor_caches& caches, const object_key& key) {
+std::optional<executor_snapshot> take_executor_snapshot(const executor_caches& caches, const object_key& key) {
     const auto* cache = caches.views.for_kind(key.kind);
     auto obj = cache ? cache->get(key.cache_key()) : nullptr;
     if (!obj) return std::nullopt;
-    workload_snapshot s;
+    executor_snapshot s;
     s.key = key;
     s.workload = obj;
     s.uid = std::string(kube::meta_string(*obj, "uid"));
@@ -21,8 +21,8 @@ std::optional<workload_snapshot> take_snapshot(const executor_caches& caches, co
     s.report = classify_workload(caches.views, key);
     if (!s.report.selected_by.empty() && caches.views.policies)
         s.policy = caches.views.policies->get(key.ns + "/" + s.report.selected_by.front());
-    if (caches.pods) {
-        for (const auto& p : workload_pods(caches.views, *caches.pods, key.kind, s.uid)) {
+    {
+        for (const auto& p : pods_of(caches.views, key.kind, s.uid)) {
             auto pod = core::decode_pod(*p);
             if (pod) s.pods.push_back(std::move(pod).value());
             else s.undecodable.push_back(std::string(kube::meta_string(*p, "name")) + ": " + pod.error().message);

@@ -48,7 +48,7 @@ asio::awaitable<void> resize_executor::watch_safety(pass_context& c) {
         const auto since = c.now - in.resized_at;
         if (query_ && since >= core::kThrottleGrace && since < period) {
             const auto q = core::throttling_ratio_query(pod.namespace_, core::regex_quote(pod.name), core::kThrottleGrace);
-            in.throttling_ratio = co_await query_(*c.policy, q);
+            in.throttling_ratio = co_await query_(c.rec->effective, q);
         }
         for (const auto& g : us.slo_guardrails) {
             core::SloMeasurement m;
@@ -61,7 +61,7 @@ asio::awaitable<void> resize_executor::watch_safety(pass_context& c) {
                 // a guardrail cannot read (or be fooled by) another namespace's series.
                 auto rendered = core::render_guardrail_query(g.query, {pod.namespace_, c.snap.key.name, pod.name});
                 auto confined = rendered ? core::force_namespace(rendered.value(), c.snap.key.ns) : rendered;
-                if (confined) m.value = co_await query_(*c.policy, confined.value());
+                if (confined) m.value = co_await query_(c.rec->effective, confined.value());
                 else if (first_report(c, pod.uid, "slo:" + g.name))
                     spdlog::warn("guardrail query unusable; it passes namespace={} policy={} guardrail={} error=\"{}\"",
                                  c.snap.key.ns, c.policy_name, g.name, confined.error().message);
@@ -134,7 +134,7 @@ asio::awaitable<void> resize_executor::watch_safety(pass_context& c) {
                              "pod " + pod.name + " reverted (" + v.reason + "): " + v.message + "; " +
                                  core::describe_changes(changes),
                              false};
-        co_await emit(c, std::move(ev));
+        emit(c, std::move(ev));
     }
 }
 

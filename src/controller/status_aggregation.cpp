@@ -1,8 +1,9 @@
 #include <attune/controller/status_aggregation.hpp>
 
+#include <attune/controller/policy_conditions.hpp>
+#include <attune/controller/status_recommendations.hpp>
 #include <attune/core/json_path.hpp>
 
-#include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -11,20 +12,63 @@
 namespace attune::controller {
 namespace json = boost::json;
 
+namespace {
+bool scaleable_kind(std::string_view kind) {
+    return kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet";
+}
+
+void sort_idle(std::vector<idle_workload>& v) {
+    std::sort(v.begin(), v.end(), [](const idle_workload& a, const idle_workload& b) {
+        return std::tie(a.kind, a.workload) < std::tie(b.kind, b.workload);
+    });
+}
+
+// One managed workload's report, counted into the pass.
+void count(pass_facts& f, const workload_report& r) {
+    ++f.managed;
+    const bool scaleable = scaleable_kind(r.kind);
+    f.scaleable += scaleable ? 1 : 0;
+    if (r.idle != core::IdleKind::None) {
+        ++f.idle;
+        f.scaleable_idle += scaleable ? 1 : 0;
+        ++(r.idle == core::IdleKind::HPAScaledToZero ? f.hpa_idle : f.manual_idle);
+        return;  // an idle workload is not queried: its last recommendation stays as it was
+    }
+    const auto& rec = r.recommendation;
+    f.max_points = std::max(f.max_points, rec.points_collected);
+    switch (rec.state) {
+        case recommendation_state::source_unavailable:
+            if (f.source_failures++ == 0) f.source_failure = r.kind + " " + r.name + ": " + rec.message;
+            break;
+        case recommendation_state::invalid_config:
+            if (f.invalid++ == 0) f.invalid_message = r.kind + " " + r.name + ": " + rec.message;
+            break;
+        case recommendation_state::collecting:
+            if (f.collecting++ == 0 || rec.points_collected >= f.max_points) f.collecting_message = rec.message;
+            break;
+        default: break;
+    }
+}
+}  // namespace
+
 std::string_view idle_status_reason(core::IdleKind kind) noexcept { return core::idle_reason(kind); }
 
-std::optional<completed_pass> status_aggregation::begin_pass(const std::string& ns, const std::string& policy, long long generation,
-                                    const std::vector<std::string>& target_keys,
-                                    std::optional<policy_status> written) {
+std::optional<completed_pass> status_aggregation::begin_pass(const std::string& ns, const std::string& policy,
+                                                             const policy_context& context,
+                                                             const std::vector<std::string>& target_keys,
+                                                             std::optional<policy_status> written,
+                                                             core::Timestamp now) {
     auto [it, fresh] = policies_.try_emplace({ns, policy});
     auto& st = it->second;
     if (fresh && written) {
         st.written = written;
+        st.conditions = written->conditions;
+        st.with_recommendations_before = written->workloads.with_recommendations;
         for (const auto& w : written->idle_workloads)
             if (w.reason == core::idle_reason(core::IdleKind::HPAScaledToZero))
                 st.hpa_zero_before.insert(ns + "/" + w.kind + "/" + w.workload);
     }
-    st.generation = generation;
+    st.context = context;
     std::map<std::string, member> kept;
     for (const auto& k : target_keys) {
         auto m = st.members.find(k);
@@ -32,11 +76,11 @@ std::optional<completed_pass> status_aggregation::begin_pass(const std::string& 
     }
     st.members = std::move(kept);
     st.pending = std::set<std::string>(target_keys.begin(), target_keys.end());
-    if (st.pending.empty()) return complete(ns, policy, st);
+    if (st.pending.empty()) return complete(ns, policy, st, now);
     return std::nullopt;
 }
 
-std::vector<completed_pass> status_aggregation::report(const workload_report& r) {
+std::vector<completed_pass> status_aggregation::report(const workload_report& r, core::Timestamp now) {
     std::vector<completed_pass> out;
     const auto key = r.key();
     for (auto& [id, st] : policies_) {
@@ -51,19 +95,28 @@ std::vector<completed_pass> status_aggregation::report(const workload_report& r)
             continue;  // nothing to do with this policy
         }
         st.pending.erase(key);
-        if (st.pending.empty()) out.push_back(complete(id.first, id.second, st));
+        if (st.pending.empty()) out.push_back(complete(id.first, id.second, st, now));
     }
     return out;
 }
 
-completed_pass status_aggregation::complete(const std::string& ns, const std::string& policy, policy_state& st) {
+completed_pass status_aggregation::complete(const std::string& ns, const std::string& policy, policy_state& st,
+                                            core::Timestamp now) {
     completed_pass c;
     c.ns = ns;
     c.policy = policy;
-    c.status.observed_generation = st.generation;
+    c.policy_uid = st.context.uid;
+    c.status.observed_generation = st.context.generation;
+    pass_facts facts;
+    std::vector<const stored_recommendation*> recs;
     std::set<std::string> hpa_zero_now;
     for (const auto& [key, m] : st.members) {
-        if (!m.reported || m.last.idle == core::IdleKind::None) continue;
+        if (!m.reported) continue;
+        count(facts, m.last);
+        if (const auto* e = store_ ? store_->get({m.last.ns, m.last.kind, m.last.name}) : nullptr;
+            e && e->policy == policy)
+            recs.push_back(e);
+        if (m.last.idle == core::IdleKind::None) continue;
         c.status.idle_workloads.push_back({m.last.name, m.last.kind, std::string(core::idle_reason(m.last.idle))});
         if (m.last.idle == core::IdleKind::HPAScaledToZero) {
             ++c.hpa_scaled_to_zero;
@@ -73,12 +126,34 @@ completed_pass status_aggregation::complete(const std::string& ns, const std::st
             ++c.manual_zero;
         }
     }
-    std::sort(c.status.idle_workloads.begin(), c.status.idle_workloads.end(),
-              [](const idle_workload& a, const idle_workload& b) {
-                  return std::tie(a.kind, a.workload) < std::tie(b.kind, b.workload);
-              });
+    sort_idle(c.status.idle_workloads);
     st.hpa_zero_before = std::move(hpa_zero_now);
+
+    facts.with_recommendations = static_cast<int>(recs.size());
+    auto& w = c.status.workloads;
+    w.discovered = facts.managed;
+    w.with_recommendations = facts.with_recommendations;
+    w.pending = w.with_recommendations - w.resized;
+    w.data_points_collected = facts.max_points;
+    w.data_points_required = st.context.minimum_data_points;
+
+    auto ready = ready_condition(st.context, facts);
+    ready.last_transition_time = now;
+    core::set_condition(st.conditions, std::move(ready));
+    if (auto zero = scaled_to_zero_condition(st.context, facts)) {
+        zero->last_transition_time = now;
+        core::set_condition(st.conditions, std::move(*zero));
+    } else {
+        core::remove_condition(st.conditions, kConditionScaledToZero);
+    }
+    c.status.conditions = st.conditions;
+    c.status.recommendations = status_recommendations(std::move(recs), st.context.max_status_recommendations,
+                                                      st.context.include_explanations);
+
+    c.first_recommendations = st.with_recommendations_before == 0 && facts.with_recommendations > 0;
+    st.with_recommendations_before = facts.with_recommendations;
     c.changed = !st.written || *st.written != c.status;
+    if (c.changed) c.status.last_reconcile_time = now;
     return c;
 }
 
@@ -109,10 +184,21 @@ policy_status policy_status_from(const json::value& policy) {
             out.idle_workloads.push_back({str("workload"), str("kind"), str("reason")});
         }
     }
-    std::sort(out.idle_workloads.begin(), out.idle_workloads.end(),
-              [](const idle_workload& a, const idle_workload& b) {
-                  return std::tie(a.kind, a.workload) < std::tie(b.kind, b.workload);
-              });
+    sort_idle(out.idle_workloads);
+    if (core::object_at(policy, {"status", "workloads"})) {
+        auto n = [&](std::string_view k) {
+            return static_cast<int>(core::int_at(policy, {"status", "workloads", k}).value_or(0));
+        };
+        out.workloads = {n("discovered"), n("withRecommendations"), n("resized"),
+                         n("pending"),    n("dataPointsCollected"), n("dataPointsRequired")};
+    }
+    if (const auto* conds = core::json_at(policy, {"status", "conditions"})) {
+        // Conditions the server holds that do not decode are dropped: ours
+        // replace them on the next write.
+        if (auto decoded = core::decode_conditions(*conds)) out.conditions = std::move(decoded).value();
+    }
+    if (const auto* recs = core::array_at(policy, {"status", "recommendations"})) out.recommendations = *recs;
+    if (auto t = core::parse_timestamp(core::string_at(policy, {"status", "lastReconcileTime"}))) out.last_reconcile_time = t.value();
     return out;
 }
 
@@ -120,10 +206,19 @@ std::string status_patch_body(const policy_status& status) {
     json::array idle;
     for (const auto& w : status.idle_workloads)
         idle.push_back(json::object{{"workload", w.workload}, {"kind", w.kind}, {"reason", w.reason}});
-    // A merge patch replaces lists whole, so an empty list clears the field.
-    json::object body{{"status", json::object{{"idleWorkloads", std::move(idle)},
-                                              {"observedGeneration", status.observed_generation}}}};
-    return json::serialize(body);
+    const auto& w = status.workloads;
+    json::object st{{"idleWorkloads", std::move(idle)},
+                    {"observedGeneration", status.observed_generation},
+                    {"workloads", json::object{{"discovered", w.discovered},
+                                               {"withRecommendations", w.with_recommendations},
+                                               {"resized", w.resized},
+                                               {"pending", w.pending},
+                                               {"dataPointsCollected", w.data_points_collected},
+                                               {"dataPointsRequired", w.data_points_required}}},
+                    {"conditions", core::conditions_json(status.conditions)},
+                    {"recommendations", status.recommendations}};
+    if (status.last_reconcile_time) st["lastReconcileTime"] = core::format_timestamp(*status.last_reconcile_time);
+    return json::serialize(json::object{{"status", std::move(st)}});
 }
 
 }  // namespace attune::controller

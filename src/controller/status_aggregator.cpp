@@ -14,62 +14,85 @@
 namespace attune::controller {
 namespace asio = boost::asio;
 
-status_aggregator::status_aggregator(asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
-                                     controller_metrics* metrics, write_outcome_fn on_write)
-    : client_(client), events_(events), metrics_(metrics), on_write_(std::move(on_write)),
-      wake_(ex, asio::steady_timer::time_point::max()) {}
+namespace {
+std::string policy_id(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+}  // namespace
 
-void status_aggregator::begin_pass(policy_pass_plan plan) { push(std::move(plan)); }
-void status_aggregator::report(workload_report r) { push(std::move(r)); }
+status_aggregator::status_aggregator(asio::any_io_executor ex, kube::client& client, event_queue* events,
+                                     controller_metrics* metrics, const recommendation_store* store,
+                                     write_outcome_fn on_write, wall_clock now)
+    : client_(client), events_(events), metrics_(metrics), on_write_(std::move(on_write)), now_(std::move(now)),
+      state_(store), wake_(ex, asio::steady_timer::time_point::max()),
+      wake_writer_(ex, asio::steady_timer::time_point::max()) {}
 
-void status_aggregator::push(message m) {
+void status_aggregator::begin_pass(policy_pass_plan plan) {
     if (stopping_) return;
-    inbox_.push_back(std::move(m));
-    wake_.cancel();
+    auto id = policy_id(plan.policy.ns, plan.policy.name);
+    auto [it, fresh] = plans_.insert_or_assign(id, std::move(plan));
+    if (fresh) plan_order_.push_back(std::move(id));
+    wake(wake_);
+}
+
+void status_aggregator::report(workload_report r) {
+    if (stopping_) return;
+    auto key = r.key();
+    auto [it, fresh] = reports_.insert_or_assign(key, std::move(r));
+    if (fresh) report_order_.push_back(std::move(key));
+    wake(wake_);
 }
 
 void status_aggregator::stop() {
     stopping_ = true;
-    wake_.cancel();
+    wake(wake_);
+    wake(wake_writer_);
+}
+
+const policy_status* status_aggregator::latest(const std::string& ns, const std::string& policy) const {
+    auto it = latest_.find(policy_id(ns, policy));
+    return it == latest_.end() ? nullptr : &it->second;
 }
 
 asio::awaitable<void> status_aggregator::run() {
     while (!stopping_) {
-        if (inbox_.empty()) {
+        if (plans_.empty() && reports_.empty()) {
             co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
             continue;
         }
-        auto m = std::move(inbox_.front());
-        inbox_.pop_front();
-        co_await handle(std::move(m));
+        drain();
     }
 }
 
-asio::awaitable<void> status_aggregator::handle(message m) {
-    // The state change happens synchronously here; only the resulting writes await.
-    std::vector<completed_pass> done;
-    if (auto* plan = std::get_if<policy_pass_plan>(&m)) {
-        const auto& p = plan->policy;
-        if (plan->deleted) {
+// Pass starts first, so a pass is open when its targets' reports arrive.
+void status_aggregator::drain() {
+    const auto now = now_();
+    auto plans = std::exchange(plans_, {});
+    auto plan_order = std::exchange(plan_order_, {});
+    auto reports = std::exchange(reports_, {});
+    auto report_order = std::exchange(report_order_, {});
+    for (const auto& id : plan_order) {
+        auto& plan = plans.at(id);
+        const auto& p = plan.policy;
+        if (plan.deleted) {
             state_.forget_policy(p.ns, p.name);
+            latest_.erase(id);
+            if (writes_.erase(id)) std::erase(write_order_, id);
             if (metrics_) metrics_->remove_idle(p.ns, p.name);
             spdlog::info("policy forgotten namespace={} name={}", p.ns, p.name);
-            co_return;
+            continue;
         }
         if (!p.error.empty())
             spdlog::warn("policy is invalid; it targets nothing namespace={} name={} uid={} error=\"{}\"", p.ns,
                          p.name, p.uid, p.error);
         spdlog::debug("policy pass begins namespace={} name={} generation={} targets={}", p.ns, p.name,
-                      p.generation, plan->targets.size());
-        if (auto c = state_.begin_pass(p.ns, p.name, p.generation, plan->targets, plan->written))
-            done.push_back(std::move(*c));
-    } else {
-        done = state_.report(std::get<workload_report>(m));
+                      p.generation, plan.targets.size());
+        if (auto c = state_.begin_pass(p.ns, p.name, plan.context, plan.targets, plan.written, now))
+            finish(std::move(*c));
     }
-    for (auto& c : done) co_await finish(std::move(c));
+    for (const auto& key : report_order)
+        for (auto& c : state_.report(reports.at(key), now)) finish(std::move(c));
 }
 
-asio::awaitable<void> status_aggregator::finish(completed_pass c) {
+void status_aggregator::finish(completed_pass c) {
     if (metrics_) {
         metrics_->passes.Add({{"result", "complete"}}).Increment();
         metrics_->set_idle(c.ns, c.policy, c.hpa_scaled_to_zero, c.manual_zero);
@@ -78,36 +101,79 @@ asio::awaitable<void> status_aggregator::finish(completed_pass c) {
         spdlog::info("workload held at zero by its HPA namespace={} kind={} name={} uid={} hpa={} policy={}", w.ns,
                      w.kind, w.name, w.uid, w.hpa_name, c.policy);
         if (!events_) continue;
-        kube::k8s_event ev;
-        ev.regarding = {w.api_version, w.kind, w.ns, w.name, w.uid};
-        ev.type = "Normal";
-        ev.reason = "HPAScaledToZero";
-        ev.action = "SkipResize";
-        ev.note = "HorizontalPodAutoscaler " + w.hpa_name + " reports ScaledToZero=True; Attune leaves this " + w.kind +
-                  " alone until it scales up again";
-        co_await events_->emit(std::move(ev));
+        queued_event q;
+        q.event = kube::k8s_event({w.api_version, w.kind, w.ns, w.name, w.uid}, "Normal", "HPAScaledToZero",
+                                  "SkipResize",
+                                  "HorizontalPodAutoscaler " + w.hpa_name +
+                                      " reports ScaledToZero=True; Attune leaves this " + w.kind +
+                                      " alone until it scales up again");
+        events_->push(std::move(q));
     }
-    if (!c.changed) co_return;
-    const auto policy_key = c.ns + "/" + std::string(kPolicyKind) + "/" + c.policy;
-    const auto body = status_patch_body(c.status);
-    auto r = co_await client_.patch(kube::resources::attune_policies(), c.ns, c.policy, kube::patch_type::json_merge,
-                                    body, "status");
-    if (r) {
-        state_.mark_written(c.ns, c.policy, c.status);
-        if (on_write_) on_write_(policy_key, false);
-        if (metrics_) metrics_->status_writes.Add({{"result", "ok"}}).Increment();
-        spdlog::info("policy status written namespace={} name={} resourceVersion={} idleWorkloads={} "
-                     "observedGeneration={}",
-                     c.ns, c.policy, kube::meta_string(r.value(), "resourceVersion"), c.status.idle_workloads.size(),
-                     c.status.observed_generation);
-    } else if (r.error().is_not_found()) {
-        if (metrics_) metrics_->status_writes.Add({{"result", "not_found"}}).Increment();
-        spdlog::info("policy gone before its status was written namespace={} name={}", c.ns, c.policy);
-    } else {
-        if (metrics_) metrics_->status_writes.Add({{"result", "error"}}).Increment();
-        spdlog::warn("policy status write failed; pass re-queued namespace={} name={} error=\"{}\"", c.ns, c.policy,
-                     r.error().describe());
-        if (on_write_) on_write_(policy_key, true);
+    if (c.first_recommendations && events_) {
+        const auto& w = c.status.workloads;
+        core::EventIntent intent{"Normal", "RecommendationsReady", "recommend",
+                                 "First recommendations available: " + std::to_string(w.with_recommendations) +
+                                     " of " + std::to_string(w.discovered) + " workloads have sizing data",
+                                 false};
+        events_->push(policy_event({"attune.io/v1alpha1", std::string(kPolicyKind), c.ns, c.policy, c.policy_uid},
+                                   intent, ""));
+    }
+    const auto id = policy_id(c.ns, c.policy);
+    latest_[id] = c.status;
+    if (c.changed) {
+        queue_write(c.ns, c.policy, c.status);
+    } else if (writes_.erase(id)) {
+        // Back to what the server holds: the pending write is moot.
+        std::erase(write_order_, id);
+    }
+}
+
+void status_aggregator::queue_write(const std::string& ns, const std::string& policy, const policy_status& status) {
+    const auto id = policy_id(ns, policy);
+    auto [it, fresh] = writes_.insert_or_assign(id, pending_write{ns, policy, status});
+    if (fresh) write_order_.push_back(id);
+    wake(wake_writer_);
+}
+
+asio::awaitable<void> status_aggregator::run_writer() {
+    while (!stopping_) {
+        if (write_order_.empty()) {
+            co_await wake_writer_.async_wait(asio::as_tuple(asio::use_awaitable));
+            continue;
+        }
+        const auto id = write_order_.front();
+        write_order_.pop_front();
+        auto node = writes_.extract(id);
+        if (node.empty()) continue;
+        auto w = std::move(node.mapped());
+        const auto policy_key = w.ns + "/" + std::string(kPolicyKind) + "/" + w.policy;
+        const auto body = status_patch_body(w.status);
+        auto r = co_await client_.patch(kube::resources::attune_policies(), w.ns, w.policy,
+                                        kube::patch_type::json_merge, body, "status");
+        if (r) {
+            state_.mark_written(w.ns, w.policy, w.status);
+            if (on_write_) on_write_(policy_key, false);
+            if (metrics_) metrics_->status_writes.Add({{"result", "ok"}}).Increment();
+            const auto* ready = core::find_condition(w.status.conditions, "Ready");
+            spdlog::info("policy status written namespace={} name={} resourceVersion={} idleWorkloads={} "
+                         "recommendations={} ready={} observedGeneration={}",
+                         w.ns, w.policy, kube::meta_string(r.value(), "resourceVersion"),
+                         w.status.idle_workloads.size(), w.status.recommendations.size(),
+                         ready ? ready->reason : "", w.status.observed_generation);
+            // A newer status computed while this one was on the wire, and
+            // then found equal to the older written one, was not queued:
+            // queue it now, so the server ends at the newest.
+            if (auto it = latest_.find(id); it != latest_.end() && !(it->second == w.status) && !writes_.contains(id))
+                queue_write(w.ns, w.policy, it->second);
+        } else if (r.error().is_not_found()) {
+            if (metrics_) metrics_->status_writes.Add({{"result", "not_found"}}).Increment();
+            spdlog::info("policy gone before its status was written namespace={} name={}", w.ns, w.policy);
+        } else {
+            if (metrics_) metrics_->status_writes.Add({{"result", "error"}}).Increment();
+            spdlog::warn("policy status write failed; pass re-queued namespace={} name={} error=\"{}\"", w.ns,
+                         w.policy, r.error().describe());
+            if (on_write_) on_write_(policy_key, true);
+        }
     }
 }
 

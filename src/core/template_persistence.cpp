@@ -52,21 +52,6 @@ std::optional<std::string> rollout_in_progress(const RolloutStatus& s) {
     return std::nullopt;
 }
 
-result<Pod> decode_pod_template(const boost::json::value& workload) {
-    using namespace detail;
-    try {
-        const auto& root = as_object(workload, "workload");
-        const auto* spec = opt_object(root, "spec", "workload");
-        const auto* tmpl = spec ? opt_object(*spec, "template", "spec") : nullptr;
-        if (!tmpl) fail("spec.template", "missing pod template");
-        auto pod = decode_pod(boost::json::value(*tmpl));
-        if (!pod.ok()) fail("spec.template", pod.error().message);
-        return std::move(pod).value();
-    } catch (const decode_failure& e) {
-        return make_error("invalid_workload", e.what());
-    }
-}
-
 TemplateDecision plan_template_patch(const Pod& tmpl, const RolloutStatus& rollout, const TemplatePersistInputs& in) {
     if (!in.enabled) return TemplateSkip{"disabled", "templatePersistence is not enabled"};
     const bool wanted = in.when == PersistWhen::OnRecommendation ? in.trigger == PersistTrigger::Recommendation

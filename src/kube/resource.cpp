@@ -20,6 +20,14 @@ resource_type resource_quotas() { return {"", "v1", "resourcequotas", "ResourceQ
 resource_type leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
 resource_type events() { return {"events.k8s.io", "v1", "events", "Event", true}; }
 resource_type attune_policies() { return {"attune.io", "v1alpha1", "attunepolicies", "AttunePolicy", true}; }
+resource_type attune_defaults() { return {"attune.io", "v1alpha1", "attunedefaults", "AttuneDefaults", false}; }
+resource_type attune_namespace_defaults() {
+    return {"attune.io", "v1alpha1", "attunenamespacedefaults", "AttuneNamespaceDefaults", true};
+}
+resource_type secrets() { return {"", "v1", "secrets", "Secret", true}; }
+resource_type vertical_pod_autoscalers() {
+    return {"autoscaling.k8s.io", "v1", "verticalpodautoscalers", "VerticalPodAutoscaler", true};
+}
 }  // namespace resources
 
 std::string collection_path(const resource_type& rt, std::string_view ns) {

@@ -8,6 +8,7 @@
 #include <attune/controller/resize_executor.hpp>
 #include <attune/kube/supervise.hpp>
 #include <attune/core/capabilities.hpp>
+#include <attune/core/json_path.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/kube/discovery.hpp>
 #include <attune/kube/event_recorder.hpp>
@@ -90,6 +91,9 @@ public:
         add_informer("nodes", kube::resources::nodes(), kube::strip_node);
         add_informer("namespaces", kube::resources::namespaces(), kube::strip_generic);
         add_informer("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);
+        // The two defaults tiers of the merge (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy).
+        add_informer("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic);
+        add_informer("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic);
         // The executor's admission gates read LimitRanges and ResourceQuotas.
         add_informer("limitranges", kube::resources::limit_ranges(), kube::strip_generic);
         add_informer("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
@@ -103,9 +107,18 @@ public:
         views.cronjobs = &informers_.at("cronjobs")->cache();
         views.hpas = &informers_.at("horizontalpodautoscalers")->cache();
         views.policies = &informers_.at("attunepolicies")->cache();
+        views.pods = &informers_.at("pods")->cache();
+        views.cluster_defaults = &informers_.at("attunedefaults")->cache();
+        views.namespace_defaults = &informers_.at("attunenamespacedefaults")->cache();
+        views.synced = [this](std::string_view what) { return cache_synced(what); };
+        controller::controller_options co;
+        co.workers = opts.workers;
+        co.validation.allow_local_metrics_addresses = opts.allow_local_metrics_addresses;
+        co.validation.allow_secret_reads = opts.allow_secret_reads;
+        co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
+        co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,
-                                                               metrics_.controller, views,
-                                                               controller::controller_options{opts.workers, {}});
+                                                               metrics_.controller, views, co);
         informers_.at("deployments")->add_handler(controller_->on_workload_change("Deployment"));
         informers_.at("statefulsets")->add_handler(controller_->on_workload_change("StatefulSet"));
         informers_.at("replicasets")->add_handler(controller_->on_workload_change("ReplicaSet"));
@@ -114,21 +127,28 @@ public:
         informers_.at("cronjobs")->add_handler(controller_->on_workload_change("CronJob"));
         informers_.at("horizontalpodautoscalers")->add_handler(controller_->on_hpa_change());
         informers_.at("attunepolicies")->add_handler(controller_->on_policy_change());
-        // The resize executor (issue #9): its input is the recommendation
-        // store; pod changes move the resizes it follows and the node index.
+        informers_.at("attunedefaults")->add_handler(controller_->on_defaults_change(true));
+        informers_.at("attunenamespacedefaults")->add_handler(controller_->on_defaults_change(false));
+        // Pods give the recommender its live baseline and pod names.
+        informers_.at("pods")->add_handler(controller_->on_pod_change());
+        // The resize executor (issue #9): its input is the controller's
+        // recommendation store; pod changes move the resizes it follows and
+        // its node index; its Events share the controller's bounded queue.
         controller::executor_caches ec;
         ec.views = views;
-        ec.pods = &informers_.at("pods")->cache();
         ec.nodes = &informers_.at("nodes")->cache();
         ec.namespaces = &informers_.at("namespaces")->cache();
         ec.limit_ranges = &informers_.at("limitranges")->cache();
         ec.resource_quotas = &informers_.at("resourcequotas")->cache();
         controller::executor_options eo;
         eo.workers = opts.workers;
-        executor_ = std::make_unique<controller::resize_executor>(io.get_executor(), client_, &events_,
-                                                                  metrics_.executor, ec, store_, eo);
+        executor_ = std::make_unique<controller::resize_executor>(io.get_executor(), client_, &controller_->events(),
+                                                                  metrics_.executor, ec, controller_->store(), eo);
+        executor_->set_instant_query([this](std::shared_ptr<const core::EffectivePolicy> policy, std::string query) {
+            return controller_->recommender().instant(std::move(policy), std::move(query));
+        });
         informers_.at("pods")->add_handler(executor_->on_pod_change());
-        store_.on_change([this](const controller::object_key& k) { executor_->on_recommendation_change(k); });
+        controller_->store().on_change([this](const controller::object_key& k) { executor_->on_recommendation_change(k); });
 
         if (opts.leader_elect) {
             kube::leader_election_config lc;
@@ -180,6 +200,7 @@ public:
         }
         asio::co_spawn(io_, probe_capabilities(), asio::detached);
         asio::co_spawn(io_, wait_for_sync(), asio::detached);
+        spawn("vpa-api-watch", [this] { return watch_for_vpa_api(); });
     }
 
     int exit_code() const noexcept { return exit_code_; }
@@ -209,6 +230,53 @@ private:
                                                       &metrics_.controller.coroutine_restarts));
     }
 
+    // The informer of `what` (a workload kind, a defaults kind, the VPAs) has listed once.
+    bool cache_synced(std::string_view what) const {
+        static const std::map<std::string_view, std::string_view> informer_of = {
+            {"Deployment", "deployments"}, {"StatefulSet", "statefulsets"}, {"ReplicaSet", "replicasets"},
+            {"DaemonSet", "daemonsets"},   {"Job", "jobs"},                  {"CronJob", "cronjobs"},
+            {"AttuneDefaults", "attunedefaults"}, {"AttuneNamespaceDefaults", "attunenamespacedefaults"}};
+        if (what == "VerticalPodAutoscaler") return vpa_informer_ && vpa_informer_->has_synced();
+        auto it = informer_of.find(what);
+        if (it == informer_of.end()) return true;
+        auto inf = informers_.find(std::string(it->second));
+        return inf != informers_.end() && inf->second->has_synced();
+    }
+
+    // The VPA informer starts only once the VPA API is served (its CRD may
+    // come later than the manager, or never): looked for every minute until
+    // found. Its sync then gives every policy a pass, so VPA-source policies
+    // read it.
+    asio::awaitable<void> watch_for_vpa_api() {
+        asio::steady_timer t(io_);
+        while (!stopping_ && !vpa_informer_) {
+            auto r = co_await client_.get_path("/apis/autoscaling.k8s.io/v1");
+            bool served = false;
+            if (r)
+                if (const auto* list = core::array_at(r.value(), {"resources"}))
+                    for (const auto& res : *list) served = served || core::string_at(res, {"name"}) == "verticalpodautoscalers";
+            if (served) {
+                kube::informer_options io;
+                io.type = kube::resources::vertical_pod_autoscalers();
+                io.transform = kube::strip_generic;
+                vpa_informer_ = std::make_unique<kube::informer>(client_, std::move(io));
+                vpa_informer_->add_handler(controller_->on_vpa_change());
+                auto* i = vpa_informer_.get();
+                spawn("informer/verticalpodautoscalers", [i] { return i->run(); });
+                controller_->set_vpa_cache(&vpa_informer_->cache());
+                spdlog::info("the VerticalPodAutoscaler API is served; watching VPAs");
+                break;
+            }
+            t.expires_after(60s);
+            co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
+        while (!stopping_ && vpa_informer_ && !vpa_informer_->has_synced()) {
+            t.expires_after(200ms);
+            co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
+        if (!stopping_ && vpa_informer_) controller_->enqueue_all_policies();
+    }
+
     probe_response serve(std::string_view target, bool with_metrics) {
         const auto path = strip_query(target);
         if (path == "/metrics" && with_metrics)
@@ -230,9 +298,10 @@ private:
             const auto probes = co_await kube::probe_all(client_);
             auto decided = core::decide_capabilities(probes.version, probes.resources, probes.openapi, probes.nodes);
             const bool probed = decided.ok();
-            capabilities_ = probed ? decided.value() : core::safe_defaults();
-            executor_->set_capabilities(capabilities_);
-            const auto& c = capabilities_;
+            auto caps = probed ? decided.value() : core::safe_defaults();
+            controller_->set_capabilities(caps);
+            executor_->set_capabilities(caps);
+            const auto& c = controller_->capabilities();
             spdlog::info(
                 "capabilities source={} git_version={} major={} minor={} pods_resize={} pod_level_resources_field={} "
                 "in_place_pod_level_resources={} declared_features_reported={} hpa_scale_to_zero={} "
@@ -248,8 +317,8 @@ private:
                 probes.version.error, probes.resources.error, probes.openapi.error, probes.nodes.error);
         } catch (const std::exception& e) {
             metrics_.controller.coroutine_restarts.Add({{"task", "capabilities"}}).Increment();
-            capabilities_ = core::safe_defaults();
-            executor_->set_capabilities(capabilities_);
+            controller_->set_capabilities(core::safe_defaults());
+            executor_->set_capabilities(core::safe_defaults());
             spdlog::error("capabilities probe failed; using safe defaults error=\"{}\"", e.what());
         }
     }
@@ -302,6 +371,8 @@ private:
         spdlog::info("starting workers workers={}", opts_.workers);
         controller_->enqueue_all_policies();
         spawn("status-aggregator", [this] { return controller_->aggregator().run(); });
+        spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
+        spawn("event-queue", [this] { return controller_->events().run(); });
         for (int i = 0; i < opts_.workers; ++i) spawn("worker", [this] { return controller_->run_worker(); });
         executor_->enqueue_all();
         for (int i = 0; i < opts_.workers; ++i)
@@ -331,6 +402,7 @@ private:
         controller_->shut_down();
         executor_->shut_down();
         for (auto& [name, inf] : informers_) inf->stop();
+        if (vpa_informer_) vpa_informer_->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
     }
 
@@ -362,15 +434,13 @@ private:
     kube::client client_;
     kube::event_recorder events_;
     std::map<std::string, std::unique_ptr<kube::informer>> informers_;
-    // The newest recommendation per workload (contracts.md), the executor's input.
-    controller::recommendation_store store_;
     std::unique_ptr<controller::controller> controller_;
     std::unique_ptr<controller::resize_executor> executor_;
+    std::unique_ptr<kube::informer> vpa_informer_;  // started once the VPA API is served
     std::unique_ptr<kube::leader_elector> elector_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;
     asio::signal_set signals_;
     asio::steady_timer deadline_;
-    core::Capabilities capabilities_ = core::safe_defaults();
     bool ready_ = false;
     bool stopping_ = false;
     std::vector<kube::supervisor_handle> supervisors_;
@@ -390,9 +460,11 @@ int run_manager(const manager_options& opts) {
         return 1;
     }
     spdlog::info("starting attune-manager host={} port={} context={} workers={} leader_elect={} kube_qps={} "
-                 "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={}",
+                 "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={} prometheus_query_timeout_ms={} "
+                 "prometheus_bearer_token_file=\"{}\"",
                  cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst,
-                 opts.allow_local_metrics_addresses, opts.allow_secret_reads);
+                 opts.allow_local_metrics_addresses, opts.allow_secret_reads, opts.prometheus_query_timeout_ms,
+                 opts.prometheus_bearer_token_file);
     // io_context and manager are deliberately never destroyed: io.stop()
     // may leave coroutine frames that still point into the manager, and the
     // process exits right after. The OS reclaims both.

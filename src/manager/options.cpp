@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <attune/core/duration.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -95,7 +97,8 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
         }
         static constexpr std::string_view kValueFlags[] = {
             "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
-            "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers"};
+            "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
+            "prometheus-query-timeout", "prometheus-bearer-token-file"};
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
         if (!has_value) {
@@ -145,6 +148,15 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (!v || *v < 1 || *v > 256)
                 return bad("--workers: expected an integer from 1 to 256, got \"" + std::string(value) + "\"");
             o.workers = *v;
+        } else if (flag == "prometheus-query-timeout") {
+            auto d = core::parse_duration(value);
+            if (!d || d.value() < std::chrono::seconds(1) || d.value() > std::chrono::minutes(10))
+                return bad("--prometheus-query-timeout: expected a duration from 1s to 10m, got \"" +
+                           std::string(value) + "\"");
+            o.prometheus_query_timeout_ms =
+                static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(d.value()).count());
+        } else if (flag == "prometheus-bearer-token-file") {
+            o.prometheus_bearer_token_file = std::string(value);
         } else {
             return bad("unknown flag --" + flag);
         }
@@ -172,6 +184,9 @@ std::string usage() {
                                      in policies; for local clusters and tests (default off)
   --allow-secret-reads               honour bearerTokenSecret and tls.caSecret in policies; needs the
                                      secret-reads kustomize component's RBAC (default off)
+  --prometheus-query-timeout D       budget of one Prometheus query, 1s to 10m (default 30s)
+  --prometheus-bearer-token-file F   a token mounted into the manager, sent to Prometheus unless the
+                                     policy names a bearerTokenSecret (default: none)
   -h, --help                         this text
 )";
 }

@@ -33,6 +33,11 @@ struct manager_options {
     // reads for bearerTokenSecret / tls.caSecret (needs the secret-reads RBAC).
     bool allow_local_metrics_addresses = false;
     bool allow_secret_reads = false;
+    // Prometheus: the budget of one query (the whole exchange), and the
+    // bearer token mounted into the manager ("" : none) that every query
+    // carries unless its policy names a bearerTokenSecret.
+    int prometheus_query_timeout_ms = 30'000;
+    std::string prometheus_bearer_token_file;
     bool help = false;
 };
 

@@ -52,5 +52,45 @@ TEST(EventKeys, WorkloadHpaAndPolicyChanges) {
     EXPECT_EQ(keys_for_policy_change(p).size(), 1u);
 }
 
+json::value pod(const char* owner_kind, const char* owner, const char* phase, const char* cpu = "100m") {
+    return json::parse(std::string(R"({"metadata":{"namespace":"ns","name":"p-1","resourceVersion":"1",)"
+                                   R"("ownerReferences":[{"kind":")") + owner_kind + R"(","name":")" + owner +
+                       R"(","uid":"u","controller":true}]},"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":")" +
+                       cpu + R"("}}}]},"status":{"phase":")" + phase + R"("}})");
+}
+
+TEST(EventKeys, PodChangesReachTheWorkloadThatOwnsThem) {
+    object_cache replicasets, jobs;
+    replicasets.apply(kube::watch_event_type::added, json::parse(R"({"metadata":{"namespace":"ns","name":"web-abc","resourceVersion":"1",
+        "ownerReferences":[{"kind":"Deployment","name":"web","uid":"d","controller":true}]}})"));
+    jobs.apply(kube::watch_event_type::added, json::parse(R"({"metadata":{"namespace":"ns","name":"nightly-1","resourceVersion":"1",
+        "ownerReferences":[{"kind":"CronJob","name":"nightly","uid":"c","controller":true}]}})"));
+    auto change = [](object_cache::delta::kind what, json::value before, json::value after) {
+        object_cache::delta d;
+        d.what = what;
+        if (!before.is_null()) d.old_object = std::make_shared<const json::value>(std::move(before));
+        if (!after.is_null()) d.new_object = std::make_shared<const json::value>(std::move(after));
+        return d;
+    };
+    using k = object_cache::delta::kind;
+    const auto added = change(k::added, nullptr, pod("ReplicaSet", "web-abc", "Pending"));
+    EXPECT_EQ(keys_for_pod_change(added, &replicasets, &jobs), (std::vector<std::string>{"ns/Deployment/web"}));
+    EXPECT_EQ(keys_for_pod_change(change(k::deleted, pod("Job", "nightly-1", "Running"), nullptr), &replicasets, &jobs),
+              (std::vector<std::string>{"ns/CronJob/nightly"}));
+    EXPECT_EQ(keys_for_pod_change(change(k::added, nullptr, pod("StatefulSet", "db", "Pending")), &replicasets, &jobs),
+              (std::vector<std::string>{"ns/StatefulSet/db"}));
+    // A bare ReplicaSet (no Deployment above it) is the workload itself.
+    EXPECT_EQ(keys_for_pod_change(change(k::added, nullptr, pod("ReplicaSet", "lonely", "Pending")), &replicasets, &jobs),
+              (std::vector<std::string>{"ns/ReplicaSet/lonely"}));
+    // Phase and resources matter; other status updates do not.
+    EXPECT_EQ(keys_for_pod_change(change(k::updated, pod("ReplicaSet", "web-abc", "Pending"), pod("ReplicaSet", "web-abc", "Running")),
+                                  &replicasets, &jobs).size(), 1u);
+    EXPECT_EQ(keys_for_pod_change(change(k::updated, pod("ReplicaSet", "web-abc", "Running"), pod("ReplicaSet", "web-abc", "Running", "200m")),
+                                  &replicasets, &jobs).size(), 1u);
+    EXPECT_TRUE(keys_for_pod_change(change(k::updated, pod("ReplicaSet", "web-abc", "Running"), pod("ReplicaSet", "web-abc", "Running")),
+                                    &replicasets, &jobs).empty());
+    EXPECT_TRUE(keys_for_pod_change(change(k::added, nullptr, pod("Node", "n", "Running")), &replicasets, &jobs).empty());
+}
+
 }  // namespace
 }  // namespace attune::controller

@@ -38,6 +38,23 @@ TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
     EXPECT_NE(usage().find("--allow-secret-reads"), std::string::npos);
 }
 
+TEST(ManagerOptions, PrometheusQueryTimeoutAndTokenFile) {
+    auto o = parse({});
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o.value().prometheus_query_timeout_ms, 30'000);
+    EXPECT_TRUE(o.value().prometheus_bearer_token_file.empty());
+    o = parse({"--prometheus-query-timeout=1500ms", "--prometheus-bearer-token-file", "/var/run/token"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o.value().prometheus_query_timeout_ms, 1500);
+    EXPECT_EQ(o.value().prometheus_bearer_token_file, "/var/run/token");
+    for (const char* bad : {"--prometheus-query-timeout=0s", "--prometheus-query-timeout=11m", "--prometheus-query-timeout=soon"}) {
+        auto b = parse({bad});
+        ASSERT_FALSE(b.ok()) << bad;
+        EXPECT_NE(b.error().message.find("expected a duration from 1s to 10m"), std::string::npos) << b.error().message;
+    }
+    EXPECT_NE(usage().find("--prometheus-query-timeout"), std::string::npos);
+}
+
 TEST(ManagerOptions, EveryFlagBothSpellings) {
     auto o = parse({"--kubeconfig=/k", "--context", "c", "--leader-elect", "--metrics-bind-address", "127.0.0.1:0",
                     "--health-probe-bind-address=:8081", "--log-format=text", "--log-level", "debug",

@@ -37,5 +37,25 @@ TEST(ControllerMetrics, CoroutineRestartsByTask) {
     EXPECT_NE(text.find(R"(attune_coroutine_restarts_total{task="worker"} 1)"), std::string::npos) << text;
 }
 
+TEST(ControllerMetrics, RecommendationGaugesFollowTheContainersAWorkloadHas) {
+    prometheus::Registry reg;
+    controller_metrics m(reg);
+    m.set_recommendation("ns", "web", {{"app", 0.25, 268435456, 0.5}, {"side", 0.01, 1048576, 0.5}});
+    auto text = prometheus::TextSerializer().Serialize(reg.Collect());
+    EXPECT_NE(text.find(R"(attune_recommendation_cpu_cores{container="app",namespace="ns",workload="web"} 0.25)"),
+              std::string::npos) << text;
+    EXPECT_NE(text.find(R"(attune_recommendation_memory_bytes{container="side",namespace="ns",workload="web"} 1048576)"),
+              std::string::npos);
+    EXPECT_NE(text.find(R"(attune_confidence{container="app",namespace="ns",workload="web"} 0.5)"), std::string::npos);
+    m.set_recommendation("ns", "web", {{"app", 0.3, 268435456, 0.6}});  // side went away
+    text = prometheus::TextSerializer().Serialize(reg.Collect());
+    EXPECT_EQ(text.find(R"(container="side")"), std::string::npos) << text;
+    EXPECT_NE(text.find(R"(attune_recommendation_cpu_cores{container="app",namespace="ns",workload="web"} 0.3)"),
+              std::string::npos);
+    m.set_recommendation("ns", "web", {});  // the workload left the store
+    text = prometheus::TextSerializer().Serialize(reg.Collect());
+    EXPECT_EQ(text.find(R"(workload="web")"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace attune::controller

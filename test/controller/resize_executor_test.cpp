@@ -97,7 +97,7 @@ struct harness {
         c.views.cronjobs = &cronjobs;
         c.views.hpas = &hpas;
         c.views.policies = &policies;
-        c.pods = &pods;
+        c.views.pods = &pods;
         c.nodes = &nodes;
         c.namespaces = &namespaces;
         c.limit_ranges = &limit_ranges;

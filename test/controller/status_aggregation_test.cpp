@@ -7,6 +7,16 @@
 namespace attune::controller {
 namespace {
 using core::IdleKind;
+const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
+
+policy_context ctx(long long generation) {
+    policy_context c;
+    c.uid = "p-uid";
+    c.generation = generation;
+    c.minimum_data_points = 48;
+    c.query_step_seconds = 300;
+    return c;
+}
 
 workload_report rep(std::string name, IdleKind idle, std::vector<std::string> by = {"p"},
                     std::string kind = "Deployment") {
@@ -24,11 +34,11 @@ workload_report rep(std::string name, IdleKind idle, std::vector<std::string> by
 
 TEST(StatusAggregation, PassCompletesOnlyWhenEveryTargetReported) {
     status_aggregation s;
-    EXPECT_FALSE(s.begin_pass("ns", "p", 1, {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt));
-    EXPECT_TRUE(s.report(rep("a", IdleKind::ManualZero)).empty());
-    EXPECT_TRUE(s.report(rep("b", IdleKind::None)).empty());
+    EXPECT_FALSE(s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, t0));
+    EXPECT_TRUE(s.report(rep("a", IdleKind::ManualZero), t0).empty());
+    EXPECT_TRUE(s.report(rep("b", IdleKind::None), t0).empty());
     EXPECT_EQ(s.pending("ns", "p"), 1u);
-    auto done = s.report(rep("c", IdleKind::HPAScaledToZero));
+    auto done = s.report(rep("c", IdleKind::HPAScaledToZero), t0);
     ASSERT_EQ(done.size(), 1u);
     const auto& c = done[0];
     EXPECT_TRUE(c.changed);
@@ -43,7 +53,7 @@ TEST(StatusAggregation, PassCompletesOnlyWhenEveryTargetReported) {
 
 TEST(StatusAggregation, PolicyWithoutTargetsCompletesAtOnce) {
     status_aggregation s;
-    auto c = s.begin_pass("ns", "p", 2, {}, std::nullopt);
+    auto c = s.begin_pass("ns", "p", ctx(2), {}, std::nullopt, t0);
     ASSERT_TRUE(c);
     EXPECT_TRUE(c->status.idle_workloads.empty());
     EXPECT_TRUE(c->changed);  // never written: write the empty status once
@@ -51,81 +61,93 @@ TEST(StatusAggregation, PolicyWithoutTargetsCompletesAtOnce) {
 
 TEST(StatusAggregation, UnchangedStatusIsNotWrittenAgain) {
     status_aggregation s;
-    s.begin_pass("ns", "p", 1, {"ns/Deployment/a"}, std::nullopt);
-    auto first = s.report(rep("a", IdleKind::ManualZero));
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
+    auto first = s.report(rep("a", IdleKind::ManualZero), t0);
     ASSERT_EQ(first.size(), 1u);
     s.mark_written("ns", "p", first[0].status);
-    auto again = s.report(rep("a", IdleKind::ManualZero));  // a pass of one
+    auto again = s.report(rep("a", IdleKind::ManualZero), t0);  // a pass of one
     ASSERT_EQ(again.size(), 1u);
     EXPECT_FALSE(again[0].changed);
-    auto moved = s.report(rep("a", IdleKind::None));
+    auto moved = s.report(rep("a", IdleKind::None), t0);
     ASSERT_EQ(moved.size(), 1u);
     EXPECT_TRUE(moved[0].changed);
     EXPECT_TRUE(moved[0].status.idle_workloads.empty());
 }
 
 TEST(StatusAggregation, ServerStatusIsTheFirstBaseline) {
+    // What an earlier process wrote, read back from the policy object.
+    policy_status on_server;
+    {
+        status_aggregation before;
+        before.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
+        auto c = before.report(rep("a", IdleKind::HPAScaledToZero), t0);
+        ASSERT_EQ(c.size(), 1u);
+        auto policy = boost::json::parse(status_patch_body(c[0].status));
+        on_server = policy_status_from(policy);
+        EXPECT_EQ(on_server, c[0].status);
+    }
     status_aggregation s;
-    policy_status on_server{{{"a", "Deployment", "HPAScaledToZero"}}, 1};
-    s.begin_pass("ns", "p", 1, {"ns/Deployment/a"}, on_server);
-    auto c = s.report(rep("a", IdleKind::HPAScaledToZero));
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, on_server, t0 + std::chrono::hours(1));
+    auto c = s.report(rep("a", IdleKind::HPAScaledToZero), t0 + std::chrono::hours(1));
     ASSERT_EQ(c.size(), 1u);
     EXPECT_FALSE(c[0].changed);                          // a restart does not rewrite it
     EXPECT_TRUE(c[0].entered_hpa_scaled_to_zero.empty());  // nor re-announce it
+    EXPECT_FALSE(c[0].status.last_reconcile_time);       // nor beat the heart for nothing
+    EXPECT_EQ(c[0].status.conditions[0].last_transition_time, t0);  // the transition time kept
 }
 
 TEST(StatusAggregation, HpaScaledToZeroEventOnlyWhenEntering) {
     status_aggregation s;
-    s.begin_pass("ns", "p", 1, {"ns/Deployment/a"}, std::nullopt);
-    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero))[0].entered_hpa_scaled_to_zero.size(), 1u);
-    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero))[0].entered_hpa_scaled_to_zero.size(), 0u);
-    s.report(rep("a", IdleKind::None));
-    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero))[0].entered_hpa_scaled_to_zero.size(), 1u);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
+    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 1u);
+    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 0u);
+    s.report(rep("a", IdleKind::None), t0);
+    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 1u);
 }
 
 TEST(StatusAggregation, DeletedOrUnselectedWorkloadsLeaveTheStatus) {
     status_aggregation s;
-    s.begin_pass("ns", "p", 1, {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt);
-    s.report(rep("a", IdleKind::ManualZero));
-    s.report(rep("b", IdleKind::ManualZero));
-    auto gone = s.report(rep("a", IdleKind::None, {}));  // deleted: selected by nobody
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, t0);
+    s.report(rep("a", IdleKind::ManualZero), t0);
+    s.report(rep("b", IdleKind::ManualZero), t0);
+    auto gone = s.report(rep("a", IdleKind::None, {}), t0);  // deleted: selected by nobody
     ASSERT_EQ(gone.size(), 1u);
     EXPECT_EQ(gone[0].status.idle_workloads, (std::vector<idle_workload>{{"b", "Deployment", "WorkloadReplicasZero"}}));
-    auto relabelled = s.report(rep("b", IdleKind::ManualZero, {"other"}));
+    auto relabelled = s.report(rep("b", IdleKind::ManualZero, {"other"}), t0);
     ASSERT_EQ(relabelled.size(), 1u);
     EXPECT_TRUE(relabelled[0].status.idle_workloads.empty());
 }
 
 TEST(StatusAggregation, NewlySelectedWorkloadJoinsOutsideAPass) {
     status_aggregation s;
-    s.begin_pass("ns", "p", 1, {}, std::nullopt);
-    auto c = s.report(rep("new", IdleKind::ManualZero, {"p"}, "StatefulSet"));
+    s.begin_pass("ns", "p", ctx(1), {}, std::nullopt, t0);
+    auto c = s.report(rep("new", IdleKind::ManualZero, {"p"}, "StatefulSet"), t0);
     ASSERT_EQ(c.size(), 1u);
     EXPECT_EQ(c[0].status.idle_workloads, (std::vector<idle_workload>{{"new", "StatefulSet", "WorkloadReplicasZero"}}));
 }
 
 TEST(StatusAggregation, ReportsConcernOnlyPoliciesOfTheirNamespaceThatTrackThem) {
     status_aggregation s;
-    s.begin_pass("ns", "p", 1, {"ns/Deployment/a"}, std::nullopt);
-    s.begin_pass("ns", "q", 1, {"ns/Deployment/b"}, std::nullopt);
-    s.begin_pass("other", "p", 1, {"other/Deployment/a"}, std::nullopt);
-    auto c = s.report(rep("a", IdleKind::ManualZero, {"p"}));
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
+    s.begin_pass("ns", "q", ctx(1), {"ns/Deployment/b"}, std::nullopt, t0);
+    s.begin_pass("other", "p", ctx(1), {"other/Deployment/a"}, std::nullopt, t0);
+    auto c = s.report(rep("a", IdleKind::ManualZero, {"p"}), t0);
     ASSERT_EQ(c.size(), 1u);
     EXPECT_EQ(c[0].ns, "ns");
     EXPECT_EQ(c[0].policy, "p");
     EXPECT_EQ(s.pending("ns", "q"), 1u);
     EXPECT_EQ(s.pending("other", "p"), 1u);
-    EXPECT_TRUE(s.report(rep("zzz", IdleKind::ManualZero, {})).empty());  // unrelated
+    EXPECT_TRUE(s.report(rep("zzz", IdleKind::ManualZero, {}), t0).empty());  // unrelated
 }
 
 TEST(StatusAggregation, NewPassRestartsPendingAndDropsUnselected) {
     status_aggregation s;
-    s.begin_pass("ns", "p", 1, {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt);
-    s.report(rep("a", IdleKind::ManualZero));
-    s.report(rep("b", IdleKind::ManualZero));
-    s.begin_pass("ns", "p", 2, {"ns/Deployment/a"}, std::nullopt);  // spec changed: b no longer selected
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, t0);
+    s.report(rep("a", IdleKind::ManualZero), t0);
+    s.report(rep("b", IdleKind::ManualZero), t0);
+    s.begin_pass("ns", "p", ctx(2), {"ns/Deployment/a"}, std::nullopt, t0);  // spec changed: b no longer selected
     EXPECT_EQ(s.pending("ns", "p"), 1u);
-    auto c = s.report(rep("a", IdleKind::ManualZero));
+    auto c = s.report(rep("a", IdleKind::ManualZero), t0);
     ASSERT_EQ(c.size(), 1u);
     EXPECT_EQ(c[0].status.observed_generation, 2);
     EXPECT_EQ(c[0].status.idle_workloads.size(), 1u);
@@ -136,15 +158,134 @@ TEST(StatusAggregation, NewPassRestartsPendingAndDropsUnselected) {
 TEST(StatusAggregation, StatusFromPolicyAndPatchBody) {
     auto p = boost::json::parse(R"({"status":{"observedGeneration":4,"idleWorkloads":[
         {"workload":"z","kind":"StatefulSet","reason":"WorkloadReplicasZero"},
-        {"workload":"a","kind":"Deployment","reason":"HPAScaledToZero"}]}})");
+        {"workload":"a","kind":"Deployment","reason":"HPAScaledToZero"}],
+        "workloads":{"discovered":3,"withRecommendations":1,"resized":0,"pending":1,"dataPointsCollected":60,"dataPointsRequired":48},
+        "conditions":[{"type":"Ready","status":"True","reason":"Monitoring","message":"m","lastTransitionTime":"2026-01-01T00:00:00Z","observedGeneration":4}],
+        "recommendations":[{"workload":"a","kind":"Deployment","containers":[],"stale":false}],
+        "lastReconcileTime":"2026-01-01T00:00:00Z"}})");
     auto st = policy_status_from(p);
     EXPECT_EQ(st.observed_generation, 4);
     ASSERT_EQ(st.idle_workloads.size(), 2u);
     EXPECT_EQ(st.idle_workloads[0].workload, "a");  // sorted like ours
+    EXPECT_EQ(st.workloads, (workload_counts{3, 1, 0, 1, 60, 48}));
+    ASSERT_EQ(st.conditions.size(), 1u);
+    EXPECT_EQ(st.conditions[0].reason, "Monitoring");
+    EXPECT_EQ(st.recommendations.size(), 1u);
+    EXPECT_TRUE(st.last_reconcile_time);
     EXPECT_EQ(policy_status_from(boost::json::parse("{}")), policy_status{});
-    EXPECT_EQ(status_patch_body(policy_status{{}, 3}), R"({"status":{"idleWorkloads":[],"observedGeneration":3}})");
-    EXPECT_EQ(status_patch_body(policy_status{{{"w", "Deployment", "HPAScaledToZero"}}, 1}),
-              R"({"status":{"idleWorkloads":[{"workload":"w","kind":"Deployment","reason":"HPAScaledToZero"}],"observedGeneration":1}})");
+    policy_status empty;
+    empty.observed_generation = 3;
+    EXPECT_EQ(status_patch_body(empty),
+              R"({"status":{"idleWorkloads":[],"observedGeneration":3,"workloads":{"discovered":0,"withRecommendations":0,)"
+              R"("resized":0,"pending":0,"dataPointsCollected":0,"dataPointsRequired":0},"conditions":[],"recommendations":[]}})");
+    // The body reads back as the status it came from.
+    EXPECT_EQ(policy_status_from(boost::json::parse(status_patch_body(st))), st);
+}
+
+// A store entry for one managed workload, as a worker puts it.
+void recommend(recommendation_store& store, const std::string& name, const char* cpu) {
+    stored_recommendation e;
+    e.workload = {"ns", "Deployment", name};
+    e.workload_uid = name + "-uid";
+    e.policy = "p";
+    core::ContainerRecommendation c;
+    c.name = "app";
+    c.current.cpu_request = core::Quantity::parse("500m").value();
+    c.recommended.cpu_request = core::Quantity::parse(cpu).value();
+    c.confidence = 0.5;
+    e.recommendation.containers = {c};
+    store.put(std::move(e));
+}
+
+workload_report with_state(workload_report r, recommendation_state st, int points = 0, std::string message = "") {
+    r.recommendation = {st, std::move(message), points};
+    return r;
+}
+
+TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromTheStore) {
+    recommendation_store store;
+    status_aggregation s(&store);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, t0);
+    s.report(with_state(rep("a", IdleKind::None), recommendation_state::collecting, 12, "Collecting data: 12 of 48 points"), t0);
+    s.report(rep("b", IdleKind::ManualZero), t0);
+    auto first = s.report(with_state(rep("c", IdleKind::None), recommendation_state::collecting, 20, "Collecting data: 20 of 48 points"), t0);
+    ASSERT_EQ(first.size(), 1u);
+    EXPECT_EQ(first[0].status.workloads, (workload_counts{3, 0, 0, 0, 20, 48}));
+    EXPECT_FALSE(first[0].first_recommendations);
+    const auto* ready = core::find_condition(first[0].status.conditions, "Ready");
+    ASSERT_NE(ready, nullptr);
+    EXPECT_EQ(ready->reason, "InsufficientData");
+    EXPECT_EQ(ready->message, "Collecting data: 20 of 48 points");  // the workload with the most points
+    EXPECT_EQ(ready->observed_generation, 1);
+
+    recommend(store, "a", "300m");
+    auto second = s.report(with_state(rep("a", IdleKind::None), recommendation_state::recommended, 60), t0);
+    ASSERT_EQ(second.size(), 1u);
+    EXPECT_TRUE(second[0].first_recommendations);
+    EXPECT_EQ(second[0].status.workloads, (workload_counts{3, 1, 0, 1, 60, 48}));
+    ASSERT_EQ(second[0].status.recommendations.size(), 1u);
+    EXPECT_EQ(second[0].status.recommendations[0].at("workload").as_string(), "a");
+    ready = core::find_condition(second[0].status.conditions, "Ready");
+    EXPECT_EQ(ready->status, "True");
+    EXPECT_EQ(ready->reason, "Monitoring");
+    EXPECT_EQ(ready->message, "Watching 3 workloads, 1 with recommendations");
+    EXPECT_EQ(ready->last_transition_time, t0);
+
+    // Only the first time.
+    auto again = s.report(with_state(rep("a", IdleKind::None), recommendation_state::recommended, 60), t0);
+    EXPECT_FALSE(again[0].first_recommendations);
+
+    // An entry that names another policy (c moved to it) is not this policy's.
+    recommend(store, "c", "200m");
+    stored_recommendation moved = *store.get({"ns", "Deployment", "c"});
+    moved.policy = "q";
+    store.put(moved);
+    auto after = s.report(with_state(rep("c", IdleKind::None), recommendation_state::recommended, 60), t0);
+    EXPECT_EQ(after[0].status.workloads.with_recommendations, 1);
+}
+
+TEST(StatusAggregation, LastReconcileTimeMovesOnlyWithAnotherChange) {
+    status_aggregation s;
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
+    auto c = s.report(rep("a", IdleKind::ManualZero), t0);
+    ASSERT_TRUE(c[0].changed);
+    EXPECT_EQ(c[0].status.last_reconcile_time, t0);
+    s.mark_written("ns", "p", c[0].status);
+    auto later = s.report(rep("a", IdleKind::ManualZero), t0 + std::chrono::minutes(5));
+    EXPECT_FALSE(later[0].changed);
+    EXPECT_FALSE(later[0].status.last_reconcile_time);
+    auto moved = s.report(rep("a", IdleKind::None), t0 + std::chrono::minutes(6));
+    EXPECT_TRUE(moved[0].changed);
+    EXPECT_EQ(moved[0].status.last_reconcile_time, t0 + std::chrono::minutes(6));
+}
+
+TEST(StatusAggregation, ScaledToZeroOnlyWhileEveryScaleableTargetIsIdle) {
+    status_aggregation s;
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/DaemonSet/d", "ns/StatefulSet/b"}, std::nullopt, t0);
+    s.report(rep("a", IdleKind::HPAScaledToZero), t0);
+    s.report(rep("d", IdleKind::None, {"p"}, "DaemonSet"), t0);  // never scaleable: does not count
+    auto all_idle = s.report(rep("b", IdleKind::ManualZero, {"p"}, "StatefulSet"), t0);
+    ASSERT_EQ(all_idle.size(), 1u);
+    const auto* zero = core::find_condition(all_idle[0].status.conditions, "ScaledToZero");
+    ASSERT_NE(zero, nullptr);
+    EXPECT_EQ(zero->status, "True");
+    EXPECT_EQ(zero->message, "All 2 scaleable targets are idle: 1 held at zero by an HPA, 1 with spec.replicas 0");
+    // Ready is the workloads' business, not the idleness's.
+    EXPECT_NE(core::find_condition(all_idle[0].status.conditions, "Ready")->reason, "ScaledToZero");
+    auto active = s.report(rep("b", IdleKind::None, {"p"}, "StatefulSet"), t0);
+    EXPECT_EQ(core::find_condition(active[0].status.conditions, "ScaledToZero"), nullptr);
+}
+
+TEST(StatusAggregation, ConditionsOfOtherTypesAreKept) {
+    policy_status on_server;
+    core::Condition resizing{"Resizing", "False", "Idle", "nothing to do", t0, 1};
+    on_server.conditions.push_back(resizing);
+    status_aggregation s;
+    auto c = s.begin_pass("ns", "p", ctx(1), {}, on_server, t0);
+    ASSERT_TRUE(c);
+    ASSERT_EQ(c->status.conditions.size(), 2u);
+    EXPECT_EQ(c->status.conditions[0], resizing);
+    EXPECT_EQ(c->status.conditions[1].reason, "NoWorkloadsFound");
 }
 
 }  // namespace

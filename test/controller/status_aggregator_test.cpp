@@ -1,7 +1,9 @@
-// The aggregator coroutine against a scripted apiserver (the runtime's
+// The aggregator coroutines against a scripted apiserver (the runtime's
 // loopback TLS test server): nothing is written before a pass completes, the
 // status goes to the status subresource as a merge patch, an unchanged status
-// is not written again, and a failed write hands the policy back for a retry.
+// is not written again, a failed write hands the policy back for a retry, and
+// a slow apiserver neither grows the inbox nor holds up aggregation: only the
+// newest status is sent once it answers.
 #include <attune/controller/status_aggregator.hpp>
 
 #include "../runtime/run_coro.hpp"
@@ -26,6 +28,8 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using test::scripted_reply;
 
+const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
+
 workload_report rep(std::string name, core::IdleKind idle) {
     workload_report r;
     r.ns = "shop";
@@ -44,6 +48,8 @@ policy_pass_plan plan(std::vector<std::string> targets) {
     p.policy.ns = "shop";
     p.policy.name = "web";
     p.policy.generation = 3;
+    p.context.generation = 3;
+    p.context.uid = "web-uid";
     p.targets = std::move(targets);
     return p;
 }
@@ -52,9 +58,10 @@ struct harness {
     asio::io_context io;
     test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
     std::unique_ptr<kube::client> client;
-    std::unique_ptr<kube::event_recorder> events;
     prometheus::Registry registry;
     controller_metrics metrics{registry};
+    // Events are decided and kept here, not sent: the server sees only status writes.
+    event_queue events{io.get_executor(), nullptr, 16, &metrics, [] { return t0; }};
     std::vector<std::pair<std::string, bool>> outcomes;
     std::unique_ptr<status_aggregator> agg;
 
@@ -66,19 +73,18 @@ struct harness {
         kube::client_settings s;
         s.retry.max_retries = 0;
         client = std::make_unique<kube::client>(io.get_executor(), rc, s);
-        events = std::make_unique<kube::event_recorder>(*client, "attune.io/attune-manager", "test");
-        agg = std::make_unique<status_aggregator>(io.get_executor(), *client, events.get(), &metrics,
-                                                  [this](const std::string& k, bool failed) {
-                                                      outcomes.emplace_back(k, failed);
-                                                  });
+        agg = std::make_unique<status_aggregator>(
+            io.get_executor(), *client, &events, &metrics, nullptr,
+            [this](const std::string& k, bool failed) { outcomes.emplace_back(k, failed); }, [] { return t0; });
         asio::co_spawn(io, agg->run(), asio::detached);
+        asio::co_spawn(io, agg->run_writer(), asio::detached);
     }
 
-    // Lets the aggregator work for a while, then stops it.
-    void settle() {
-        test::run_coro(io, [this]() -> asio::awaitable<void> {
+    // Lets the coroutines work for a while.
+    void settle(std::chrono::milliseconds d = 300ms) {
+        test::run_coro(io, [this, d]() -> asio::awaitable<void> {
             asio::steady_timer t(io);
-            t.expires_after(300ms);
+            t.expires_after(d);
             co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
         }());
     }
@@ -86,7 +92,6 @@ struct harness {
 
 TEST(StatusAggregator, WritesTheStatusSubresourceOnceThePassCompletes) {
     harness h;
-    h.server.script(scripted_reply::http(201, "{}"));  // the HPAScaledToZero Event
     h.server.script(scripted_reply::http(200, R"({"metadata":{"resourceVersion":"9"}})"));
     h.agg->begin_pass(plan({"shop/Deployment/a", "shop/Deployment/b"}));
     h.agg->report(rep("a", core::IdleKind::ManualZero));
@@ -96,24 +101,29 @@ TEST(StatusAggregator, WritesTheStatusSubresourceOnceThePassCompletes) {
     h.agg->report(rep("b", core::IdleKind::HPAScaledToZero));
     h.settle();
     const auto& r = h.server.requests();
-    ASSERT_EQ(r.size(), 2u);
-    EXPECT_EQ(r[0].method, "POST");
-    EXPECT_NE(r[0].target.find("/apis/events.k8s.io/v1/namespaces/shop/events"), std::string::npos);
-    EXPECT_EQ(json::parse(r[0].body).at("reason").as_string(), "HPAScaledToZero");
-    EXPECT_EQ(r[1].method, "PATCH");
-    EXPECT_EQ(r[1].target.substr(0, r[1].target.find('?')),
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].method, "PATCH");
+    EXPECT_EQ(r[0].target.substr(0, r[0].target.find('?')),
               "/apis/attune.io/v1alpha1/namespaces/shop/attunepolicies/web/status");
-    EXPECT_NE(r[1].head.find("application/merge-patch+json"), std::string::npos);
-    auto body = json::parse(r[1].body);
+    EXPECT_NE(r[0].head.find("application/merge-patch+json"), std::string::npos);
+    auto body = json::parse(r[0].body);
     EXPECT_EQ(body.at("status").at("observedGeneration").as_int64(), 3);
     EXPECT_EQ(body.at("status").at("idleWorkloads").as_array().size(), 2u);
+    EXPECT_EQ(body.at("status").at("workloads").at("discovered").as_int64(), 2);
+    EXPECT_EQ(body.at("status").at("conditions").as_array()[0].at("reason").as_string(), "Monitoring");
+    EXPECT_EQ(body.at("status").at("lastReconcileTime").as_string(), "2026-01-01T00:00:00Z");
     ASSERT_EQ(h.outcomes.size(), 1u);
     EXPECT_EQ(h.outcomes[0], std::make_pair(std::string("shop/AttunePolicy/web"), false));
+    // The HPAScaledToZero Event went to the event queue, regarding the workload.
+    ASSERT_EQ(h.events.pending().size(), 1u);
+    EXPECT_EQ(h.events.pending()[0].reason, "HPAScaledToZero");
+    EXPECT_EQ(h.events.pending()[0].regarding.name, "b");
 
     // The same state again: no Event, no write.
     h.agg->report(rep("b", core::IdleKind::HPAScaledToZero));
     h.settle();
-    EXPECT_EQ(h.server.requests().size(), 2u);
+    EXPECT_EQ(h.server.requests().size(), 1u);
+    EXPECT_EQ(h.events.pending().size(), 1u);
 }
 
 TEST(StatusAggregator, FailedWriteHandsThePolicyBack) {
@@ -125,6 +135,38 @@ TEST(StatusAggregator, FailedWriteHandsThePolicyBack) {
     ASSERT_EQ(h.server.requests().size(), 1u);
     ASSERT_EQ(h.outcomes.size(), 1u);
     EXPECT_TRUE(h.outcomes[0].second);
+}
+
+TEST(StatusAggregator, ASlowApiserverNeitherGrowsTheInboxNorHoldsUpAggregation) {
+    harness h;
+    auto slow = scripted_reply::http(200, R"({"metadata":{"resourceVersion":"9"}})");
+    slow.pieces[0].first = 1500ms;  // the apiserver takes 1.5 s to answer the first write
+    h.server.script(slow);
+    h.server.script(scripted_reply::http(200, R"({"metadata":{"resourceVersion":"10"}})"));
+    h.agg->begin_pass(plan({"shop/Deployment/a"}));
+    h.agg->report(rep("a", core::IdleKind::ManualZero));
+    h.settle(200ms);
+    ASSERT_EQ(h.server.requests().size(), 1u);  // on the wire, unanswered
+
+    // A thousand reports while it waits: the inbox holds the newest one only.
+    for (int i = 0; i < 1000; ++i) {
+        h.agg->report(rep("a", i % 2 ? core::IdleKind::None : core::IdleKind::ManualZero));
+        ASSERT_LE(h.agg->backlog(), 1u);
+    }
+    h.settle(200ms);
+    // Aggregation went on: the newest state (active) is computed already, and
+    // one write, the newest, waits behind the slow one.
+    EXPECT_EQ(h.agg->backlog(), 0u);
+    ASSERT_NE(h.agg->latest("shop", "web"), nullptr);
+    EXPECT_TRUE(h.agg->latest("shop", "web")->idle_workloads.empty());
+    EXPECT_EQ(h.agg->pending_writes(), 1u);
+    EXPECT_EQ(h.server.requests().size(), 1u);
+
+    h.settle(2000ms);
+    const auto& r = h.server.requests();
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_TRUE(json::parse(r[1].body).at("status").at("idleWorkloads").as_array().empty());
+    EXPECT_EQ(h.agg->pending_writes(), 0u);
 }
 
 }  // namespace

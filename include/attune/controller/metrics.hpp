@@ -1,16 +1,21 @@
 #pragma once
 // The controller's metrics, built once against the manager's one registry.
 // Labels stay low-cardinality: a namespace and policy name (bounded by the
-// number of policies), a reason keyword, a task name.
+// number of policies), a workload and container name (bounded by the
+// workloads with recommendations; their series leave with them), a reason
+// keyword, a task name. Names as attune-api.md §10 says.
 #include <attune/core/idle.hpp>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attune::controller {
 
@@ -27,11 +32,40 @@ struct controller_metrics {
     prometheus::Counter& workqueue_retries;
     prometheus::Gauge& informers_synced;
 
+    // Recommendations (§10), per container of a workload in the store.
+    prometheus::Family<prometheus::Gauge>& recommendation_cpu_cores;     // {namespace, workload, container}
+    prometheus::Family<prometheus::Gauge>& recommendation_memory_bytes;  // {namespace, workload, container}
+    prometheus::Family<prometheus::Gauge>& confidence;                   // {namespace, workload, container}
+    prometheus::Family<prometheus::Histogram>& prometheus_query_duration;  // {query_type}: cpu | memory
+    prometheus::Family<prometheus::Counter>& prometheus_query_errors;      // {namespace, query_type}
+    prometheus::Family<prometheus::Counter>& nan_inf_samples;  // {namespace, policy, container, metric_type}
+    // Attune's own: what became of each Event a worker or the aggregator
+    // decided: queued | deduplicated | suppressed | dropped (queue full).
+    prometheus::Family<prometheus::Counter>& policy_events;  // {result}
+    prometheus::Gauge& event_queue_depth;
+
     // Sets attune_workload_idle for both reasons of one policy.
     void set_idle(const std::string& ns, const std::string& policy, std::size_t hpa_scaled_to_zero,
                   std::size_t manual_zero);
     // Drops a deleted policy's series.
     void remove_idle(const std::string& ns, const std::string& policy);
+
+    struct container_figures {
+        std::string container;
+        double cpu_cores = 0;
+        double memory_bytes = 0;
+        double confidence = 0;
+    };
+    // The three gauges of one workload's containers; the series of
+    // containers it had before and no longer has are removed, and an empty
+    // list removes the workload's series (it left the store).
+    void set_recommendation(const std::string& ns, const std::string& workload,
+                            const std::vector<container_figures>& containers);
+
+    void observe_query(std::string_view query_type, double seconds);
+
+private:
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> published_;  // (ns, workload) -> containers
 };
 
 // The gauge's reason label: "hpa_scaled_to_zero" | "manual_zero" | "" (None).

@@ -24,8 +24,10 @@ struct prometheus_settings {
     std::map<std::string, std::string> headers;           // added to every query
     std::map<std::string, std::string> query_parameters;  // added to every query URL (dedup=true, ...)
     std::string ca_file;            // PEM CA bundle for https; empty: the system trust store
+    std::string ca_pem;             // a PEM bundle given inline (tls.ca, a Secret's), added to ca_file's
     bool insecure_skip_verify = false;
     std::string bearer_token_file;  // re-read when it changes, and once after a 401/403; empty: none
+    std::string bearer_token;       // a token given as is (a Secret's); wins over bearer_token_file
     std::chrono::milliseconds query_timeout{30'000};  // the whole exchange of one query
     std::size_t max_response_bytes = 32u << 20;
     std::size_t max_connections = 4;

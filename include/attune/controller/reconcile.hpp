@@ -5,9 +5,12 @@
 #include <attune/controller/policy_selection.hpp>
 #include <attune/controller/status_aggregation.hpp>
 #include <attune/controller/workload_key.hpp>
+#include <attune/core/hpa.hpp>
 #include <attune/kube/object_cache.hpp>
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attune::controller {
@@ -22,12 +25,26 @@ struct cache_views {
     const kube::object_cache* cronjobs = nullptr;
     const kube::object_cache* hpas = nullptr;
     const kube::object_cache* policies = nullptr;
+    const kube::object_cache* pods = nullptr;                // the live baseline and pod names
+    const kube::object_cache* cluster_defaults = nullptr;    // AttuneDefaults
+    const kube::object_cache* namespace_defaults = nullptr;  // AttuneNamespaceDefaults
+    // VerticalPodAutoscalers: null until the manager found the VPA API
+    // served and started their informer.
+    const kube::object_cache* vpas = nullptr;
+    // Whether the cache of `what` finished its first list: a workload kind,
+    // "AttuneDefaults", "AttuneNamespaceDefaults" or "VerticalPodAutoscaler".
+    // Null: every cache is synced (tests).
+    std::function<bool(std::string_view what)> synced;
 
     const kube::object_cache* for_kind(std::string_view kind) const noexcept;
+    bool has_synced(std::string_view what) const { return !synced || synced(what); }
 };
 
 // Every policy of the namespace that decodes (undecodable ones are skipped).
 std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns);
+
+// Every HPA of the namespace that decodes (undecodable ones are skipped).
+std::vector<core::HpaView> hpas_in(const cache_views& caches, const std::string& ns);
 
 // The workload as it is now: the policy that manages it (select_policy over
 // the namespace's policies, with the outranked and opted-out ones reported)
@@ -42,6 +59,10 @@ struct policy_pass_plan {
     policy_view policy;
     std::vector<std::string> targets;  // keys of the workloads its targetRef matches
     policy_status written;             // status as the server holds it
+    // The policy's own part of its status; plan_policy_pass fills uid,
+    // generation and discovery_error, the controller the rest from the
+    // merged settings (context_of).
+    policy_context context;
 };
 
 policy_pass_plan plan_policy_pass(const cache_views& caches, const object_key& key);

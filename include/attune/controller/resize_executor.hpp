@@ -23,6 +23,7 @@
 // them all. State lives on the one io_context thread; nothing is left
 // half-updated across a co_await (a slot is taken before its PATCH is sent
 // and given back if the PATCH fails).
+#include <attune/controller/event_queue.hpp>
 #include <attune/controller/executor_metrics.hpp>
 #include <attune/controller/node_load_index.hpp>
 #include <attune/controller/resize_ledger.hpp>
@@ -30,7 +31,6 @@
 #include <attune/controller/time_zones.hpp>
 #include <attune/controller/workqueue.hpp>
 #include <attune/core/capabilities.hpp>
-#include <attune/core/event_dedup.hpp>
 #include <attune/core/policy.hpp>
 #include <attune/core/resize_events.hpp>
 #include <attune/core/resize_gates.hpp>
@@ -70,12 +70,14 @@ struct executor_options {
 // One instant PromQL query against the policy's Prometheus: the first
 // sample's value; nullopt when the query failed, returned nothing, or the
 // policy has no Prometheus. A failed query passes (issue #9 §2).
-using instant_query_fn =
-    std::function<boost::asio::awaitable<std::optional<double>>(const core::EffectivePolicy&, std::string)>;
+using instant_query_fn = std::function<boost::asio::awaitable<std::optional<double>>(
+    std::shared_ptr<const core::EffectivePolicy>, std::string)>;
 
 class resize_executor {
 public:
-    resize_executor(boost::asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
+    // `events`: the controller's bounded Event queue (it applies the D rule
+    // and attune.io/suppress-warnings); null: Events are not sent (tests).
+    resize_executor(boost::asio::any_io_executor ex, kube::client& client, event_queue* events,
                     executor_metrics& metrics, executor_caches caches, const recommendation_store& store,
                     executor_options opts);
 
@@ -114,7 +116,7 @@ private:
     };
     // What one pass knows about the workload and its managing policy.
     struct pass_context {
-        workload_snapshot snap;
+        executor_snapshot snap;
         std::shared_ptr<const stored_recommendation> rec_holder;  // a copy: the store may move on while we await
         const stored_recommendation* rec = nullptr;
         const core::EffectivePolicy* policy = nullptr;
@@ -168,7 +170,7 @@ private:
     void refresh_pod_states(pass_context& c);
 
     // Reporting (resize_reporting.cpp): Events regarding the policy, history, metrics.
-    boost::asio::awaitable<void> emit(const pass_context& c, core::EventIntent e);
+    void emit(const pass_context& c, const core::EventIntent& e);
     boost::asio::awaitable<void> report_held(pass_context& c, const core::Pod& pod, const core::ResizeHeld& h);
     boost::asio::awaitable<void> report_not_sent(pass_context& c, const core::Pod& pod, const submit_result& r);
     // Once per pod, generation and reason: true the first time.
@@ -178,7 +180,7 @@ private:
 
     boost::asio::any_io_executor ex_;
     kube::client& client_;
-    kube::event_recorder* events_;
+    event_queue* events_;
     executor_metrics& metrics_;
     executor_caches caches_;
     const recommendation_store& store_;
@@ -210,7 +212,6 @@ private:
     // The targets last persisted (OnRecommendation), per workload key.
     std::unordered_map<std::string, std::string> persisted_targets_;
     core::ResizeCycleBook cycles_;
-    core::EventDedup dedup_;
     resize_ledger ledger_;
     node_load_index nodes_;
     bool stopping_ = false;

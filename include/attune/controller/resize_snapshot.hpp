@@ -19,17 +19,16 @@
 
 namespace attune::controller {
 
-// The caches the executor reads, beside the controller's.
+// The caches the executor reads, beside the controller's (pods among them).
 struct executor_caches {
     cache_views views;
-    const kube::object_cache* pods = nullptr;
     const kube::object_cache* nodes = nullptr;
     const kube::object_cache* namespaces = nullptr;
     const kube::object_cache* limit_ranges = nullptr;
     const kube::object_cache* resource_quotas = nullptr;
 };
 
-struct workload_snapshot {
+struct executor_snapshot {
     object_key key;
     kube::object_cache::object_ptr workload;  // as cached (template persistence reads it)
     std::string uid;
@@ -46,7 +45,7 @@ struct workload_snapshot {
 };
 
 // nullopt when the workload is not in its cache (deleted).
-std::optional<workload_snapshot> take_snapshot(const executor_caches& caches, const object_key& key);
+std::optional<executor_snapshot> take_executor_snapshot(const executor_caches& caches, const object_key& key);
 
 struct node_view {
     std::optional<core::NodeFacts> facts;  // nullopt: not cached, or does not decode (increases fail closed)

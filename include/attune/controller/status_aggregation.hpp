@@ -2,13 +2,23 @@
 // The per-policy status bookkeeping the aggregator coroutine owns. Pure.
 //
 // A pass starts when a policy is (re)read: it expects one report from every
-// workload the policy selects. Workers report each workload they classify,
-// naming the policies that select it. When the last expected report of a
+// workload the policy selects. Workers report each workload they look at,
+// naming the policy that manages it. When the last expected report of a
 // pass arrives the pass is complete and its status is computed; a report
 // outside a pass completes at once (a pass of one). The status is written
 // only when it differs from what was last written.
+//
+// The status holds attune-api.md §3: idleWorkloads (seed 000), the
+// workloads counters, the Ready and ScaledToZero conditions
+// (policy_conditions.hpp; conditions of other types are kept as they are),
+// recommendations[] read from the recommendation store, and
+// lastReconcileTime, which moves only with another change.
+#include <attune/controller/recommendation_store.hpp>
+#include <attune/core/condition.hpp>
 #include <attune/core/idle.hpp>
+#include <attune/core/timestamp.hpp>
 
+#include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
 #include <compare>
@@ -27,13 +37,52 @@ struct idle_workload {
     auto operator<=>(const idle_workload&) const = default;
 };
 
+// status.workloads (attune-api.md §3).
+struct workload_counts {
+    int discovered = 0;            // workloads the policy manages (targeted, won, not opted out)
+    int with_recommendations = 0;  // of those, with an entry in the store
+    int resized = 0;               // the executor's (0 until it runs)
+    int pending = 0;               // with_recommendations - resized
+    int data_points_collected = 0;  // the largest count of any managed workload
+    int data_points_required = 0;   // metricsSource.minimumDataPoints
+    bool operator==(const workload_counts&) const = default;
+};
+
 struct policy_status {
     std::vector<idle_workload> idle_workloads;  // sorted by kind, then workload
     long long observed_generation = 0;
-    bool operator==(const policy_status&) const = default;
+    workload_counts workloads;
+    std::vector<core::Condition> conditions;
+    boost::json::array recommendations;  // status.recommendations[], as written
+    // Set when the status is written; not part of the comparison (a new
+    // heartbeat alone is no reason to write).
+    std::optional<core::Timestamp> last_reconcile_time;
+
+    bool operator==(const policy_status& o) const {
+        return idle_workloads == o.idle_workloads && observed_generation == o.observed_generation &&
+               workloads == o.workloads && conditions == o.conditions && recommendations == o.recommendations;
+    }
 };
 
-// One classified workload, as a worker saw it.
+// What a worker learnt about a managed workload's recommendation.
+enum class recommendation_state {
+    none,                // not looked at: unmanaged, deleted, idle
+    observe,             // updateStrategy.type Observe: no source is queried
+    paused,              // spec.paused
+    invalid_config,      // the settings or the source's data cannot be used (message)
+    source_unavailable,  // the query or read failed (message); an older entry stays, stale
+    collecting,          // fewer than minimumDataPoints, or the source has nothing yet (message)
+    recommended,         // the store holds its recommendation
+};
+
+struct recommendation_report {
+    recommendation_state state = recommendation_state::none;
+    std::string message;
+    int points_collected = 0;  // the largest count of any of its containers
+    bool operator==(const recommendation_report&) const = default;
+};
+
+// One workload, as a worker saw it.
 struct workload_report {
     std::string ns;
     std::string kind;
@@ -41,35 +90,59 @@ struct workload_report {
     std::string uid;
     std::string api_version;
     core::IdleKind idle = core::IdleKind::None;
-    std::string hpa_name;                  // the matching HPA, if any
+    std::string hpa_name;  // the matching HPA, if any
     // The policy that manages it (at most one: the winner of select_policy);
     // empty when deleted, unmatched or opted out.
     std::vector<std::string> selected_by;
     std::vector<std::string> conflicting_policies;  // matched but outranked by selected_by (PolicyConflict)
     std::vector<std::string> opted_out_of;          // matched, but attune.io/skip is "true" (WorkloadOptOut)
+    recommendation_report recommendation;
 
     std::string key() const { return ns + "/" + kind + "/" + name; }
+};
+
+// What the policy itself says, read when its pass begins.
+struct policy_context {
+    std::string uid;
+    long long generation = 0;
+    std::string config_error;     // Ready=False InvalidConfig (a defaults lookup or validation failed)
+    bool paused = false;          // Ready=False Paused
+    std::string source_error;     // Ready=False PrometheusUnavailable (no usable metrics source)
+    std::string discovery_error;  // Ready=False WorkloadDiscoveryFailed (the target kind's cache is not there)
+    bool observe = false;         // updateStrategy.type Observe
+    int max_status_recommendations = 100;
+    bool include_explanations = true;
+    int minimum_data_points = 48;
+    double query_step_seconds = 300;
 };
 
 struct completed_pass {
     std::string ns;
     std::string policy;
+    std::string policy_uid;
     policy_status status;
     bool changed = false;  // differs from the last written status: write it
     std::size_t hpa_scaled_to_zero = 0;
     std::size_t manual_zero = 0;
     // Workloads that entered HPAScaledToZero since the previous completed pass (one Event each).
     std::vector<workload_report> entered_hpa_scaled_to_zero;
+    // withRecommendations went from 0 to more (Event RecommendationsReady).
+    bool first_recommendations = false;
 };
 
 class status_aggregation {
 public:
+    // `store` (may be null: no recommendations) is read when a pass completes.
+    explicit status_aggregation(const recommendation_store* store = nullptr) : store_(store) {}
+
     // `written`: the status the server holds now (from the policy object), used
     // as the baseline the first time the policy is seen. A policy that selects
-    // nothing completes at once.
-    std::optional<completed_pass> begin_pass(const std::string& ns, const std::string& policy, long long generation,
-                    const std::vector<std::string>& target_keys, std::optional<policy_status> written);
-    std::vector<completed_pass> report(const workload_report& r);
+    // nothing completes at once. `now` stamps condition transitions.
+    std::optional<completed_pass> begin_pass(const std::string& ns, const std::string& policy,
+                                             const policy_context& context,
+                                             const std::vector<std::string>& target_keys,
+                                             std::optional<policy_status> written, core::Timestamp now);
+    std::vector<completed_pass> report(const workload_report& r, core::Timestamp now);
     void forget_policy(const std::string& ns, const std::string& policy);
     // The status write of a completed pass succeeded.
     void mark_written(const std::string& ns, const std::string& policy, const policy_status& status);
@@ -83,22 +156,26 @@ private:
         workload_report last;
     };
     struct policy_state {
-        long long generation = 0;
+        policy_context context;
         std::map<std::string, member> members;  // by workload key
         std::set<std::string> pending;
         std::optional<policy_status> written;
+        std::vector<core::Condition> conditions;  // as last computed (transition times kept)
         std::set<std::string> hpa_zero_before;  // keys HPAScaledToZero at the previous completed pass
+        int with_recommendations_before = 0;
     };
-    completed_pass complete(const std::string& ns, const std::string& policy, policy_state& st);
+    completed_pass complete(const std::string& ns, const std::string& policy, policy_state& st, core::Timestamp now);
 
+    const recommendation_store* store_;
     std::map<std::pair<std::string, std::string>, policy_state> policies_;
 };
 
 std::string_view idle_status_reason(core::IdleKind kind) noexcept;  // core::idle_reason
 
-// status.idleWorkloads/observedGeneration as held by a policy object (absent: empty).
+// The status as held by a policy object (absent parts: empty).
 policy_status policy_status_from(const boost::json::value& policy);
-// The merge-patch body for the status subresource.
+// The merge-patch body for the status subresource. A merge patch replaces
+// lists whole, so an empty list clears the field.
 std::string status_patch_body(const policy_status& status);
 
 }  // namespace attune::controller

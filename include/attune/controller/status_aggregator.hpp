@@ -1,15 +1,23 @@
 #pragma once
 // The one coroutine that owns every policy's status. Workers hand it pass
-// starts and workload reports (synchronously, no co_await); it applies them
-// in order to status_aggregation and, for each completed pass, sets
-// attune_workload_idle, emits HPAScaledToZero Events and writes the status
-// subresource when it changed. Nobody else touches the state, so it is never
-// seen half-updated across the writes' co_awaits.
+// starts and workload reports synchronously; it keeps only the newest report
+// per workload and the newest pass start per policy (so its inbox is bounded
+// by the number of objects, not by how often they change), applies them to
+// status_aggregation without awaiting anything, and for each completed pass
+// sets attune_workload_idle, queues the Events (event_queue) and hands the
+// newest status to the writer.
+//
+// The writer, a second coroutine, patches the status subresource of one
+// policy at a time; while it waits on a slow apiserver, newer statuses of
+// the same policy replace the pending one (only the newest is ever sent) and
+// aggregation goes on. Nobody else touches the state, so it is never seen
+// half-updated across the writer's co_await.
+#include <attune/controller/event_queue.hpp>
 #include <attune/controller/metrics.hpp>
 #include <attune/controller/reconcile.hpp>
+#include <attune/controller/recommendation_store.hpp>
 #include <attune/controller/status_aggregation.hpp>
 #include <attune/kube/client.hpp>
-#include <attune/kube/event_recorder.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -17,8 +25,9 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <string>
-#include <variant>
+#include <unordered_map>
 
 namespace attune::controller {
 
@@ -28,32 +37,55 @@ public:
     // means the pass must run again (with that key's backoff), false that the
     // key's backoff starts over.
     using write_outcome_fn = std::function<void(const std::string& policy_key, bool failed)>;
+    using wall_clock = std::function<core::Timestamp()>;
 
-    status_aggregator(boost::asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
-                      controller_metrics* metrics, write_outcome_fn on_write);
+    // `events` and `store` may be null (no Events, no recommendations).
+    status_aggregator(boost::asio::any_io_executor ex, kube::client& client, event_queue* events,
+                      controller_metrics* metrics, const recommendation_store* store, write_outcome_fn on_write,
+                      wall_clock now);
 
     void begin_pass(policy_pass_plan plan);
     void report(workload_report r);
 
-    // Processes messages until stop(); throws only on infrastructure failures.
+    // Applies the inbox until stop(); never awaits the apiserver.
     boost::asio::awaitable<void> run();
+    // Writes the newest status of each changed policy until stop().
+    boost::asio::awaitable<void> run_writer();
     void stop();
 
-    std::size_t backlog() const noexcept { return inbox_.size(); }
+    // Pass starts and reports waiting to be applied (at most one per object).
+    std::size_t backlog() const noexcept { return plans_.size() + reports_.size(); }
+    // Policies whose newest status waits for the writer.
+    std::size_t pending_writes() const noexcept { return writes_.size(); }
+    // The newest status computed for a policy (nullptr before its first pass).
+    const policy_status* latest(const std::string& ns, const std::string& policy) const;
 
 private:
-    using message = std::variant<policy_pass_plan, workload_report>;
-    boost::asio::awaitable<void> handle(message m);
-    boost::asio::awaitable<void> finish(completed_pass c);
-    void push(message m);
+    struct pending_write {
+        std::string ns, policy;
+        policy_status status;
+    };
+    void drain();
+    void finish(completed_pass c);
+    void queue_write(const std::string& ns, const std::string& policy, const policy_status& status);
+    void wake(boost::asio::steady_timer& t) { t.cancel(); }
 
     kube::client& client_;
-    kube::event_recorder* events_;
+    event_queue* events_;
     controller_metrics* metrics_;
     write_outcome_fn on_write_;
-    std::deque<message> inbox_;
-    boost::asio::steady_timer wake_;
+    wall_clock now_;
     status_aggregation state_;
+    // The inbox: newest pass start per policy, newest report per workload, in arrival order.
+    std::map<std::string, policy_pass_plan> plans_;
+    std::deque<std::string> plan_order_;
+    std::unordered_map<std::string, workload_report> reports_;
+    std::deque<std::string> report_order_;
+    // The writer's queue: newest unwritten status per policy.
+    std::map<std::string, pending_write> writes_;
+    std::deque<std::string> write_order_;
+    std::map<std::string, policy_status> latest_;  // "ns/name" -> newest computed
+    boost::asio::steady_timer wake_, wake_writer_;
     bool stopping_ = false;
 };
 

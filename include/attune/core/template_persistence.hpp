@@ -45,9 +45,8 @@ result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::
 // Why a rollout is in progress; nullopt when none is.
 std::optional<std::string> rollout_in_progress(const RolloutStatus& s);
 
-// spec.template of a Deployment/StatefulSet as a Pod (containers, sidecars,
-// spec.resources). Error "invalid_workload".
-result<Pod> decode_pod_template(const boost::json::value& workload);
+// The template itself is read with decode_pod_template(kind, workload)
+// (workload_baseline.hpp).
 
 enum class PersistTrigger { ResizeApplied, Recommendation };
 

@@ -40,6 +40,10 @@ resource_type horizontal_pod_autoscalers();  // autoscaling/v2
 resource_type leases();                      // coordination.k8s.io/v1
 resource_type events();                      // events.k8s.io/v1
 resource_type attune_policies();             // attune.io/v1alpha1
+resource_type attune_defaults();             // attune.io/v1alpha1, cluster-scoped
+resource_type attune_namespace_defaults();   // attune.io/v1alpha1
+resource_type secrets();                     // v1; read only with --allow-secret-reads
+resource_type vertical_pod_autoscalers();    // autoscaling.k8s.io/v1 (served only when the VPA CRD is installed)
 }  // namespace resources
 
 // /api/v1[/namespaces/{ns}]/{plural} or /apis/{g}/{v}[/namespaces/{ns}]/{plural}.

@@ -1,0 +1,45 @@
+#pragma once
+// A policy's Ready and ScaledToZero conditions (attune-api.md §8, seed 000)
+// from what its pass saw. Pure; the aggregator stamps the transition time.
+#include <attune/controller/status_aggregation.hpp>
+#include <attune/core/condition.hpp>
+
+#include <optional>
+#include <string>
+
+namespace attune::controller {
+
+inline constexpr std::string_view kConditionReady = "Ready";
+inline constexpr std::string_view kConditionScaledToZero = "ScaledToZero";
+
+// Counted over the managed workloads that reported in the pass.
+struct pass_facts {
+    int managed = 0;
+    int idle = 0;
+    int scaleable = 0;       // Deployments, StatefulSets, ReplicaSets
+    int scaleable_idle = 0;  // of those, idle
+    int hpa_idle = 0;
+    int manual_idle = 0;
+    int with_recommendations = 0;
+    int source_failures = 0;
+    std::string source_failure;  // the first failure's message
+    int invalid = 0;
+    std::string invalid_message;
+    int collecting = 0;
+    std::string collecting_message;  // of the collecting workload with the most points
+    int max_points = 0;
+};
+
+// In order: InvalidConfig, Paused, PrometheusUnavailable (no usable source),
+// WorkloadDiscoveryFailed, NoWorkloadsFound (the policy's own state); then
+// Monitoring when anything has recommendations (or Observe, or every target
+// is idle), PrometheusUnavailable when reads failed, InvalidConfig when a
+// workload's data cannot be used, InsufficientData while collecting.
+// observedGeneration is the policy's generation; no transition time.
+core::Condition ready_condition(const policy_context& policy, const pass_facts& facts);
+
+// True only when every scaleable target is idle (and there is one); nullopt
+// means the condition is removed. Ready is not touched by it.
+std::optional<core::Condition> scaled_to_zero_condition(const policy_context& policy, const pass_facts& facts);
+
+}  // namespace attune::controller

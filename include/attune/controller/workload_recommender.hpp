@@ -1,0 +1,69 @@
+#pragma once
+// Asks a workload's source for its recommendation: the two Prometheus range
+// queries (one per resource, batched over the workload's containers), the
+// VPA object the snapshot holds, or the manual overlay. The only I/O of the
+// recommendation path; every figure is the core's
+// (core/workload_recommendation.hpp). Expected failures come back as a state
+// and a message for the policy's Ready condition, never as an exception.
+#include <attune/controller/metrics.hpp>
+#include <attune/controller/prometheus_clients.hpp>
+#include <attune/controller/secret_reader.hpp>
+#include <attune/controller/status_aggregation.hpp>
+#include <attune/controller/workload_snapshot.hpp>
+#include <attune/core/recommender.hpp>
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace attune::controller {
+
+struct source_result {
+    // recommended | collecting | source_unavailable | invalid_config
+    recommendation_state state = recommendation_state::recommended;
+    std::string message;
+    std::string source;                           // prometheus | vpa | manual
+    core::WorkloadRecommendation recommendation;  // when recommended (or collecting, with no containers)
+};
+
+class workload_recommender {
+public:
+    using wall_clock = std::function<std::chrono::system_clock::time_point()>;
+    // `secrets` may be null when Secret reads are off (validation refuses
+    // such a policy before it gets here).
+    workload_recommender(prometheus_clients& clients, secret_reader* secrets, controller_metrics* metrics,
+                         wall_clock now);
+
+    // Only for a snapshot whose next_step() is query_source.
+    boost::asio::awaitable<source_result> recommend(std::shared_ptr<const workload_snapshot> s);
+
+    // The Prometheus client for the policy's merged source, its Secrets read
+    // where it names them. Error "invalid_config" (Secret reads off, a Secret
+    // that cannot be read, a client that cannot be made) or "no_prometheus"
+    // (the source is not a Prometheus).
+    boost::asio::awaitable<core::result<std::shared_ptr<prometheus_client>>> client_for(
+        std::shared_ptr<const core::EffectivePolicy> policy);
+    // One instant query against it (the safety monitor's throttling ratio
+    // and sloGuardrails): the first sample's value; nullopt when there is no
+    // Prometheus, the query failed or returned nothing. A failed query passes
+    // (issue #9 §2), so no error is returned: it is logged and counted.
+    boost::asio::awaitable<std::optional<double>> instant(std::shared_ptr<const core::EffectivePolicy> policy,
+                                                          std::string query);
+
+    prometheus_clients& clients() noexcept { return clients_; }
+
+private:
+    boost::asio::awaitable<source_result> from_prometheus(std::shared_ptr<const workload_snapshot> s);
+    void count_non_finite(const workload_snapshot& s, const core::WorkloadRecommendation& w);
+
+    prometheus_clients& clients_;
+    secret_reader* secrets_;
+    controller_metrics* metrics_;
+    wall_clock now_;
+};
+
+}  // namespace attune::controller

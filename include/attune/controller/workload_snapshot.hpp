@@ -1,0 +1,108 @@
+#pragma once
+// What a worker reads from the informer caches for one workload before it
+// asks any source: who manages it and with which merged settings, its pods
+// (their names for the usage query, one of them for the live baseline), the
+// VPA it reads, and the HPA that conflicts with it. Pure over the caches:
+// no co_await can run while it is taken, so it is one consistent view, and
+// it is immutable afterwards.
+#include <attune/controller/reconcile.hpp>
+#include <attune/core/hpa_conflict.hpp>
+#include <attune/core/overlay.hpp>
+#include <attune/core/policy.hpp>
+#include <attune/core/policy_validation.hpp>
+#include <attune/kube/event_recorder.hpp>  // object_reference
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attune::controller {
+
+// A policy object with the defaults objects now in the caches.
+struct resolved_policy {
+    kube::object_cache::object_ptr object;
+    std::shared_ptr<const core::EffectivePolicy> effective;  // null when config_error is set
+    std::string config_error;  // Ready=False InvalidConfig: a defaults lookup, decode or validation failed
+    std::string source_error;  // no usable metrics source (PrometheusUnavailable), "" when there is one
+};
+
+// The merged settings per policy, cached while the policy's and the
+// defaults objects' resourceVersions stay the same: an unchanged policy hands
+// out the same pointer, which the recommendation store reads as "same
+// settings". Pure.
+class effective_policies {
+public:
+    explicit effective_policies(core::PolicyValidationOptions opts) : opts_(opts) {}
+    resolved_policy resolve(const cache_views& caches, const kube::object_cache::object_ptr& policy);
+    void forget(const std::string& ns, const std::string& name);
+    std::size_t size() const noexcept { return cache_.size(); }
+    const core::PolicyValidationOptions& options() const noexcept { return opts_; }
+
+private:
+    struct entry {
+        std::string fingerprint;
+        resolved_policy resolved;
+    };
+    core::PolicyValidationOptions opts_;
+    std::map<std::string, entry> cache_;  // "ns/name"
+};
+
+// "" when the merged source can be queried; else why not: no source at all
+// (auto-discovery is not implemented), or Datadog / CloudWatch.
+std::string unusable_source(const core::EffectivePolicy& policy);
+
+// The policy's own part of its status, from its resolution.
+void fill_context(policy_context& context, const resolved_policy& resolved);
+
+// The reference an Event regarding this policy carries.
+kube::object_reference policy_reference(const kube::object_cache::object_ptr& policy);
+
+// Another policy that matched the workload, for PolicyConflict / WorkloadOptOut.
+struct other_policy {
+    kube::object_reference ref;
+    std::string suppress_warnings;
+};
+
+struct workload_snapshot {
+    object_key key;
+    workload_report report;  // selection and idle (classify_workload)
+    resolved_policy policy;  // the winner's; no object when nobody manages it
+    std::vector<other_policy> outranked;  // report.conflicting_policies, resolved
+    std::vector<other_policy> opted_out;  // report.opted_out_of, resolved
+    std::vector<std::string> pod_names;   // every pod of the workload, sorted
+    core::FrozenBaseline baseline;        // live resources, excluded containers left out
+    std::string baseline_error;           // the template did not decode and no pod runs
+    std::optional<core::HpaConflict> hpa_conflict;
+    // VPA source: the object, or why there is none.
+    kube::object_cache::object_ptr vpa;
+    std::string vpa_problem;
+    bool vpa_not_synced = false;
+
+    const core::EffectivePolicy* effective() const noexcept { return policy.effective.get(); }
+    long long policy_generation() const;
+    std::string suppress_warnings() const;
+};
+
+workload_snapshot take_snapshot(const cache_views& caches, effective_policies& policies, const object_key& key);
+
+// A workload's pods: owned by it, or (Deployment, CronJob) by the
+// ReplicaSets / Jobs it owns.
+std::vector<kube::object_cache::object_ptr> pods_of(const cache_views& caches, std::string_view kind,
+                                                    std::string_view uid);
+
+// What the worker does next with a snapshot.
+enum class workload_step {
+    unmanaged,        // deleted, unmatched, opted out, outranked: its entry goes
+    idle,             // HPA-held or manual zero: nothing is queried, the entry stays
+    config_failed,    // InvalidConfig: the entry goes
+    paused,           // the entry stays, with the paused settings
+    observe,          // Observe: no source, no entry
+    source_failed,    // the policy has no usable source: the entry stays, stale
+    nothing_to_size,  // no container left to size
+    query_source,     // Prometheus, VPA or Manual
+};
+workload_step next_step(const workload_snapshot& s);
+
+}  // namespace attune::controller

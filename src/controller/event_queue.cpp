@@ -1,0 +1,73 @@
+#include <attune/controller/event_queue.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
+// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace attune::controller {
+namespace asio = boost::asio;
+
+queued_event policy_event(kube::object_reference policy, const core::EventIntent& intent,
+                          std::string suppress_warnings) {
+    queued_event q;
+    q.event = kube::k8s_event(std::move(policy), intent.type, intent.reason, intent.action, intent.note);
+    q.dedupe = intent.dedupe;
+    q.suppress_warnings = std::move(suppress_warnings);
+    return q;
+}
+
+event_queue::event_queue(asio::any_io_executor ex, kube::event_recorder* recorder, std::size_t capacity,
+                         controller_metrics* metrics, wall_clock now)
+    : recorder_(recorder), capacity_(capacity), metrics_(metrics), now_(std::move(now)),
+      wake_(ex, asio::steady_timer::time_point::max()) {}
+
+event_queue::verdict event_queue::push(queued_event e) {
+    verdict v = verdict::queued;
+    const auto& ev = e.event;
+    if (stopping_) {
+        v = verdict::dropped;
+    } else if (e.dedupe && core::suppresses(e.suppress_warnings, ev.reason)) {
+        v = verdict::suppressed;
+    } else if (queue_.size() >= capacity_) {
+        v = verdict::dropped;  // before the D rule: a dropped Event does not count as sent
+    } else if (e.dedupe && !dedup_.admit(ev.regarding.uid, ev.reason, ev.note, now_())) {
+        v = verdict::deduplicated;
+    } else {
+        queue_.push_back(std::move(e.event));
+        wake_.cancel();
+    }
+    count(v);
+    return v;
+}
+
+void event_queue::count(verdict v) {
+    if (!metrics_) return;
+    static constexpr const char* kNames[] = {"queued", "deduplicated", "suppressed", "dropped"};
+    metrics_->policy_events.Add({{"result", kNames[static_cast<int>(v)]}}).Increment();
+    metrics_->event_queue_depth.Set(static_cast<double>(queue_.size()));
+}
+
+void event_queue::stop() {
+    stopping_ = true;
+    wake_.cancel();
+}
+
+asio::awaitable<void> event_queue::run() {
+    while (!stopping_) {
+        if (queue_.empty()) {
+            co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
+            continue;
+        }
+        auto ev = std::move(queue_.front());
+        queue_.pop_front();
+        if (metrics_) metrics_->event_queue_depth.Set(static_cast<double>(queue_.size()));
+        if (recorder_) co_await recorder_->emit(std::move(ev));
+    }
+}
+
+}  // namespace attune::controller

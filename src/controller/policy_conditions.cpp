@@ -1,0 +1,69 @@
+#include <attune/controller/policy_conditions.hpp>
+
+namespace attune::controller {
+
+namespace {
+core::Condition ready(const policy_context& p, bool ok, std::string reason, std::string message) {
+    core::Condition c;
+    c.type = std::string(kConditionReady);
+    c.status = ok ? "True" : "False";
+    c.reason = std::move(reason);
+    c.message = std::move(message);
+    c.observed_generation = p.generation;
+    return c;
+}
+
+std::string plural(int n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+}  // namespace
+
+core::Condition ready_condition(const policy_context& p, const pass_facts& f) {
+    if (!p.config_error.empty()) return ready(p, false, "InvalidConfig", p.config_error);
+    if (p.paused) return ready(p, false, "Paused", "Reconciliation paused by spec.paused=true");
+    if (!p.source_error.empty())
+        return ready(p, false, "PrometheusUnavailable", "Cannot resolve metrics source: " + p.source_error);
+    if (!p.discovery_error.empty())
+        return ready(p, false, "WorkloadDiscoveryFailed", "Failed to discover workloads: " + p.discovery_error);
+    if (f.managed == 0)
+        return ready(p, false, "NoWorkloadsFound",
+                     "No matching workloads found; check that targetRef name or selector matches an existing "
+                     "workload in this namespace");
+    if (p.observe)
+        return ready(p, true, "Monitoring",
+                     "Observing " + plural(f.managed, "workload", "workloads") +
+                         "; updateStrategy.type Observe computes no recommendations");
+    if (f.with_recommendations > 0) {
+        std::string m = "Watching " + plural(f.managed, "workload", "workloads") + ", " +
+                        std::to_string(f.with_recommendations) + " with recommendations";
+        if (f.source_failures > 0)
+            m += "; metrics source errors on " + plural(f.source_failures, "workload", "workloads") +
+                 " (recommendations kept, marked stale): " + f.source_failure;
+        if (f.invalid > 0) m += "; " + plural(f.invalid, "workload", "workloads") + " not usable: " + f.invalid_message;
+        return ready(p, true, "Monitoring", std::move(m));
+    }
+    if (f.source_failures > 0)
+        return ready(p, false, "PrometheusUnavailable",
+                     "Metrics source errors on " + std::to_string(f.source_failures) + " of " +
+                         plural(f.managed, "workload", "workloads") + ": " + f.source_failure);
+    if (f.invalid > 0) return ready(p, false, "InvalidConfig", f.invalid_message);
+    if (f.collecting > 0) return ready(p, false, "InsufficientData", f.collecting_message);
+    return ready(p, true, "Monitoring",
+                 "Watching " + plural(f.managed, "workload", "workloads") + ", 0 with recommendations (" +
+                     std::to_string(f.idle) + " idle)");
+}
+
+std::optional<core::Condition> scaled_to_zero_condition(const policy_context& p, const pass_facts& f) {
+    if (f.scaleable == 0 || f.scaleable_idle < f.scaleable) return std::nullopt;
+    core::Condition c;
+    c.type = std::string(kConditionScaledToZero);
+    c.status = "True";
+    c.reason = "AllTargetsIdle";
+    c.message = "All " + plural(f.scaleable, "scaleable target is", "scaleable targets are") + " idle: " +
+                std::to_string(f.hpa_idle) + " held at zero by an HPA, " + std::to_string(f.manual_idle) +
+                " with spec.replicas 0";
+    c.observed_generation = p.generation;
+    return c;
+}
+
+}  // namespace attune::controller

@@ -1,0 +1,45 @@
+#include <attune/controller/secret_reader.hpp>
+
+#include <attune/core/json_path.hpp>
+#include <attune/kube/base64.hpp>
+
+// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
+// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace attune::controller {
+
+secret_reader::secret_reader(kube::client& client, std::chrono::seconds ttl, std::size_t max_entries)
+    : client_(client), ttl_(ttl), max_entries_(max_entries) {}
+
+boost::asio::awaitable<core::result<std::string>> secret_reader::read(std::string ns, std::string name,
+                                                                      std::string key) {
+    const auto id = ns + "/" + name + "/" + key;
+    const auto now = clock::now();
+    if (auto it = cache_.find(id); it != cache_.end() && now - it->second.read_at < ttl_) co_return it->second.value;
+
+    auto bad = [&](std::string why) { return core::make_error("secret_unreadable", "Secret " + ns + "/" + name + ": " + why); };
+    auto r = co_await client_.get(kube::resources::secrets(), ns, name);
+    core::result<std::string> value = bad("not read");
+    if (!r) {
+        const auto& e = r.error();
+        if (e.is_not_found()) value = bad("not found");
+        else if (e.code == 403)
+            value = bad("forbidden; apply the kustomize component deploy/kustomize/components/secret-reads");
+        else value = bad(e.describe());
+    } else if (const auto* data = core::object_at(r.value(), {"data"}); !data || !data->contains(key)) {
+        value = bad("has no key \"" + key + "\"");
+    } else if (auto decoded = kube::base64_decode(core::string_at(*data, {key})); !decoded) {
+        value = bad("key \"" + key + "\" is not valid base64");
+    } else {
+        value = std::move(*decoded);
+    }
+    // Bounded: a full cache starts over rather than growing with names.
+    if (cache_.size() >= max_entries_ && !cache_.contains(id)) cache_.clear();
+    cache_[id] = entry{value, now};
+    co_return value;
+}
+
+}  // namespace attune::controller

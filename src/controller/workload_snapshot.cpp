@@ -1,0 +1,234 @@
+#include <attune/controller/workload_snapshot.hpp>
+
+#include <attune/core/event_dedup.hpp>  // kSuppressWarningsAnnotation
+#include <attune/core/json_path.hpp>
+#include <attune/core/pod_model.hpp>
+#include <attune/core/workload_baseline.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace attune::controller {
+
+namespace {
+using object_ptr = kube::object_cache::object_ptr;
+
+std::vector<object_ptr> by_name(std::vector<object_ptr> objs) {
+    std::sort(objs.begin(), objs.end(), [](const object_ptr& a, const object_ptr& b) {
+        return kube::meta_string(*a, "name") < kube::meta_string(*b, "name");
+    });
+    return objs;
+}
+
+// The objects' names and resourceVersions: what the merge depends on.
+void add_fingerprint(std::string& fp, char scope, const std::vector<object_ptr>& objs) {
+    for (const auto& o : objs) {
+        fp += scope;
+        fp += kube::meta_string(*o, "name");
+        fp += ':';
+        fp += kube::meta_string(*o, "resourceVersion");
+        fp += '|';
+    }
+}
+
+core::result<std::vector<core::AttuneDefaults>> decode_all(const std::vector<object_ptr>& objs, const char* kind) {
+    std::vector<core::AttuneDefaults> out;
+    for (const auto& o : objs) {
+        auto d = core::decode_attune_defaults(*o);
+        if (!d)
+            return core::make_error("invalid_defaults", std::string(kind) + " " +
+                                                            std::string(kube::meta_string(*o, "name")) + ": " +
+                                                            d.error().message);
+        out.push_back(std::move(d).value());
+    }
+    return out;
+}
+
+std::string annotation(const object_ptr& obj, std::string_view key) {
+    if (!obj) return {};
+    if (const auto* ann = core::object_at(*obj, {"metadata", "annotations"}))
+        return std::string(core::string_at(*ann, {key}));
+    return {};
+}
+
+std::vector<other_policy> resolve_others(const cache_views& caches, const std::string& ns,
+                                         const std::vector<std::string>& names) {
+    std::vector<other_policy> out;
+    if (!caches.policies) return out;
+    for (const auto& n : names) {
+        auto obj = caches.policies->get(ns + "/" + n);
+        if (!obj) continue;
+        out.push_back({policy_reference(obj), annotation(obj, core::kSuppressWarningsAnnotation)});
+    }
+    return out;
+}
+}  // namespace
+
+resolved_policy effective_policies::resolve(const cache_views& caches, const object_ptr& policy) {
+    resolved_policy out;
+    out.object = policy;
+    if (!policy) {
+        out.config_error = "the policy is not in the cache";
+        return out;
+    }
+    if (!caches.has_synced("AttuneDefaults") || !caches.has_synced("AttuneNamespaceDefaults")) {
+        // Fails closed, as the Go original does on a list error; not cached.
+        out.config_error =
+            "Failed to fetch defaults: the AttuneDefaults and AttuneNamespaceDefaults caches have not finished "
+            "their first list";
+        return out;
+    }
+    const std::string ns(kube::meta_string(*policy, "namespace"));
+    const std::string name(kube::meta_string(*policy, "name"));
+    const auto cluster = by_name(caches.cluster_defaults ? caches.cluster_defaults->all() : std::vector<object_ptr>{});
+    const auto in_ns =
+        by_name(caches.namespace_defaults ? caches.namespace_defaults->in_namespace(ns) : std::vector<object_ptr>{});
+    std::string fp(kube::meta_string(*policy, "resourceVersion"));
+    fp += '|';
+    add_fingerprint(fp, 'c', cluster);
+    add_fingerprint(fp, 'n', in_ns);
+    auto& e = cache_[ns + "/" + name];
+    if (e.fingerprint == fp && e.resolved.object) {
+        e.resolved.object = policy;  // same content; keep the newest snapshot
+        return e.resolved;
+    }
+
+    auto p = core::decode_attune_policy(*policy);
+    auto c = decode_all(cluster, "AttuneDefaults");
+    auto n = decode_all(in_ns, "AttuneNamespaceDefaults");
+    if (!p) {
+        out.config_error = p.error().message;
+    } else if (!c) {
+        out.config_error = c.error().message;
+    } else if (!n) {
+        out.config_error = n.error().message;
+    } else {
+        auto merged = core::merge_effective_policy(p.value(), c.value(), n.value());
+        if (auto err = core::validate_effective_policy(merged, opts_)) {
+            out.config_error = err->message;
+        } else {
+            out.source_error = unusable_source(merged);
+            out.effective = std::make_shared<const core::EffectivePolicy>(std::move(merged));
+        }
+    }
+    e = entry{fp, out};
+    return out;
+}
+
+void effective_policies::forget(const std::string& ns, const std::string& name) { cache_.erase(ns + "/" + name); }
+
+std::string unusable_source(const core::EffectivePolicy& policy) {
+    const auto& provider = policy.metrics.provider;
+    if (std::holds_alternative<core::NoMetricsSource>(provider))
+        return "no metrics source: set spec.metricsSource.prometheus.address (or vpa, or manual) in the policy, or "
+               "prometheus.address in an AttuneNamespaceDefaults or the AttuneDefaults (auto-discovery of a "
+               "Prometheus is not implemented)";
+    if (const auto* u = std::get_if<core::UnsupportedMetricsSource>(&provider))
+        return "spec.metricsSource." + u->provider +
+               " is accepted but not implemented by this operator; use prometheus, vpa or manual";
+    return {};
+}
+
+void fill_context(policy_context& context, const resolved_policy& resolved) {
+    if (!resolved.effective) {
+        context.config_error = resolved.config_error;
+        return;
+    }
+    const auto& e = *resolved.effective;
+    context.paused = e.paused;
+    context.source_error = resolved.source_error;
+    context.observe = e.update_strategy.type == core::UpdateMode::Observe;
+    context.max_status_recommendations = e.update_strategy.max_status_recommendations;
+    context.include_explanations = e.update_strategy.include_explanations_in_status;
+    context.minimum_data_points = e.metrics.minimum_data_points;
+    context.query_step_seconds = std::chrono::duration<double>(e.metrics.query_step).count();
+}
+
+kube::object_reference policy_reference(const object_ptr& policy) {
+    if (!policy) return {};
+    return {"attune.io/v1alpha1", std::string(kPolicyKind), std::string(kube::meta_string(*policy, "namespace")),
+            std::string(kube::meta_string(*policy, "name")), std::string(kube::meta_string(*policy, "uid"))};
+}
+
+long long workload_snapshot::policy_generation() const {
+    return policy.object ? core::int_at(*policy.object, {"metadata", "generation"}).value_or(0) : 0;
+}
+
+std::string workload_snapshot::suppress_warnings() const {
+    return annotation(policy.object, core::kSuppressWarningsAnnotation);
+}
+
+std::vector<object_ptr> pods_of(const cache_views& caches, std::string_view kind, std::string_view uid) {
+    std::vector<object_ptr> out;
+    if (!caches.pods || uid.empty()) return out;
+    const kube::object_cache* middle = kind == "Deployment" ? caches.replicasets : kind == "CronJob" ? caches.jobs : nullptr;
+    if (kind == "Deployment" || kind == "CronJob") {
+        if (!middle) return out;
+        for (const auto& owned : middle->owned_by(uid)) {
+            auto pods = caches.pods->owned_by(kube::meta_string(*owned, "uid"));
+            out.insert(out.end(), pods.begin(), pods.end());
+        }
+        return out;
+    }
+    return caches.pods->owned_by(uid);
+}
+
+workload_snapshot take_snapshot(const cache_views& caches, effective_policies& policies, const object_key& key) {
+    workload_snapshot s;
+    s.key = key;
+    s.report = classify_workload(caches, key);
+    s.outranked = resolve_others(caches, key.ns, s.report.conflicting_policies);
+    s.opted_out = resolve_others(caches, key.ns, s.report.opted_out_of);
+    if (s.report.selected_by.empty() || !caches.policies) return s;
+    s.policy = policies.resolve(caches, caches.policies->get(key.ns + "/" + s.report.selected_by.front()));
+    if (!s.policy.effective || s.report.idle != core::IdleKind::None) return s;
+    const auto& effective = *s.policy.effective;
+
+    const auto* cache = caches.for_kind(key.kind);
+    const auto workload = cache ? cache->get(key.cache_key()) : nullptr;
+    if (!workload) return s;
+    std::vector<core::Pod> pods;
+    for (const auto& obj : pods_of(caches, key.kind, s.report.uid)) {
+        auto pod = core::decode_pod(*obj);
+        if (!pod) {
+            spdlog::debug("skipping undecodable pod namespace={} name={} error=\"{}\"", key.ns,
+                          kube::meta_string(*obj, "name"), pod.error().message);
+            continue;
+        }
+        s.pod_names.push_back(pod.value().name);
+        pods.push_back(std::move(pod).value());
+    }
+    std::sort(s.pod_names.begin(), s.pod_names.end());
+    auto tmpl = core::decode_pod_template(key.kind, *workload);
+    s.baseline = core::workload_baseline(pods, tmpl ? &tmpl.value() : nullptr, effective.excluded_containers);
+    if (!tmpl && !core::baseline_pod(pods)) s.baseline_error = tmpl.error().message;
+    s.hpa_conflict = core::check_hpa_conflict(hpas_in(caches, key.ns), key.name, key.kind);
+
+    if (const auto* vpa = std::get_if<core::VpaSource>(&effective.metrics.provider)) {
+        const auto vns = vpa->namespace_.empty() ? key.ns : vpa->namespace_;
+        if (!caches.vpas) {
+            s.vpa_problem = "the VerticalPodAutoscaler API (autoscaling.k8s.io/v1) is not served by this cluster; "
+                            "install the VPA CRD";
+        } else if (!caches.has_synced("VerticalPodAutoscaler")) {
+            s.vpa_not_synced = true;
+        } else if (!(s.vpa = caches.vpas->get(vns + "/" + vpa->name))) {
+            s.vpa_problem = "VerticalPodAutoscaler " + vns + "/" + vpa->name + " not found";
+        }
+    }
+    return s;
+}
+
+workload_step next_step(const workload_snapshot& s) {
+    if (s.report.selected_by.empty()) return workload_step::unmanaged;
+    if (s.report.idle != core::IdleKind::None) return workload_step::idle;
+    if (!s.policy.effective) return workload_step::config_failed;
+    const auto& e = *s.policy.effective;
+    if (e.paused) return workload_step::paused;
+    if (e.update_strategy.type == core::UpdateMode::Observe) return workload_step::observe;
+    if (!s.policy.source_error.empty()) return workload_step::source_failed;
+    if (s.baseline.containers.empty()) return workload_step::nothing_to_size;
+    return workload_step::query_source;
+}
+
+}  // namespace attune::controller
