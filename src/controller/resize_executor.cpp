@@ -365,7 +365,12 @@ asio::awaitable<void> resize_executor::close_cycle(pass_context& c) {
         std::chrono::duration_cast<std::chrono::seconds>(c.policy->update_strategy.cooldown),
         core::count_consecutive_reverts(c.book->history));
     const bool cooldown_active = !cycles_.view(c.policy_key).open && core::check_cooldown(state, anchor, c.now).active;
-    ledger_.set_cycle(*c.book, cycles_.view(c.policy_key).open, cooldown_active || c.cooldown_held);
+    std::optional<bool> inside_window;
+    if (const auto& sched = c.policy->update_strategy.schedule; sched && !sched->windows.empty()) {
+        const auto schedule = core::schedule_of(*sched);
+        inside_window = core::check_schedule(schedule, zones_.get(schedule.timezone), c.now).allowed;
+    }
+    ledger_.set_cycle(*c.book, cycles_.view(c.policy_key).open, cooldown_active || c.cooldown_held, inside_window);
 }
 
 }  // namespace attune::controller

@@ -46,10 +46,14 @@ void resize_ledger::set_pods(book& b, const std::string& workload, std::map<std:
     ++b.version;
 }
 
-void resize_ledger::set_cycle(book& b, bool resized_this_cycle, bool cooldown_active) {
-    if (b.resized_this_cycle == resized_this_cycle && b.cooldown_active == cooldown_active) return;
+void resize_ledger::set_cycle(book& b, bool resized_this_cycle, bool cooldown_active,
+                              std::optional<bool> inside_schedule_window) {
+    if (b.resized_this_cycle == resized_this_cycle && b.cooldown_active == cooldown_active &&
+        b.inside_schedule_window == inside_schedule_window)
+        return;
     b.resized_this_cycle = resized_this_cycle;
     b.cooldown_active = cooldown_active;
+    b.inside_schedule_window = inside_schedule_window;
     ++b.version;
 }
 

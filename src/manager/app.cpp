@@ -148,6 +148,12 @@ public:
             return controller_->recommender().instant(std::move(policy), std::move(query));
         });
         informers_.at("pods")->add_handler(executor_->on_pod_change());
+        // The resize status (history, counts, ResizeBlocked/Resizing/Degraded)
+        // is written by the aggregator, the policy status's one writer.
+        controller_->aggregator().set_resize_ledger(&executor_->ledger());
+        executor_->on_ledger_change([this](const std::string& ns, const std::string& policy) {
+            controller_->aggregator().refresh(ns, policy);
+        });
         controller_->store().on_change([this](const controller::object_key& k) { executor_->on_recommendation_change(k); });
 
         if (opts.leader_elect) {

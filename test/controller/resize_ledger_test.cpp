@@ -46,7 +46,7 @@ TEST(ResizeLedger, CountsWorkloadsAndKubeletStates) {
     l.set_pods(b, "batch", {});
     EXPECT_EQ(b.workloads.count("batch"), 0u);
     EXPECT_GT(b.version, v);
-    l.set_cycle(b, true, false);
+    l.set_cycle(b, true, false, std::nullopt);
     EXPECT_TRUE(b.resized_this_cycle);
     EXPECT_EQ(l.find("shop", "other"), nullptr);
 }

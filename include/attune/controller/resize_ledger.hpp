@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ public:
         std::map<std::string, std::map<std::string, core::ResizeState>> workloads;
         bool resized_this_cycle = false;  // a resize of this policy was Applied in the open cycle
         bool cooldown_active = false;     // the last pass found increases held by the cooldown
+        std::optional<bool> inside_schedule_window;  // only while schedule.windows is non-empty (ScheduleBlocked)
         std::uint64_t version = 0;        // moves on every change: the aggregator writes when it moved
     };
 
@@ -38,7 +40,7 @@ public:
     void append(book& b, std::vector<core::HistoryEntry> entries);
     // Replaces one workload's pod states (an empty map drops the workload).
     void set_pods(book& b, const std::string& workload, std::map<std::string, core::ResizeState> pods);
-    void set_cycle(book& b, bool resized_this_cycle, bool cooldown_active);
+    void set_cycle(book& b, bool resized_this_cycle, bool cooldown_active, std::optional<bool> inside_schedule_window);
     void forget(const std::string& ns, const std::string& policy);
 
     static core::WorkloadCounts counts(const book& b);
