@@ -130,11 +130,12 @@ void resize_executor::shut_down() {
 
 core::ResizeGateInputs resize_executor::gate_inputs(pass_context& c, const core::Pod& pod,
                                                     const core::NodeFacts* node) {
-    auto g = core::policy_gate_inputs(*c.policy, c.book->history, last_resize_time(c.snap.policy), c.now);
+    auto g = core::policy_gate_inputs(*c.policy, c.book->history, cooldown_anchor(c), c.now);
     const auto cycle = cycles_.view(c.policy_key);
     // Inside the open cycle the cooldown does not hold the cycle's own pods
-    // back (core/resize_pass.hpp); it gates the next cycle.
-    if (cycle.open) g.last_resize_time.reset();
+    // back (core/resize_pass.hpp); it gates the next cycle, and this one's
+    // rest once it evicted a pod.
+    if (cycle.open && !cycle.cooldown_applies) g.last_resize_time.reset();
     g.resizes_in_flight = cycle.in_flight;
     g.increase_used = cycle.increase_used;
     if (!g.schedule.windows.empty()) g.zone = zones_.get(g.schedule.timezone);
@@ -339,26 +340,40 @@ void resize_executor::refresh_pod_states(pass_context& c) {
     metrics_.set_kubelet_states(c.snap.key.ns, c.policy_name, d, i);
 }
 
+std::optional<std::string> resize_executor::cooldown_anchor(const pass_context& c) const {
+    // The annotation as cached, or the one this manager wrote since, if newer
+    // (the policy cache may not have seen our patch yet).
+    auto cached = last_resize_time(c.snap.policy);
+    const auto it = anchors_.find(c.policy_key);
+    if (it == anchors_.end()) return cached;
+    if (cached) {
+        const auto parsed = core::parse_timestamp(*cached);
+        if (parsed && parsed.value() >= it->second) return cached;
+    }
+    return core::format_timestamp(it->second);
+}
+
+asio::awaitable<void> resize_executor::write_cooldown_anchor(pass_context& c, std::string why) {
+    anchors_[c.policy_key] = c.now;
+    const auto now = core::format_timestamp(c.now);
+    json::object body{{"metadata", json::object{{"annotations", json::object{{core::kLastResizeTimeAnnotation, now}}}}}};
+    auto r = co_await client_.patch(kube::resources::attune_policies(), c.snap.key.ns, c.policy_name,
+                                    kube::patch_type::json_merge, json::serialize(body));
+    if (r) {
+        spdlog::info("cooldown anchored namespace={} policy={} last_resize_time={} why=\"{}\"", c.snap.key.ns,
+                     c.policy_name, now, why);
+    } else if (!r.error().is_fenced()) {
+        spdlog::warn("the cooldown anchor was not written namespace={} policy={} why=\"{}\" error=\"{}\"",
+                     c.snap.key.ns, c.policy_name, why, r.error().describe());
+    }
+    // The next cycle's increases wait for the cooldown: look again then.
+    c.requeue_in(std::chrono::duration_cast<std::chrono::milliseconds>(c.policy->update_strategy.cooldown) + 1s);
+}
+
 asio::awaitable<void> resize_executor::close_cycle(pass_context& c) {
     const auto close = cycles_.pass_done(c.policy_key, c.snap.key.str(), c.work_left);
-    std::optional<std::string> anchor = last_resize_time(c.snap.policy);
-    if (close && close->applied_any) {
-        const auto now = core::format_timestamp(c.now);
-        json::object body{{"metadata", json::object{{"annotations", json::object{{core::kLastResizeTimeAnnotation, now}}}}}};
-        auto r = co_await client_.patch(kube::resources::attune_policies(), c.snap.key.ns, c.policy_name,
-                                        kube::patch_type::json_merge, json::serialize(body));
-        if (r) {
-            anchor = now;
-            spdlog::info("resize cycle closed; cooldown anchored namespace={} policy={} last_resize_time={}",
-                         c.snap.key.ns, c.policy_name, now);
-        } else {
-            spdlog::warn("resize cycle closed, but the cooldown anchor was not written namespace={} policy={} "
-                         "error=\"{}\"",
-                         c.snap.key.ns, c.policy_name, r.error().describe());
-        }
-        // The next cycle's increases wait for the cooldown: look again then.
-        c.requeue_in(std::chrono::duration_cast<std::chrono::milliseconds>(c.policy->update_strategy.cooldown) + 1s);
-    }
+    if (close && close->applied_any) co_await write_cooldown_anchor(c, "resize cycle closed");
+    const auto anchor = cooldown_anchor(c);
     for (const auto& w : cycles_.waiting_workloads(c.policy_key))
         if (w != c.snap.key.str() && cycles_.view(c.policy_key).in_flight == 0) queue_.add(w);
     const auto state = core::cooldown_state(

@@ -5,6 +5,7 @@
 
 #include <attune/controller/recommendation_store.hpp>
 #include <attune/core/original_values.hpp>
+#include <attune/core/resize_report.hpp>
 #include <attune/core/startup_boost_restore.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -35,6 +36,11 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
         f.t.pod_uid = pod.uid;
         f.t.pod_name = pod.name;
         f.t.request = core::current_request(pod);
+        // What it asks for, as far as the pod tells: from what runs to its spec.
+        core::Pod running = pod;
+        for (auto& ct : running.containers)
+            if (const auto* st = pod.find_status(ct.name); st && st->resources) ct.resources = *st->resources;
+        f.t.changes = core::container_changes(running, pod);
         f.t.submitted_at = c.now;
         f.workload = c.snap.key;
         f.policy = c.policy_name;
@@ -73,7 +79,7 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
                 emit(c, std::move(ev));
             }
             if (u.status.state == core::ResizeState::Deferred && c.acting)
-                co_await evict_or_block(c, pod, u.status, deferred_since);
+                co_await evict_or_block(c, pod, u.status, deferred_since, changes);
             continue;
         }
         in_flight_resize f = std::move(it->second);
@@ -89,7 +95,7 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
                                                   std::chrono::duration<double>(c.now - *f.t.deferred_since).count());
                 spdlog::warn("resize infeasible namespace={} pod={} uid={} message=\"{}\"", pod.namespace_, pod.name,
                              pod.uid, u.status.message);
-                if (c.acting) co_await evict_or_block(c, pod, u.status, f.t.deferred_since);
+                if (c.acting) co_await evict_or_block(c, pod, u.status, f.t.deferred_since, f.t.changes);
                 break;
             case core::TrackVerdict::Superseded:
             case core::TrackVerdict::Gone:

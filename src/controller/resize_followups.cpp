@@ -49,7 +49,8 @@ std::optional<core::Quantity> cpu_limits(const core::Pod& p) {
 }  // namespace
 
 asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const core::Pod& pod, core::ResizeStatus status,
-                                                      std::optional<core::Timestamp> deferred_since) {
+                                                      std::optional<core::Timestamp> deferred_since,
+                                                      std::vector<core::ContainerChange> changes) {
     core::EvictionInputs in;
     in.method = c.policy->update_strategy.resize_method;
     in.state = status;
@@ -112,10 +113,11 @@ asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const cor
         co_return;
     }
     metrics_.evictions.Add({{"namespace", ns}, {"workload", wl}, {"result", "success"}}).Increment();
+    // Its replacement must not be resized and evicted again at once.
     cycles_.acted(c.policy_key);
-    const auto targets = core::resize_targets(c.rec->recommendation, *c.policy);
-    history(c, core::history_entries(core::target_changes(pod, targets.targets, targets.controlled_values), wl,
-                                     core::HistoryMethod::Eviction, core::HistoryResult::Evicted, d.reason, c.now));
+    co_await write_cooldown_anchor(c, "evicted " + pod.name);
+    history(c, core::history_entries(changes, wl, core::HistoryMethod::Eviction, core::HistoryResult::Evicted, d.reason,
+                                     c.now));
     spdlog::warn("evicted for recreation namespace={} pod={} uid={} reason={} message=\"{}\"", ns, pod.name, pod.uid,
                  d.reason, d.message);
     core::EventIntent ev{"Warning", std::string(core::kEventEvicted), "resize",

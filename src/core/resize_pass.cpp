@@ -41,6 +41,7 @@ CycleView ResizeCycleBook::view(std::string_view policy) const {
     const auto it = cycles_.find(policy);
     if (it == cycles_.end()) return v;
     v.open = true;
+    v.cooldown_applies = it->second.evicted;
     v.in_flight = static_cast<int>(it->second.in_flight.size());
     v.increase_used = it->second.increase_used;
     return v;
@@ -54,7 +55,11 @@ void ResizeCycleBook::submit(const std::string& policy, const std::string& /*wor
     add(c.increase_used, increase, +1);
 }
 
-void ResizeCycleBook::acted(const std::string& policy) { cycles_[policy].applied_any = true; }
+void ResizeCycleBook::acted(const std::string& policy) {
+    auto& c = cycles_[policy];
+    c.applied_any = true;
+    c.evicted = true;
+}
 
 void ResizeCycleBook::withdraw(const std::string& policy, const std::string& pod_uid) {
     settle(policy, pod_uid, false);

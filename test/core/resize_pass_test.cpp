@@ -91,7 +91,9 @@ TEST(ResizeCycle, AnEvictionCountsAsAnActionForTheCooldown) {
     ResizeCycleBook b;
     b.submit("p", "api", "u1", {});
     b.settle("p", "u1", false);  // Infeasible
+    EXPECT_FALSE(b.view("p").cooldown_applies);
     b.acted("p");                // then evicted
+    EXPECT_TRUE(b.view("p").cooldown_applies) << "the recreated pod waits a cooldown";
     const auto close = b.pass_done("p", "api", false);
     ASSERT_TRUE(close);
     EXPECT_TRUE(close->applied_any);

@@ -151,14 +151,20 @@ private:
     // resize_followups.cpp (eviction, boosts, persistence, HPA), resize_submit.cpp.
     boost::asio::awaitable<void> follow(pass_context& c);
     boost::asio::awaitable<void> settle_applied(pass_context& c, in_flight_resize f, const core::Pod& pod);
+    // `changes`: what the resize in flight asked for (the history's from/to).
     boost::asio::awaitable<void> evict_or_block(pass_context& c, const core::Pod& pod, core::ResizeStatus status,
-                                                std::optional<core::Timestamp> deferred_since);
+                                                std::optional<core::Timestamp> deferred_since,
+                                                std::vector<core::ContainerChange> changes);
     boost::asio::awaitable<void> watch_safety(pass_context& c);
     boost::asio::awaitable<void> restore_boosts(pass_context& c);
     boost::asio::awaitable<void> resize_pods(pass_context& c);
     boost::asio::awaitable<void> persist(pass_context& c);
     boost::asio::awaitable<void> retune_hpa(pass_context& c, const core::Pod& applied);
     boost::asio::awaitable<void> close_cycle(pass_context& c);
+    // attune.io/last-resize-time = now on the policy (merge patch), remembered
+    // here too so the gates see it before the policy cache does.
+    boost::asio::awaitable<void> write_cooldown_anchor(pass_context& c, std::string why);
+    std::optional<std::string> cooldown_anchor(const pass_context& c) const;
     boost::asio::awaitable<submit_result> submit(core::Pod pod, core::ResizePlan plan, replan_fn replan,
                                                  bool write_originals, std::string workload);
     // A JSON merge patch of the pod's metadata (tracking annotations); false when it failed (logged).
@@ -212,6 +218,7 @@ private:
     // The targets last persisted (OnRecommendation), per workload key.
     std::unordered_map<std::string, std::string> persisted_targets_;
     core::ResizeCycleBook cycles_;
+    std::unordered_map<std::string, core::Timestamp> anchors_;  // policy key -> the anchor this manager wrote last
     resize_ledger ledger_;
     node_load_index nodes_;
     bool stopping_ = false;

@@ -48,6 +48,10 @@ PassSelection select_pass_pods(UpdateMode mode, std::span<const PassCandidate> c
 
 struct CycleView {
     bool open = false;
+    // The open cycle evicted a pod: its recreated replica must not be
+    // resized (and perhaps evicted) again at once, so from here on the
+    // cooldown holds this cycle's increases too.
+    bool cooldown_applies = false;
     int in_flight = 0;           // ResizeGateInputs::resizes_in_flight
     ResourceList increase_used;  // ResizeGateInputs::increase_used
 };
@@ -64,9 +68,10 @@ public:
     // request increase from the budget, and opens the cycle if none is open.
     void submit(const std::string& policy, const std::string& workload, const std::string& pod_uid,
                 const ResourceList& increase);
-    // The cycle acted without an Applied resize (an eviction): it counts as
-    // applied for the cooldown anchor, so a recreated pod that would need
-    // the same impossible resize waits a cooldown instead of looping.
+    // The cycle evicted a pod: it counts as applied for the cooldown anchor
+    // (the shell writes it at once), and the cooldown now holds this cycle's
+    // increases too, so a recreated pod that needs the same impossible resize
+    // waits a cooldown instead of being resized and evicted in a loop.
     void acted(const std::string& policy);
     // Its PATCH was not accepted: the slot and the budget come back.
     void withdraw(const std::string& policy, const std::string& pod_uid);
@@ -88,6 +93,7 @@ private:
         ResourceList increase_used;
         std::set<std::string> waiting;  // workloads with pods waiting for a slot
         bool applied_any = false;
+        bool evicted = false;
     };
     std::map<std::string, Cycle, std::less<>> cycles_;
 };
