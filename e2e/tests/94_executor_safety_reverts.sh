@@ -32,7 +32,7 @@ log "restarting the manager: the originals live on the pods"
 stop_manager || fail "the manager did not stop on SIGTERM"
 start_manager
 
-read -r oom restarts notready < <(pod_names safe | tr '\n' ' ')
+read -r oom restarts notready <<<"$(pod_names safe | tr "\n" " ")"
 # OOM: the simulated working set reaches the applied memory limit (512Mi).
 k -n "$ns" annotate pod "$oom" --overwrite sim.attune.io/load='{"app": {"cpu": "50m", "memory": "600Mi"}}' >/dev/null
 k -n "$ns" annotate pod "$restarts" --overwrite sim.attune.io/restart-count='{"app": 2}' >/dev/null

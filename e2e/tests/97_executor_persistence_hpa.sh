@@ -46,7 +46,7 @@ expect_eq "Deployment generation after one template patch" "$(gen)" "$((gen0 + 1
 history_of persist | jq -e '
   ([.[] | select(.result == "TemplatePatched")] | length == 1) and
   ([.[] | select(.result == "Success")] | length == 2) and
-  (map(.result) | index("TemplatePatched") > (map(.result) | index("Success"))) and
+  (.[-1].result == "TemplatePatched") and
   ([.[] | select(.result == "TemplatePatched")][0] | .method == "TemplatePersistence" and .resource == "template" and .reason == "AfterSuccessfulResize")' \
   >/dev/null || fail "history: $(history_of persist)"
 wait_until 30 has_events persist TemplatePatched || fail "no TemplatePatched Event"
