@@ -3,7 +3,7 @@ K8S ?= 1.36
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench fuzz golden clean
+.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench bench-resize fuzz golden clean
 
 all: build
 
@@ -41,6 +41,10 @@ run: build
 
 bench: build
 	hack/bench.sh
+
+# The executor against the real apiserver with kubesim: 1,000 pods resized to Applied.
+bench-resize: build
+	hack/bench-resize.sh
 
 fuzz:
 	hack/deps.sh fuzz

@@ -36,7 +36,7 @@ oracle_pause() {
   ORACLE_OK=$((ORACLE_OK + ok - ORACLE_OK0)); ORACLE_BAD=$((ORACLE_BAD + bad - ORACLE_BAD0))
   ORACLE_OTHER=$((ORACLE_OTHER + other - ORACLE_OTHER0)); ORACLE_ON=0
 }
-# oracle_check: records this test's counts for 99_resize_oracle and fails on any 4xx.
+# oracle_check: records this test's counts for 99_executor_resize_oracle and fails on any 4xx.
 oracle_check() {
   oracle_pause
   printf '%s\t%d\t%d\t%d\n' "$(basename "$0" .sh)" "$ORACLE_OK" "$ORACLE_BAD" "$ORACLE_OTHER" >>"$ORACLE_FILE"

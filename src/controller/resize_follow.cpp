@@ -39,7 +39,7 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
         // What it asks for, as far as the pod tells: from what runs to its spec.
         core::Pod running = pod;
         for (auto& ct : running.containers)
-            if (const auto* st = pod.find_status(ct.name); st && st->resources) ct.resources = *st->resources;
+            if (const auto* cs = pod.find_status(ct.name); cs && cs->resources) ct.resources = *cs->resources;
         f.t.changes = core::container_changes(running, pod);
         f.t.submitted_at = c.now;
         f.workload = c.snap.key;
