@@ -258,5 +258,35 @@ TEST(ResizeExecutor, AnotherClientErrorIsNeverRetriedBlindly) {
     EXPECT_EQ(h.requests().size(), 4u);
 }
 
+// The safety monitor: a resized pod OOMKilled after its resize goes back to
+// the originals its own annotations hold (so a fresh executor, as after a
+// manager restart, does it): one /resize, no tracking patch.
+TEST(ResizeExecutor, ARevertComesFromTheOriginalsOnThePod) {
+    harness h;
+    h.add(h.pods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1","uid":"web-1-uid",
+      "resourceVersion":"7","generation":2,"labels":{"attune.io/tracked":"true"},
+      "annotations":{"attune.io/original-cpu-request.app":"500m","attune.io/original-memory-request.app":"256Mi",
+        "attune.io/original-restart-count.app":"0","attune.io/resized-at":"2026-12-01T10:00:00Z",
+        "attune.io/resized-workload":"web","attune.io/resized-containers":"app"},
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-rs","uid":"web-rs-uid","controller":true}]},
+      "spec":{"nodeName":"n1","containers":[{"name":"app","resources":{"requests":{"cpu":"200m","memory":"256Mi"}}}]},
+      "status":{"phase":"Running","qosClass":"Burstable","observedGeneration":2,"conditions":[{"type":"Ready","status":"True"}],
+        "containerStatuses":[{"name":"app","ready":true,"restartCount":1,
+          "lastState":{"terminated":{"reason":"OOMKilled","exitCode":137,"finishedAt":"2099-01-01T00:00:00Z"}},
+          "resources":{"requests":{"cpu":"200m","memory":"256Mi"}}}]}})");
+    h.server.script(scripted_reply::http(200, pod_json("web-1", "500m", "200m", 3)));  // the revert
+    h.pass();
+    const auto r = h.requests();
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(path_of(r[0]), "/api/v1/namespaces/shop/pods/web-1/resize");
+    EXPECT_EQ(json::parse(r[0].body).at("spec").at("containers").at(0).at("resources").at("requests").at("cpu").as_string(),
+              "500m");
+    const auto* book = h.exec->ledger().find("shop", "web");
+    ASSERT_NE(book, nullptr);
+    ASSERT_EQ(book->history.size(), 1u);
+    EXPECT_EQ(core::history_result_name(book->history[0].result), "Reverted");
+    EXPECT_EQ(book->history[0].reason, "oomkill");
+}
+
 }  // namespace
 }  // namespace attune::controller
