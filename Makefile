@@ -3,7 +3,7 @@ K8S ?= 1.36
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench bench-scale fuzz golden clean install-plugin krew-manifest
+.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench bench-scale bench-resize fuzz golden clean install-plugin krew-manifest
 
 all: build
 
@@ -57,6 +57,10 @@ bench: build
 bench-scale: build
 	hack/deps.sh bench
 	hack/bench-scale.sh --pods $(or $(PODS),10000) --churn $(or $(CHURN),120) --heaptrack
+
+# The executor against the real apiserver with kubesim: 1,000 pods resized to Applied.
+bench-resize: build
+	hack/bench-resize.sh
 
 fuzz:
 	hack/deps.sh fuzz

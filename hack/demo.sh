@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `make demo`: the main job on the embedded default. Brings up a real local
-# Kubernetes control plane (1.36 unless --k8s), starts attune-manager against
-# it, creates a few workloads and shows what Attune sees and does, through
-# kubectl and the manager's own /metrics. Grows with each feature.
+# Kubernetes control plane (1.36 unless --k8s), starts attune-manager in Auto
+# against an over-provisioned `web` Deployment and shows, through kubectl and
+# the manager's own /metrics, the recommendation from real Prometheus data
+# and the pods right-sized in place (restartCount 0), with the policy's
+# Events and history; idle workloads are left alone.
 #   hack/demo.sh [--k8s 1.36] [--keep]      --keep leaves the cluster running
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -102,19 +104,33 @@ done
 k -n demo get deploy,hpa
 k -n demo get pods -o custom-columns=POD:.metadata.name,NODE:.spec.nodeName,QOS:.status.qosClass,CPU_REQ:.status.containerStatuses[0].resources.requests.cpu,MEM_LIM:.status.containerStatuses[0].resources.limits.memory
 
-if [ -x "$manager" ]; then
-  step "attune-manager: one io_context, informers, workers, status aggregator"
-  k apply -f "$here/deploy/kustomize/base/crd/" >/dev/null
-  k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=30s >/dev/null
-  # base+9 is the cluster's Pushgateway: the manager takes the two ports after it.
-  port=$(( ${ATTUNE_PORT_BASE:-16440} + 10 ))
-  # --allow-local-metrics-addresses: the harness's Prometheus listens on loopback.
-  "$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
-    --health-probe-bind-address "127.0.0.1:$((port + 1))" --log-format text --allow-local-metrics-addresses \
-    > "$demo/manager.log" 2>&1 &
-  mgr_pid=$!
-  # A short queryStep and few points, so the demo needs a minute of data, not days.
-  k -n demo apply -f - >/dev/null <<YAML
+pods_view() {
+  k -n demo get pods -l app=web -o custom-columns='POD:.metadata.name,SPEC_CPU:.spec.containers[0].resources.requests.cpu,SPEC_MEM:.spec.containers[0].resources.requests.memory,APPLIED_CPU:.status.containerStatuses[0].resources.requests.cpu,APPLIED_MEM:.status.containerStatuses[0].resources.requests.memory,RESTARTS:.status.containerStatuses[0].restartCount'
+}
+
+if [ ! -x "$manager" ]; then
+  step "attune-manager is not built ($manager): make build, then make demo"
+  exit 1
+fi
+
+step "Usage the recommender reads: real PromQL against Prometheus (kubesim's simulated cAdvisor series)"
+sleep 5
+curl -sf "$PROMETHEUS_URL/api/v1/query" --data-urlencode 'query=sum by (pod) (rate(container_cpu_usage_seconds_total{namespace="demo",pod=~"web-.*"}[30s]))' \
+  | jq -r '.data.result[] | "\(.metric.pod)  cpu \(.value[1] | tonumber * 1000 | floor)m"'
+
+step "attune-manager in Auto: recommend from Prometheus, then right-size in place"
+k apply -f "$here/deploy/kustomize/base/crd/" >/dev/null
+k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=30s >/dev/null
+# base+9 is the cluster's Pushgateway: the manager takes the two ports after it.
+port=$(( ${ATTUNE_PORT_BASE:-16440} + 10 ))
+"$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
+  --health-probe-bind-address "127.0.0.1:$((port + 1))" --log-format text --allow-local-metrics-addresses \
+  > "$demo/manager.log" 2>&1 &
+mgr_pid=$!
+# The demo's windows are short (10 s query steps, 3 data points, a 1 m
+# cooldown and safety watch) so it right-sizes within about a minute; the
+# defaults (5 m steps, 48 points, 1 h cooldown, 5 m watch) are untouched.
+k -n demo apply -f - >/dev/null <<YAML
 apiVersion: attune.io/v1alpha1
 kind: AttunePolicy
 metadata: {name: demo}
@@ -127,52 +143,36 @@ spec:
     historyWindow: 1h
     minimumDataPoints: 3
   cpu: {}
-  memory: {}
-  updateStrategy: {type: Recommend}
+  memory: {allowDecrease: true}
+  updateStrategy: {type: Auto, cooldown: 1m, safetyObservationPeriod: 1m}
 YAML
-  for _ in $(seq 60); do
-    [ "$(k -n demo get attunepolicy demo -o json | jq '.status.idleWorkloads // [] | length')" -ge 2 ] && break; sleep 0.5
-  done
-  echo "capabilities the manager probed:"
-  grep -m1 -i capabilit "$demo/manager.log" | cut -c1-400 || true
-  echo; echo "AttunePolicy demo status.idleWorkloads (read with kubectl):"
-  k -n demo get attunepolicy demo -o json | jq -c '.status.idleWorkloads[]?'
-  echo; echo "manager /metrics:"
-  curl -sf "http://127.0.0.1:$port/metrics" | grep -E '^attune_workload_idle' || echo "(no attune_workload_idle series)"
-else
-  step "attune-manager is not built ($manager); showing the cluster only"
-fi
+echo "before (read with kubectl):"
+pods_view
+started=$(date +%s)
+resized() {
+  k -n demo get pods -l app=web -o json | jq -e '[.items[] | select(.status.phase == "Running")] | length == 3 and
+    all(.[]; .spec.containers[0].resources.requests.cpu != "500m" and
+             .status.containerStatuses[0].resources.requests.cpu == .spec.containers[0].resources.requests.cpu)' >/dev/null
+}
+for _ in $(seq 240); do resized && break; sleep 0.5; done
+if resized; then echo; echo "after $(( $(date +%s) - started )) s (read with kubectl):"; else echo; echo "not right-sized within 2 minutes; see $demo/manager.log"; fi
+pods_view
 
-step "What Attune will do: an in-place resize through pods/resize (here by hand, with kubectl)"
-pod=$(k -n demo get pods -l app=web -o jsonpath='{.items[0].metadata.name}')
-k -n demo patch pod "$pod" --subresource resize --type strategic \
-  -p '{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m"},"limits":{"cpu":"400m"}}}]}}' >/dev/null
-for _ in $(seq 30); do
-  [ "$(k -n demo get pod "$pod" -o jsonpath='{.status.containerStatuses[0].resources.requests.cpu}')" = 200m ] && break; sleep 0.5
-done
-k -n demo get pod "$pod" -o json | jq -c '{pod: .metadata.name, generation: .metadata.generation, restarts: .status.containerStatuses[0].restartCount, applied: .status.containerStatuses[0].resources}'
+step "Why that size: the recommendation and its explanation (status.recommendations, read with kubectl)"
+k -n demo get attunepolicy demo -o json | jq -r '.status.recommendations[]? | select(.workload == "web") | .containers[] |
+  "  \(.name): cpu \(.current.cpuRequest) -> \(.recommended.cpuRequest), memory \(.current.memoryRequest) -> \(.recommended.memoryRequest), confidence \(.confidence), \(.dataPoints) points",
+  "    cpu:    p95 \(.explanation.cpu.rawPercentile) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead); x \(.explanation.cpu.confidenceFactor) (confidence \(.explanation.cpu.confidence)) = \(.explanation.cpu.afterConfidence); bounds \(.explanation.cpu.afterBounds); change filter \(.explanation.cpu.afterChangeFilter) \(.explanation.cpu.changeFilterApplied // "")",
+  "    memory: p99 \(.explanation.memory.rawPercentile) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead); x \(.explanation.memory.confidenceFactor) = \(.explanation.memory.afterConfidence); change filter \(.explanation.memory.afterChangeFilter) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final) \(.explanation.memory.finalAdjustment // "")"'
 
-step "Usage the recommender reads: real PromQL against Prometheus"
-sleep 5
-curl -sf "$PROMETHEUS_URL/api/v1/query" --data-urlencode 'query=sum by (pod) (container_memory_working_set_bytes{namespace="demo"})' \
-  | jq -r '.data.result[] | "\(.metric.pod)  working set \(.value[1]) bytes"'
-
-if [ -n "$mgr_pid" ]; then
-  step "A recommendation for web from that data (Recommend: nothing is resized)"
-  echo "waiting for Prometheus to hold a minute of web's usage (150m cpu, 90Mi memory) at 10 s steps..."
-  # The first recommendation comes with 3 points; a few more let rate() settle on the load.
-  for _ in $(seq 240); do
-    [ "$(k -n demo get attunepolicy demo -o json | jq '[.status.recommendations[]? | select(.workload == "web") | .containers[] | select(.dataPoints >= 14)] | length')" -ge 1 ] && break
-    sleep 1
-  done
-  k -n demo get ap demo
-  echo
-  k -n demo describe ap demo | sed -n '/^Status:/,$p' | head -90
-  echo; echo "web's app container: current -> recommended, and how (status.recommendations[].containers[].explanation):"
-  k -n demo get attunepolicy demo -o json | jq -r '.status.recommendations[]? | select(.workload == "web") | .containers[] |
-    "  \(.name): cpu \(.current.cpuRequest) -> \(.recommended.cpuRequest), memory \(.current.memoryRequest) -> \(.recommended.memoryRequest), confidence \(.confidence), \(.dataPoints) points",
-    "    cpu:    p95 \(.explanation.cpu.rawPercentile) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead); x \(.explanation.cpu.confidenceFactor) (confidence \(.explanation.cpu.confidence)) = \(.explanation.cpu.afterConfidence); bounds \(.explanation.cpu.afterBounds); change filter \(.explanation.cpu.afterChangeFilter) \(.explanation.cpu.changeFilterApplied // "")",
-    "    memory: p99 \(.explanation.memory.rawPercentile) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead); x \(.explanation.memory.confidenceFactor) = \(.explanation.memory.afterConfidence); change filter \(.explanation.memory.afterChangeFilter) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final) \(.explanation.memory.finalAdjustment // "")"'
-  echo; echo "manager /metrics (recommendations):"
-  curl -sf "http://127.0.0.1:$port/metrics" | grep -E '^attune_(recommendation_|confidence)' || echo "(no recommendation series)"
-fi
+step "What Attune says about it: the policy, its Events and status.resizeHistory"
+k -n demo get attunepolicy demo
+echo
+k -n demo get events.events.k8s.io --field-selector regarding.kind=AttunePolicy,regarding.name=demo \
+  -o custom-columns=REASON:.reason,TYPE:.type,NOTE:.note --sort-by=.metadata.creationTimestamp | cut -c1-160
+echo
+k -n demo get attunepolicy demo -o json | jq -r '.status.resizeHistory[]? | "\(.timestamp)  \(.workload)/\(.container)  \(.resource)  \(.from) -> \(.to)  \(.result)"'
+echo
+k -n demo get attunepolicy demo -o json | jq -c '{workloads: .status.workloads, idleWorkloads: [.status.idleWorkloads[]? | "\(.workload)/\(.reason)"], conditions: [.status.conditions[]? | "\(.type)=\(.status) \(.reason)"]}'
+echo
+echo "the manager's own counters:"
+curl -sf "http://127.0.0.1:$port/metrics" | grep -E '^attune_(resize_total|resize_duration_seconds_count|workload_idle)' || true

@@ -7,7 +7,14 @@ package main
 //     e.g. '{"app": 3}', raises that container's restartCount to at least 3;
 //   - NotReady: sim.attune.io/ready: "false" on the pod;
 //   - node pressure: sim.attune.io/pressure on the node, e.g.
-//     "MemoryPressure,DiskPressure", reported by every heartbeat until removed.
+//     "MemoryPressure,DiskPressure", reported by every heartbeat until removed;
+//   - a kubelet with less room than its Node object shows:
+//     sim.attune.io/kubelet-allocatable on the node, e.g. '{"cpu": "1"}', is
+//     what the simulated kubelet admits resizes against (as a kubelet does
+//     whose reserved resources grew before it updated the Node's status, or
+//     that runs static pods the API does not list). A resize that fits the
+//     Node's allocatable but not this is Deferred, or Infeasible when it is
+//     larger than this on its own; removing the annotation retries it.
 // Everything is driven by annotations, so a test sets it with kubectl and
 // the 10 s node refresh never overwrites it.
 
@@ -22,6 +29,7 @@ const (
 	restartCountAnnotation = "sim.attune.io/restart-count"
 	readyAnnotation        = "sim.attune.io/ready"
 	pressureAnnotation     = "sim.attune.io/pressure"
+	kubeletAllocatableAnno = "sim.attune.io/kubelet-allocatable"
 	// oomBackoff: a container still over its limit is killed again this
 	// long after the last kill, like a crash-looping container.
 	oomBackoff = 10 * time.Second
@@ -41,6 +49,43 @@ func ParseRestartCounts(s string) (map[string]int64, error) {
 		}
 	}
 	return m, nil
+}
+
+// ParseKubeletAllocatable parses '{"cpu": "1", "memory": "2Gi"}' (cpu and memory only).
+func ParseKubeletAllocatable(s string) (ResList, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, fmt.Errorf("%s: want a JSON object of resource name to quantity: %v", kubeletAllocatableAnno, err)
+	}
+	out := parseResList(m)
+	for name, raw := range m {
+		if _, ok := out[name]; !ok {
+			return nil, fmt.Errorf("%s[%q]: %v is not a cpu or memory quantity", kubeletAllocatableAnno, name, raw)
+		}
+	}
+	return out, nil
+}
+
+// kubeletAllocatable narrows the Node's allocatable to the annotation's
+// figures, per resource; a bad annotation is logged and ignored.
+func kubeletAllocatable(name string, annotations map[string]string, a Amount) Amount {
+	raw, ok := annotations[kubeletAllocatableAnno]
+	if !ok {
+		return a
+	}
+	l, err := ParseKubeletAllocatable(raw)
+	if err != nil {
+		logf("node %s: warning: %v; ignored", name, err)
+		return a
+	}
+	k := requestAmount(Resources{Requests: l})
+	if _, ok := l[resCPU]; ok && k.MilliCPU < a.MilliCPU {
+		a.MilliCPU = k.MilliCPU
+	}
+	if _, ok := l[resMemory]; ok && k.Memory < a.Memory {
+		a.Memory = k.Memory
+	}
+	return a
 }
 
 // ParsePressure parses "MemoryPressure,DiskPressure" ("" is none).

@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 func TestOOMKillWhenUsageReachesTheLimitWithBackoff(t *testing.T) {
@@ -132,5 +134,40 @@ func TestRestartAnnotationParsing(t *testing.T) {
 		if _, err := ParseRestartCounts(bad); err == nil {
 			t.Fatalf("%s accepted", bad)
 		}
+	}
+}
+
+func TestKubeletAllocatableNarrowsTheNodesRoom(t *testing.T) {
+	node := Amount{4000, 16 << 30}
+	cases := []struct {
+		name string
+		ann  map[string]string
+		want Amount
+	}{
+		{"no annotation: the Node's allocatable", nil, node},
+		{"cpu only", map[string]string{kubeletAllocatableAnno: `{"cpu": "1500m"}`}, Amount{1500, 16 << 30}},
+		{"both", map[string]string{kubeletAllocatableAnno: `{"cpu": "1", "memory": "1Gi"}`}, Amount{1000, 1 << 30}},
+		{"never wider than the Node", map[string]string{kubeletAllocatableAnno: `{"cpu": "8"}`}, node},
+		{"a bad annotation is ignored", map[string]string{kubeletAllocatableAnno: `{"gpu": "1"}`}, node},
+		{"not JSON is ignored", map[string]string{kubeletAllocatableAnno: `1`}, node},
+	}
+	for _, c := range cases {
+		if got := kubeletAllocatable("n", c.ann, node); got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
+		}
+	}
+	// What the decision then says for a resize that fits the Node but not the kubelet.
+	b, _ := BehaviorFor(36)
+	p := PodState{Containers: []ContainerState{{Name: "app", Kind: Regular,
+		Spec:      Resources{Requests: ResList{resCPU: resource.MustParse("800m")}},
+		Allocated: Resources{Requests: ResList{resCPU: resource.MustParse("500m")}},
+		Actuated:  Resources{Requests: ResList{resCPU: resource.MustParse("500m")}}}}}
+	room := NodeRoom{Allocatable: kubeletAllocatable("n", map[string]string{kubeletAllocatableAnno: `{"cpu": "1"}`}, node), Used: Amount{500, 0}}
+	if o := Decide(b, p, room, time.Now(), time.Second); o.Pending != PendingDeferred {
+		t.Errorf("fits the Node, not the kubelet: got %q, want Deferred", o.Pending)
+	}
+	room.Allocatable = kubeletAllocatable("n", map[string]string{kubeletAllocatableAnno: `{"cpu": "700m"}`}, node)
+	if o := Decide(b, p, room, time.Now(), time.Second); o.Pending != PendingInfeasible {
+		t.Errorf("larger than the kubelet's room on its own: got %q, want Infeasible", o.Pending)
 	}
 }

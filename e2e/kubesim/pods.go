@@ -416,7 +416,7 @@ func (s *Sim) nodeRoom(node, selfKey string) NodeRoom {
 			alloc, _, _ = unstructured.NestedMap(nu, "status", "capacity")
 		}
 		a := requestAmount(Resources{Requests: parseResList(alloc)})
-		r.Allocatable = a
+		r.Allocatable = kubeletAllocatable(node, obj.(*unstructured.Unstructured).GetAnnotations(), a)
 	}
 	others, _ := s.pods.GetIndexer().ByIndex(nodeIndex, node)
 	for _, obj := range others {

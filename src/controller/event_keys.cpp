@@ -58,14 +58,21 @@ std::vector<std::string> keys_for_pod_change(const kube::object_cache::delta& d,
         const auto* b = core::json_at(*d.new_object, {"spec"});
         if ((a == nullptr) == (b == nullptr) && (!a || *a == *b)) return {};
     }
-    const auto ns = std::string(kube::meta_string(*pod, "namespace"));
-    const auto* refs = core::array_at(*pod, {"metadata", "ownerReferences"});
-    if (ns.empty() || !refs) return {};
+    auto key = pod_workload_key(*pod, replicasets, jobs);
+    if (!key) return {};
+    return {key->str()};
+}
+
+std::optional<object_key> pod_workload_key(const boost::json::value& pod, const kube::object_cache* replicasets,
+                                           const kube::object_cache* jobs) {
+    const auto ns = std::string(kube::meta_string(pod, "namespace"));
+    const auto* refs = core::array_at(pod, {"metadata", "ownerReferences"});
+    if (ns.empty() || !refs) return std::nullopt;
     for (const auto& r : *refs) {
         if (core::bool_at(r, {"controller"}) != true) continue;
         const std::string owner_kind(core::string_at(r, {"kind"}));
         const std::string owner_name(core::string_at(r, {"name"}));
-        if (owner_name.empty() || !is_workload_kind(owner_kind)) return {};
+        if (owner_name.empty() || !is_workload_kind(owner_kind)) return std::nullopt;
         // A ReplicaSet or Job owned by a Deployment or CronJob is its owner's.
         const kube::object_cache* middle = owner_kind == "ReplicaSet" ? replicasets : owner_kind == "Job" ? jobs : nullptr;
         if (middle) {
@@ -75,13 +82,13 @@ std::vector<std::string> keys_for_pod_change(const kube::object_cache::delta& d,
                     for (const auto& u : *up) {
                         const auto k = core::string_at(u, {"kind"});
                         if (core::bool_at(u, {"controller"}) == true && (k == "Deployment" || k == "CronJob"))
-                            return {ns + "/" + std::string(k) + "/" + std::string(core::string_at(u, {"name"}))};
+                            return object_key{ns, std::string(k), std::string(core::string_at(u, {"name"}))};
                     }
             }
         }
-        return {ns + "/" + owner_kind + "/" + owner_name};
+        return object_key{ns, owner_kind, owner_name};
     }
-    return {};
+    return std::nullopt;
 }
 
 std::vector<std::string> keys_for_policy_change(const kube::object_cache::delta& d) {

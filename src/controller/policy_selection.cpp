@@ -27,13 +27,21 @@ core::result<policy_view> decode_policy(const json::value& policy) {
     return out;
 }
 
-std::string controller_kind(const json::value& obj) {
+std::optional<controller_reference> controller_ref(const json::value& obj) {
     const auto* refs = core::array_at(obj, {"metadata", "ownerReferences"});
-    if (!refs) return {};
+    if (!refs) return std::nullopt;
     for (const auto& r : *refs) {
-        if (core::bool_at(r, {"controller"}) == true) return std::string(core::string_at(r, {"kind"}));
+        if (core::bool_at(r, {"controller"}) == true)
+            return controller_reference{std::string(core::string_at(r, {"kind"})),
+                                        std::string(core::string_at(r, {"name"})),
+                                        std::string(core::string_at(r, {"uid"}))};
     }
-    return {};
+    return std::nullopt;
+}
+
+std::string controller_kind(const json::value& obj) {
+    auto ref = controller_ref(obj);
+    return ref ? std::move(ref->kind) : std::string();
 }
 
 workload_ref workload_ref_from(std::string kind, const json::value& workload) {

@@ -1,6 +1,8 @@
 #include <attune/controller/status_aggregation.hpp>
 
 #include <attune/controller/policy_conditions.hpp>
+#include <attune/core/duration.hpp>
+#include <attune/core/resize_status.hpp>
 #include <attune/controller/status_recommendations.hpp>
 #include <attune/core/json_path.hpp>
 
@@ -52,6 +54,13 @@ void count(pass_facts& f, const workload_report& r) {
 }  // namespace
 
 std::string_view idle_status_reason(core::IdleKind kind) noexcept { return core::idle_reason(kind); }
+
+std::optional<completed_pass> status_aggregation::refresh(const std::string& ns, const std::string& policy,
+                                                          core::Timestamp now) {
+    auto it = policies_.find({ns, policy});
+    if (it == policies_.end() || !it->second.pending.empty()) return std::nullopt;
+    return complete(ns, policy, it->second, now);
+}
 
 std::optional<completed_pass> status_aggregation::begin_pass(const std::string& ns, const std::string& policy,
                                                              const policy_context& context,
@@ -146,6 +155,26 @@ completed_pass status_aggregation::complete(const std::string& ns, const std::st
     } else {
         core::remove_condition(st.conditions, kConditionScaledToZero);
     }
+    // The executor's part: what it resized and where the kubelet holds it.
+    const auto* book = ledger_ ? ledger_->find(ns, policy) : nullptr;
+    const auto counts = book ? resize_ledger::counts(*book) : core::WorkloadCounts{};
+    w.resized = counts.resized;
+    w.pending = std::max(0, w.with_recommendations - w.resized);
+    w.deferred = counts.deferred;
+    w.infeasible = counts.infeasible;
+    if (book) c.status.resize_history = book->history;
+    if (st.context.resizing_mode)
+        c.status.cooldown = core::cooldown_state(st.context.cooldown, core::count_consecutive_reverts(c.status.resize_history));
+    core::ResizeConditionInputs rin;
+    rin.now = now;
+    rin.generation = st.context.generation;
+    rin.resizing_mode = st.context.resizing_mode;
+    rin.resized_this_cycle = book && book->resized_this_cycle;
+    rin.cooldown_active = book && book->cooldown_active;
+    rin.counts = counts;
+    rin.history = c.status.resize_history;
+    if (book) rin.inside_schedule_window = book->inside_schedule_window;
+    core::apply_resize_conditions(st.conditions, rin);
     c.status.conditions = st.conditions;
     c.status.recommendations = status_recommendations(std::move(recs), st.context.max_status_recommendations,
                                                       st.context.include_explanations);
@@ -189,8 +218,8 @@ policy_status policy_status_from(const json::value& policy) {
         auto n = [&](std::string_view k) {
             return static_cast<int>(core::int_at(policy, {"status", "workloads", k}).value_or(0));
         };
-        out.workloads = {n("discovered"), n("withRecommendations"), n("resized"),
-                         n("pending"),    n("dataPointsCollected"), n("dataPointsRequired")};
+        out.workloads = {n("discovered"),          n("withRecommendations"), n("resized"),  n("pending"),
+                         n("dataPointsCollected"), n("dataPointsRequired"),  n("deferred"), n("infeasible")};
     }
     if (const auto* conds = core::json_at(policy, {"status", "conditions"})) {
         // Conditions the server holds that do not decode are dropped: ours
@@ -198,6 +227,16 @@ policy_status policy_status_from(const json::value& policy) {
         if (auto decoded = core::decode_conditions(*conds)) out.conditions = std::move(decoded).value();
     }
     if (const auto* recs = core::array_at(policy, {"status", "recommendations"})) out.recommendations = *recs;
+    if (const auto* h = core::json_at(policy, {"status", "resizeHistory"}))
+        if (auto decoded = core::decode_history(*h)) out.resize_history = std::move(decoded).value();
+    if (core::object_at(policy, {"status", "cooldown"})) {
+        core::CooldownState cd;
+        auto parsed = core::parse_duration(core::string_at(policy, {"status", "cooldown", "effectiveCooldown"}));
+        if (parsed) cd.effective = std::chrono::duration_cast<std::chrono::seconds>(parsed.value());
+        cd.backoff_multiplier = static_cast<int>(core::int_at(policy, {"status", "cooldown", "backoffMultiplier"}).value_or(1));
+        cd.consecutive_reverts = static_cast<int>(core::int_at(policy, {"status", "cooldown", "consecutiveReverts"}).value_or(0));
+        out.cooldown = cd;
+    }
     if (auto t = core::parse_timestamp(core::string_at(policy, {"status", "lastReconcileTime"}))) out.last_reconcile_time = t.value();
     return out;
 }
@@ -213,10 +252,15 @@ std::string status_patch_body(const policy_status& status) {
                                                {"withRecommendations", w.with_recommendations},
                                                {"resized", w.resized},
                                                {"pending", w.pending},
+                                               {"deferred", w.deferred},
+                                               {"infeasible", w.infeasible},
                                                {"dataPointsCollected", w.data_points_collected},
                                                {"dataPointsRequired", w.data_points_required}}},
                     {"conditions", core::conditions_json(status.conditions)},
                     {"recommendations", status.recommendations}};
+    // The executor's part (core/resize_history.hpp, core/cooldown.hpp).
+    st["resizeHistory"] = core::history_json(status.resize_history);
+    if (status.cooldown) st["cooldown"] = core::cooldown_status_json(*status.cooldown);
     if (status.last_reconcile_time) st["lastReconcileTime"] = core::format_timestamp(*status.last_reconcile_time);
     return json::serialize(json::object{{"status", std::move(st)}});
 }

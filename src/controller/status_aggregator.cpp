@@ -41,6 +41,12 @@ void status_aggregator::report(workload_report r) {
     wake(wake_);
 }
 
+void status_aggregator::refresh(const std::string& ns, const std::string& policy) {
+    if (stopping_) return;
+    refreshes_.insert_or_assign(policy_id(ns, policy), std::make_pair(ns, policy));
+    wake(wake_);
+}
+
 void status_aggregator::stop() {
     stopping_ = true;
     wake(wake_);
@@ -54,7 +60,7 @@ const policy_status* status_aggregator::latest(const std::string& ns, const std:
 
 asio::awaitable<void> status_aggregator::run() {
     while (!stopping_) {
-        if (plans_.empty() && reports_.empty()) {
+        if (plans_.empty() && reports_.empty() && refreshes_.empty()) {
             co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
             continue;
         }
@@ -90,6 +96,8 @@ void status_aggregator::drain() {
     }
     for (const auto& key : report_order)
         for (auto& c : state_.report(reports.at(key), now)) finish(std::move(c));
+    for (const auto& [id, which] : std::exchange(refreshes_, {}))
+        if (auto c = state_.refresh(which.first, which.second, now)) finish(std::move(*c));
 }
 
 void status_aggregator::finish(completed_pass c) {

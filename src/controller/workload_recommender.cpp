@@ -67,28 +67,55 @@ asio::awaitable<source_result> workload_recommender::recommend(std::shared_ptr<c
     co_return failed(recommendation_state::source_unavailable, "", "no usable metrics source");
 }
 
-asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared_ptr<const workload_snapshot> s) {
-    const auto& e = *s->effective();
-    const auto& src = std::get<core::PrometheusSource>(e.metrics.provider);
-    const auto& ns = s->key.ns;
+asio::awaitable<core::result<std::shared_ptr<prometheus_client>>> workload_recommender::client_for(
+    std::shared_ptr<const core::EffectivePolicy> policy) {
+    const auto* src = std::get_if<core::PrometheusSource>(&policy->metrics.provider);
+    if (!src) co_return core::make_error("no_prometheus", "the policy's metrics source is not a Prometheus");
+    const auto& ns = policy->namespace_;
     // Secrets exist here only with --allow-secret-reads (validation refuses them otherwise).
     std::string token, ca;
-    if (src.bearer_token_secret || src.ca_secret) {
-        if (!secrets_)
-            co_return failed(recommendation_state::invalid_config, "prometheus", "Secret reads are off in this manager");
-        if (const auto& ref = src.bearer_token_secret) {
+    if (src->bearer_token_secret || src->ca_secret) {
+        if (!secrets_) co_return core::make_error("invalid_config", "Secret reads are off in this manager");
+        if (const auto& ref = src->bearer_token_secret) {
             auto t = co_await secrets_->read(ns, ref->name, ref->key);
-            if (!t) co_return failed(recommendation_state::invalid_config, "prometheus", "bearerTokenSecret: " + t.error().message);
+            if (!t) co_return core::make_error("invalid_config", "bearerTokenSecret: " + t.error().message);
             token = std::move(t).value();
         }
-        if (const auto& ref = src.ca_secret) {
+        if (const auto& ref = src->ca_secret) {
             auto c = co_await secrets_->read(ns, ref->name, ref->key);
-            if (!c) co_return failed(recommendation_state::invalid_config, "prometheus", "tls.caSecret: " + c.error().message);
+            if (!c) co_return core::make_error("invalid_config", "tls.caSecret: " + c.error().message);
             ca = std::move(c).value();
         }
     }
-    auto client = clients_.get(src, token, ca, std::chrono::steady_clock::now());
-    if (!client) co_return failed(recommendation_state::invalid_config, "prometheus", src.origin + ": " + client.error().message);
+    auto client = clients_.get(*src, token, ca, std::chrono::steady_clock::now());
+    if (!client) co_return core::make_error("invalid_config", src->origin + ": " + client.error().message);
+    co_return std::move(client).value();
+}
+
+asio::awaitable<std::optional<double>> workload_recommender::instant(std::shared_ptr<const core::EffectivePolicy> policy,
+                                                                     std::string query) {
+    auto client = co_await client_for(policy);
+    if (!client) co_return std::nullopt;
+    auto keep = client.value();  // alive across the await even if the cache drops it
+    auto r = co_await keep->query(std::move(query), seconds_since_epoch(now_()));
+    if (metrics_) metrics_->observe_query("instant", std::chrono::duration<double>(r.duration).count());
+    if (!r.result) {
+        if (metrics_)
+            metrics_->prometheus_query_errors.Add({{"namespace", policy->namespace_}, {"query_type", "instant"}}).Increment();
+        spdlog::warn("prometheus instant query failed; it passes namespace={} policy={} error_code={} error=\"{}\"",
+                     policy->namespace_, policy->name, r.result.error().code, r.result.error().message);
+        co_return std::nullopt;
+    }
+    for (const auto& series : r.result.value().series)
+        if (!series.samples.empty()) co_return series.samples.front().value;
+    co_return std::nullopt;
+}
+
+asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared_ptr<const workload_snapshot> s) {
+    const auto& e = *s->effective();
+    const auto& ns = s->key.ns;
+    auto client = co_await client_for(s->policy.effective);
+    if (!client) co_return failed(recommendation_state::invalid_config, "prometheus", client.error().message);
     const double now = seconds_since_epoch(now_());
     auto queries = core::usage_queries(e, s->key.kind, s->key.name, s->pod_names, now);
     if (!queries) co_return failed(recommendation_state::invalid_config, "prometheus", queries.error().message);

@@ -143,6 +143,8 @@ void fill_context(policy_context& context, const resolved_policy& resolved) {
     context.include_explanations = e.update_strategy.include_explanations_in_status;
     context.minimum_data_points = e.metrics.minimum_data_points;
     context.query_step_seconds = std::chrono::duration<double>(e.metrics.query_step).count();
+    context.resizing_mode = core::mode_resizes(e.update_strategy.type);
+    context.cooldown = std::chrono::duration_cast<std::chrono::seconds>(e.update_strategy.cooldown);
 }
 
 kube::object_reference policy_reference(const object_ptr& policy) {

@@ -5,13 +5,6 @@
 
 namespace attune::core {
 
-result<ResizeMethod> parse_resize_method(std::string_view text) {
-    if (text.empty() || text == "InPlaceOnly") return ResizeMethod::InPlaceOnly;
-    if (text == "InPlaceOrRecreate") return ResizeMethod::InPlaceOrRecreate;
-    return make_error("invalid_resize_method",
-                      "resizeMethod \"" + std::string(text) + "\" is not InPlaceOnly or InPlaceOrRecreate");
-}
-
 EvictionDecision decide_eviction(const EvictionInputs& in) {
     std::string why;
     std::string reason;

@@ -84,13 +84,18 @@ result<LabelSelector> parse_label_selector(const json::value* selector, std::str
     return out;
 }
 
-LabelMap labels_of(const json::value& obj) {
+namespace {
+LabelMap string_map(const json::value& obj, std::string_view field) {
     LabelMap out;
-    if (const auto* labels = object_at(obj, {"metadata", "labels"})) {
-        for (const auto& [k, v] : *labels)
+    if (const auto* m = object_at(obj, {"metadata", field})) {
+        for (const auto& [k, v] : *m)
             if (v.is_string()) out.emplace(std::string(k), std::string(v.get_string()));
     }
     return out;
 }
+}  // namespace
+
+LabelMap labels_of(const json::value& obj) { return string_map(obj, "labels"); }
+LabelMap annotations_of(const json::value& obj) { return string_map(obj, "annotations"); }
 
 }  // namespace attune::core

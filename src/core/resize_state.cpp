@@ -61,6 +61,14 @@ ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request)
     if (pod.status_resize == "Deferred") return {ResizeState::Deferred, "Deferred", ""};
     if (pod.status_resize == "InProgress" || pod.status_resize == "Proposed")
         return {ResizeState::InProgress, pod.status_resize, ""};
+    // Where the minor reports it (the kubelet fills it from 1.34), the pod's
+    // status must have caught up with our request: a status written before
+    // the kubelet saw generation G says nothing about G, even when its
+    // values happen to equal the target (a revert to what still runs).
+    if (request->generation > 0 && pod.observed_generation && *pod.observed_generation < request->generation)
+        return {ResizeState::InProgress, "", "status.observedGeneration " + std::to_string(*pod.observed_generation) +
+                                                 " has not caught up with generation " +
+                                                 std::to_string(request->generation)};
     for (const auto& [name, want] : request->targets) {
         const ContainerStatus* s = pod.find_status(name);
         if (!s || !s->resources)
@@ -79,7 +87,7 @@ ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request)
     return {ResizeState::Applied, "", ""};
 }
 
-ResizeStatus classify_current_resize(const Pod& pod) {
+ResizeRequest current_request(const Pod& pod) {
     ResizeRequest own;
     own.generation = pod.generation;
     for (const auto& c : pod.containers) own.targets.emplace(c.name, c.resources);
@@ -89,6 +97,11 @@ ResizeStatus classify_current_resize(const Pod& pod) {
     // in-place pod-level resize): elsewhere there is nothing to compare, and
     // the envelope cannot be resized in place anyway.
     if (pod.pod_resources && pod.status_pod_resources) own.envelope = pod.pod_resources;
+    return own;
+}
+
+ResizeStatus classify_current_resize(const Pod& pod) {
+    const ResizeRequest own = current_request(pod);
     return classify_resize_state(pod, &own);
 }
 

@@ -9,17 +9,6 @@
 
 namespace attune::core {
 
-result<PersistWhen> parse_persist_when(std::string_view text) {
-    if (text.empty() || text == "AfterSuccessfulResize") return PersistWhen::AfterSuccessfulResize;
-    if (text == "OnRecommendation") return PersistWhen::OnRecommendation;
-    return make_error("invalid_template_persistence",
-                      "templatePersistence.when \"" + std::string(text) + "\" is not AfterSuccessfulResize or OnRecommendation");
-}
-
-std::string_view persist_when_name(PersistWhen w) noexcept {
-    return w == PersistWhen::OnRecommendation ? "OnRecommendation" : "AfterSuccessfulResize";
-}
-
 result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::json::value& json) {
     using namespace detail;
     try {
@@ -63,27 +52,12 @@ std::optional<std::string> rollout_in_progress(const RolloutStatus& s) {
     return std::nullopt;
 }
 
-result<Pod> decode_pod_template(const boost::json::value& workload) {
-    using namespace detail;
-    try {
-        const auto& root = as_object(workload, "workload");
-        const auto* spec = opt_object(root, "spec", "workload");
-        const auto* tmpl = spec ? opt_object(*spec, "template", "spec") : nullptr;
-        if (!tmpl) fail("spec.template", "missing pod template");
-        auto pod = decode_pod(boost::json::value(*tmpl));
-        if (!pod.ok()) fail("spec.template", pod.error().message);
-        return std::move(pod).value();
-    } catch (const decode_failure& e) {
-        return make_error("invalid_workload", e.what());
-    }
-}
-
 TemplateDecision plan_template_patch(const Pod& tmpl, const RolloutStatus& rollout, const TemplatePersistInputs& in) {
     if (!in.enabled) return TemplateSkip{"disabled", "templatePersistence is not enabled"};
     const bool wanted = in.when == PersistWhen::OnRecommendation ? in.trigger == PersistTrigger::Recommendation
                                                                  : in.trigger == PersistTrigger::ResizeApplied;
     if (!wanted)
-        return TemplateSkip{"not_triggered", "templatePersistence.when is " + std::string(persist_when_name(in.when))};
+        return TemplateSkip{"not_triggered", "templatePersistence.when is " + std::string(to_string(in.when))};
     if (in.kind != "Deployment" && in.kind != "StatefulSet")
         return TemplateSkip{"unsupported_kind", in.kind + " templates are not persisted (Deployment and StatefulSet only)"};
     if (!in.live_pods_listed)
@@ -144,7 +118,7 @@ HistoryEntry template_history_entry(const TemplatePatch& patch, const Pod& tmpl,
     e.resource = HistoryResource::Template;
     e.method = HistoryMethod::TemplatePersistence;
     e.result = HistoryResult::TemplatePatched;
-    e.reason = std::string(persist_when_name(when));
+    e.reason = std::string(to_string(when));
     return e;
 }
 

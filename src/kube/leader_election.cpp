@@ -95,7 +95,10 @@ fencing_token leader_elector::fence() const noexcept {
 }
 
 std::chrono::milliseconds leader_elector::budget(lease_fsm::clock::time_point until) const {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - mono_());
+    // Rounded up: a budget truncated to the millisecond let the watchdog fire
+    // just before `until`, the loop then still found itself leading and
+    // waited out a whole further renew deadline before it noticed.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(until - mono_());
     return std::max(left, std::chrono::milliseconds(100));
 }
 

@@ -15,6 +15,8 @@ resource_type cronjobs() { return {"batch", "v1", "cronjobs", "CronJob", true}; 
 resource_type horizontal_pod_autoscalers() {
     return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};
 }
+resource_type limit_ranges() { return {"", "v1", "limitranges", "LimitRange", true}; }
+resource_type resource_quotas() { return {"", "v1", "resourcequotas", "ResourceQuota", true}; }
 resource_type leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
 resource_type events() { return {"events.k8s.io", "v1", "events", "Event", true}; }
 resource_type attune_policies() { return {"attune.io", "v1alpha1", "attunepolicies", "AttunePolicy", true}; }

@@ -5,6 +5,8 @@
 #include "probe_server.hpp"
 
 #include <attune/controller/controller.hpp>
+#include <attune/controller/recommendation_store.hpp>
+#include <attune/controller/resize_executor.hpp>
 #include <attune/kube/supervise.hpp>
 #include <attune/core/capabilities.hpp>
 #include <attune/core/json_path.hpp>
@@ -98,10 +100,13 @@ public:
         // What each enabled feature reads; only these informers run.
         // Recommendations read workloads, HPAs, policies, the two defaults
         // tiers and pods (the live baseline and pod names); the webhook adds
-        // namespaces. The resize executor will need nodes.
+        // namespaces. The resize executor adds nodes (its node-fit gate),
+        // namespaces (opt-out annotations), LimitRanges and ResourceQuotas
+        // (its admission gates).
         for (const char* name : {"deployments", "statefulsets", "replicasets", "daemonsets", "jobs", "cronjobs",
                                  "horizontalpodautoscalers", "attunepolicies", "attunedefaults",
-                                 "attunenamespacedefaults", "pods"})
+                                 "attunenamespacedefaults", "pods", "nodes", "namespaces", "limitranges",
+                                 "resourcequotas"})
             informers_.need(name);
         for (const auto& name : opts.start_informers) informers_.need(name);
 
@@ -137,6 +142,30 @@ public:
         informers_.need("attunedefaults").add_handler(controller_->on_defaults_change(true));
         informers_.need("attunenamespacedefaults").add_handler(controller_->on_defaults_change(false));
         informers_.need("pods").add_handler(controller_->on_pod_change());
+        // The resize executor (issue #9): its input is the controller's
+        // recommendation store; pod changes move the resizes it follows and
+        // its node index; its Events share the controller's bounded queue.
+        controller::executor_caches ec;
+        ec.views = views;
+        ec.nodes = &informers_.need("nodes").cache();
+        ec.namespaces = &informers_.need("namespaces").cache();
+        ec.limit_ranges = &informers_.need("limitranges").cache();
+        ec.resource_quotas = &informers_.need("resourcequotas").cache();
+        controller::executor_options eo;
+        eo.workers = opts.workers;
+        executor_ = std::make_unique<controller::resize_executor>(io.get_executor(), client_, &controller_->events(),
+                                                                  metrics_.executor, ec, controller_->store(), eo);
+        executor_->set_instant_query([this](std::shared_ptr<const core::EffectivePolicy> policy, std::string query) {
+            return controller_->recommender().instant(std::move(policy), std::move(query));
+        });
+        informers_.need("pods").add_handler(executor_->on_pod_change());
+        // The resize status (history, counts, ResizeBlocked/Resizing/Degraded)
+        // is written by the aggregator, the policy status's one writer.
+        controller_->aggregator().set_resize_ledger(&executor_->ledger());
+        executor_->on_ledger_change([this](const std::string& ns, const std::string& policy) {
+            controller_->aggregator().refresh(ns, policy);
+        });
+        controller_->store().on_change([this](const controller::object_key& k) { executor_->on_recommendation_change(k); });
 
         if (opts.webhook.enabled) make_webhook();
 
@@ -348,6 +377,7 @@ private:
             const bool probed = decided.ok();
             auto caps = probed ? decided.value() : core::safe_defaults();
             controller_->set_capabilities(caps);
+            executor_->set_capabilities(caps);
             const auto& c = controller_->capabilities();
             spdlog::info(
                 "capabilities source={} git_version={} major={} minor={} pods_resize={} pod_level_resources_field={} "
@@ -365,6 +395,7 @@ private:
         } catch (const std::exception& e) {
             metrics_.controller.coroutine_restarts.Add({{"task", "capabilities"}}).Increment();
             controller_->set_capabilities(core::safe_defaults());
+            executor_->set_capabilities(core::safe_defaults());
             spdlog::error("capabilities probe failed; using safe defaults error=\"{}\"", e.what());
         }
         // The OpenAPI documents were parsed whole (a few MB, once): hand it back.
@@ -417,6 +448,9 @@ private:
         spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
         spawn("event-queue", [this] { return controller_->events().run(); });
         for (int i = 0; i < opts_.workers; ++i) spawn("worker", [this] { return controller_->run_worker(); });
+        executor_->enqueue_all();
+        for (int i = 0; i < opts_.workers; ++i)
+            spawn("resize-worker", [this] { return executor_->run_worker(); });
         spawn("event-flush", [this]() -> asio::awaitable<void> {
             asio::steady_timer t(io_);
             while (!stopping_) {
@@ -441,6 +475,7 @@ private:
         for (auto& s : supervisors_) s.request_stop();
         if (webhook_) webhook_->stop_certificates();
         controller_->shut_down();
+        executor_->shut_down();
         for (auto& [name, inf] : informers_.needed()) inf->stop();
         if (vpa_informer_) vpa_informer_->stop();
         asio::co_spawn(io_, finish_shutdown(), asio::detached);
@@ -476,6 +511,7 @@ private:
     kube::event_recorder events_;
     kube::informer_registry informers_{client_};
     std::unique_ptr<controller::controller> controller_;
+    std::unique_ptr<controller::resize_executor> executor_;
     std::unique_ptr<kube::informer> vpa_informer_;  // started once the VPA API is served
     std::unique_ptr<kube::leader_elector> elector_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;

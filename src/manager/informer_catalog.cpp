@@ -39,6 +39,9 @@ void define_informers(kube::informer_registry& registry, bool watch_list, std::f
     // The two defaults tiers of the merge (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy).
     define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic);
     define("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic);
+    // The executor's admission gates read LimitRanges and ResourceQuotas.
+    define("limitranges", kube::resources::limit_ranges(), kube::strip_generic);
+    define("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
 }
 
 }  // namespace attune::manager

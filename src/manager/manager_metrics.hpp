@@ -1,6 +1,7 @@
 #pragma once
 // The manager's one metrics struct: one registry, built once at startup,
 // holding the runtime's and the controller's metrics. /metrics serialises it.
+#include <attune/controller/executor_metrics.hpp>
 #include <attune/controller/metrics.hpp>
 #include <attune/kube/metrics.hpp>
 #include <attune/webhook/metrics.hpp>
@@ -18,6 +19,7 @@ struct manager_metrics {
     std::shared_ptr<kube::kube_metrics> kube = std::make_shared<kube::kube_metrics>(*registry);
     controller::controller_metrics controller{*registry};
     webhook::webhook_metrics webhook{*registry};
+    controller::executor_metrics executor{*registry};
 
     std::string text() const { return prometheus::TextSerializer().Serialize(registry->Collect()); }
 };

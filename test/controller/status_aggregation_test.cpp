@@ -177,7 +177,8 @@ TEST(StatusAggregation, StatusFromPolicyAndPatchBody) {
     empty.observed_generation = 3;
     EXPECT_EQ(status_patch_body(empty),
               R"({"status":{"idleWorkloads":[],"observedGeneration":3,"workloads":{"discovered":0,"withRecommendations":0,)"
-              R"("resized":0,"pending":0,"dataPointsCollected":0,"dataPointsRequired":0},"conditions":[],"recommendations":[]}})");
+              R"("resized":0,"pending":0,"deferred":0,"infeasible":0,"dataPointsCollected":0,"dataPointsRequired":0},)"
+              R"("conditions":[],"recommendations":[],"resizeHistory":[]}})");
     // The body reads back as the status it came from.
     EXPECT_EQ(policy_status_from(boost::json::parse(status_patch_body(st))), st);
 }
@@ -278,7 +279,9 @@ TEST(StatusAggregation, ScaledToZeroOnlyWhileEveryScaleableTargetIsIdle) {
 
 TEST(StatusAggregation, ConditionsOfOtherTypesAreKept) {
     policy_status on_server;
-    core::Condition resizing{"Resizing", "False", "Idle", "nothing to do", t0, 1};
+    // (Resizing, ResizeBlocked, Degraded and ScheduleBlocked are the
+    // executor's now, through the resize ledger: GitOpsPullRequest is not.)
+    core::Condition resizing{"GitOpsPullRequest", "False", "PullRequestDisabled", "export.pullRequest is off", t0, 1};
     on_server.conditions.push_back(resizing);
     status_aggregation s;
     auto c = s.begin_pass("ns", "p", ctx(1), {}, on_server, t0);
@@ -286,6 +289,68 @@ TEST(StatusAggregation, ConditionsOfOtherTypesAreKept) {
     ASSERT_EQ(c->status.conditions.size(), 2u);
     EXPECT_EQ(c->status.conditions[0], resizing);
     EXPECT_EQ(c->status.conditions[1].reason, "NoWorkloadsFound");
+}
+
+// The executor's part of the status, read from its ledger at completion
+// and on a refresh: resizeHistory, cooldown, the counts, and the
+// ResizeBlocked / Resizing / Degraded conditions.
+TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
+    resize_ledger ledger;
+    status_aggregation s;
+    s.set_resize_ledger(&ledger);
+    auto context = ctx(3);
+    context.resizing_mode = true;
+    context.cooldown = std::chrono::seconds(60);
+    auto first = s.begin_pass("ns", "p", context, {}, std::nullopt, t0);
+    ASSERT_TRUE(first);
+    EXPECT_TRUE(first->status.resize_history.empty());
+    ASSERT_TRUE(first->status.cooldown);
+    EXPECT_EQ(first->status.cooldown->effective, std::chrono::seconds(60));
+    auto cond = [](const completed_pass& c, const char* type) -> std::string {
+        for (const auto& x : c.status.conditions)
+            if (x.type == type) return x.status + "/" + x.reason;
+        return "";
+    };
+    EXPECT_EQ(cond(*first, "Resizing"), "False/Idle");
+    s.mark_written("ns", "p", first->status);
+
+    auto& book = ledger.get("ns", "p", nullptr);
+    core::HistoryEntry e;
+    e.timestamp = t0;
+    e.workload = "web";
+    e.container = "app";
+    e.from = "500m";
+    e.to = "200m";
+    e.resource = core::HistoryResource::Cpu;
+    e.result = core::HistoryResult::Success;
+    std::vector<core::HistoryEntry> entries(2, e);
+    e.result = core::HistoryResult::Reverted;
+    e.reason = "oomkill";
+    entries.insert(entries.end(), 3, e);
+    ledger.append(book, entries);
+    ledger.set_pods(book, "web", {{"u1", core::ResizeState::Deferred}, {"u2", core::ResizeState::Applied}});
+    ledger.set_cycle(book, true, false, std::nullopt);
+    auto again = s.refresh("ns", "p", t0 + std::chrono::seconds(5));
+    ASSERT_TRUE(again);
+    EXPECT_TRUE(again->changed);
+    EXPECT_EQ(again->status.resize_history.size(), 5u);
+    EXPECT_EQ(again->status.workloads.deferred, 1);
+    EXPECT_EQ(again->status.workloads.resized, 0) << "a pod of web is not Applied";
+    EXPECT_EQ(cond(*again, "ResizeBlocked"), "True/PodsDeferred");
+    EXPECT_EQ(cond(*again, "Resizing"), "True/InProgress");
+    EXPECT_EQ(cond(*again, "Degraded"), "True/HighRevertRate");
+    EXPECT_EQ(again->status.cooldown->consecutive_reverts, 3);
+    EXPECT_EQ(again->status.cooldown->backoff_multiplier, 8);
+
+    // What is written reads back as the same status (no write loop).
+    const auto body = boost::json::parse(status_patch_body(again->status));
+    EXPECT_EQ(body.at("status").at("resizeHistory").as_array().size(), 5u);
+    EXPECT_EQ(body.at("status").at("workloads").at("deferred").as_int64(), 1);
+    EXPECT_EQ(body.at("status").at("cooldown").at("effectiveCooldown").as_string(), "8m0s");
+    const auto back = policy_status_from(body);
+    EXPECT_EQ(back.resize_history, again->status.resize_history);
+    EXPECT_EQ(back.cooldown, again->status.cooldown);
+    EXPECT_EQ(back.workloads.deferred, 1);
 }
 
 }  // namespace

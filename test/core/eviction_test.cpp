@@ -67,9 +67,6 @@ TEST(Eviction, BodyCarriesAUidPrecondition) {
     EXPECT_EQ(boost::json::serialize(eviction_body(p)),
               R"({"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"web-1","namespace":"shop"},)"
               R"("deleteOptions":{"preconditions":{"uid":"u1"}}})");
-    EXPECT_EQ(parse_resize_method("").value(), ResizeMethod::InPlaceOnly);
-    EXPECT_EQ(parse_resize_method("InPlaceOrRecreate").value(), ResizeMethod::InPlaceOrRecreate);
-    EXPECT_FALSE(parse_resize_method("Recreate").ok());
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include "attune/core/template_persistence.hpp"
+#include "attune/core/workload_baseline.hpp"
 
 #include <gtest/gtest.h>
 
@@ -32,7 +33,7 @@ TemplatePersistInputs inputs(const char* cpu, const char* memory) {
     return in;
 }
 
-Pod tmpl(const boost::json::value& d) { return decode_pod_template(d).value(); }
+Pod tmpl(const boost::json::value& d) { return decode_pod_template("Deployment", d).value(); }
 RolloutStatus rollout(const boost::json::value& d) { return decode_rollout_status("Deployment", d).value(); }
 
 std::string decision(const TemplateDecision& d) {

@@ -88,6 +88,9 @@ public:
     status_aggregator& aggregator() noexcept { return aggregator_; }
     event_queue& events() noexcept { return events_; }
     recommendation_store& store() noexcept { return store_; }
+    // The recommendation path's Prometheus access, which the executor's
+    // safety monitor shares (guardrails and the throttling ratio).
+    workload_recommender& recommender() noexcept { return recommender_; }
     const recommendation_store& store() const noexcept { return store_; }
     const controller_options& options() const noexcept { return opts_; }
 

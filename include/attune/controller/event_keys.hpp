@@ -1,6 +1,9 @@
 #pragma once
 // Which workqueue keys an informer change enqueues. Pure.
+#include <attune/controller/workload_key.hpp>
 #include <attune/kube/object_cache.hpp>
+
+#include <optional>
 
 #include <string>
 #include <string_view>
@@ -14,6 +17,12 @@ std::vector<std::string> keys_for_workload_change(std::string_view kind, const k
 // An HPA change: the workload(s) it targets, before and after (the target may
 // have moved). Targets of other kinds are ignored.
 std::vector<std::string> keys_for_hpa_change(const kube::object_cache::delta& d);
+
+// The workload a pod belongs to: its controller, or the controller's
+// controller for a Deployment's ReplicaSet and a CronJob's Job (read from
+// those caches). nullopt for a bare pod or another controller's.
+std::optional<object_key> pod_workload_key(const boost::json::value& pod, const kube::object_cache* replicasets,
+                                           const kube::object_cache* jobs);
 
 // A pod change that moves its workload's baseline or pod names: added,
 // deleted, its phase or its spec (resources) changed. The key of the

@@ -15,6 +15,7 @@
 
 #include <boost/json/value.hpp>
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -51,6 +52,14 @@ struct workload_ref {
 core::result<policy_view> decode_policy(const boost::json::value& policy);
 
 workload_ref workload_ref_from(std::string kind, const boost::json::value& workload);
+
+// The ownerReference marked controller: true; nullopt when none.
+struct controller_reference {
+    std::string kind;
+    std::string name;
+    std::string uid;
+};
+std::optional<controller_reference> controller_ref(const boost::json::value& obj);
 
 // The kind of the ownerReference marked controller: true; "" when none.
 std::string controller_kind(const boost::json::value& obj);

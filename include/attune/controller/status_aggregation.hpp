@@ -14,13 +14,17 @@
 // recommendations[] read from the recommendation store, and
 // lastReconcileTime, which moves only with another change.
 #include <attune/controller/recommendation_store.hpp>
+#include <attune/controller/resize_ledger.hpp>
 #include <attune/core/condition.hpp>
+#include <attune/core/cooldown.hpp>
+#include <attune/core/resize_history.hpp>
 #include <attune/core/idle.hpp>
 #include <attune/core/timestamp.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
+#include <chrono>
 #include <compare>
 #include <map>
 #include <optional>
@@ -41,10 +45,12 @@ struct idle_workload {
 struct workload_counts {
     int discovered = 0;            // workloads the policy manages (targeted, won, not opted out)
     int with_recommendations = 0;  // of those, with an entry in the store
-    int resized = 0;               // the executor's (0 until it runs)
+    int resized = 0;               // the executor's: workloads whose resized pods are all Applied
     int pending = 0;               // with_recommendations - resized
     int data_points_collected = 0;  // the largest count of any managed workload
     int data_points_required = 0;   // metricsSource.minimumDataPoints
+    int deferred = 0;              // pods whose kubelet resize is Deferred (the executor's)
+    int infeasible = 0;            // pods whose kubelet resize is Infeasible
     bool operator==(const workload_counts&) const = default;
 };
 
@@ -54,13 +60,16 @@ struct policy_status {
     workload_counts workloads;
     std::vector<core::Condition> conditions;
     boost::json::array recommendations;  // status.recommendations[], as written
+    std::vector<core::HistoryEntry> resize_history;  // status.resizeHistory (the executor's ledger)
+    std::optional<core::CooldownState> cooldown;     // status.cooldown, in resizing modes
     // Set when the status is written; not part of the comparison (a new
     // heartbeat alone is no reason to write).
     std::optional<core::Timestamp> last_reconcile_time;
 
     bool operator==(const policy_status& o) const {
         return idle_workloads == o.idle_workloads && observed_generation == o.observed_generation &&
-               workloads == o.workloads && conditions == o.conditions && recommendations == o.recommendations;
+               workloads == o.workloads && conditions == o.conditions && recommendations == o.recommendations &&
+               resize_history == o.resize_history && cooldown == o.cooldown;
     }
 };
 
@@ -114,6 +123,8 @@ struct policy_context {
     bool include_explanations = true;
     int minimum_data_points = 48;
     double query_step_seconds = 300;
+    bool resizing_mode = false;         // OneShot, Canary or Auto: Resizing, status.cooldown
+    std::chrono::seconds cooldown{3600};  // updateStrategy.cooldown, the base of status.cooldown
 };
 
 struct completed_pass {
@@ -134,6 +145,15 @@ class status_aggregation {
 public:
     // `store` (may be null: no recommendations) is read when a pass completes.
     explicit status_aggregation(const recommendation_store* store = nullptr) : store_(store) {}
+    // The executor's resize ledger (null: no resize status), read when a pass
+    // completes: resizeHistory, cooldown, the resized/deferred/infeasible
+    // counts and the ResizeBlocked, Resizing, Degraded and ScheduleBlocked
+    // conditions (core::apply_resize_conditions).
+    void set_resize_ledger(const resize_ledger* ledger) { ledger_ = ledger; }
+    // The ledger moved for this policy: its status again, outside a pass
+    // (nullopt while a pass is open, whose completion reads it anyway, or for
+    // a policy never seen).
+    std::optional<completed_pass> refresh(const std::string& ns, const std::string& policy, core::Timestamp now);
 
     // `written`: the status the server holds now (from the policy object), used
     // as the baseline the first time the policy is seen. A policy that selects
@@ -167,6 +187,7 @@ private:
     completed_pass complete(const std::string& ns, const std::string& policy, policy_state& st, core::Timestamp now);
 
     const recommendation_store* store_;
+    const resize_ledger* ledger_ = nullptr;
     std::map<std::pair<std::string, std::string>, policy_state> policies_;
 };
 

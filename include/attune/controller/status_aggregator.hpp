@@ -46,6 +46,11 @@ public:
 
     void begin_pass(policy_pass_plan plan);
     void report(workload_report r);
+    // The executor's ledger (resize status), read at every completion.
+    void set_resize_ledger(const resize_ledger* ledger) { state_.set_resize_ledger(ledger); }
+    // The ledger moved for this policy: compute and write its status again
+    // (at most one waiting refresh per policy).
+    void refresh(const std::string& ns, const std::string& policy);
 
     // Applies the inbox until stop(); never awaits the apiserver.
     boost::asio::awaitable<void> run();
@@ -54,7 +59,7 @@ public:
     void stop();
 
     // Pass starts and reports waiting to be applied (at most one per object).
-    std::size_t backlog() const noexcept { return plans_.size() + reports_.size(); }
+    std::size_t backlog() const noexcept { return plans_.size() + reports_.size() + refreshes_.size(); }
     // Policies whose newest status waits for the writer.
     std::size_t pending_writes() const noexcept { return writes_.size(); }
     // The newest status computed for a policy (nullptr before its first pass).
@@ -81,6 +86,7 @@ private:
     std::deque<std::string> plan_order_;
     std::unordered_map<std::string, workload_report> reports_;
     std::deque<std::string> report_order_;
+    std::map<std::string, std::pair<std::string, std::string>> refreshes_;  // "ns/name" -> {ns, name}
     // The writer's queue: newest unwritten status per policy.
     std::map<std::string, pending_write> writes_;
     std::deque<std::string> write_order_;

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace attune::controller {
@@ -39,6 +40,19 @@ public:
 
     // Only for a snapshot whose next_step() is query_source.
     boost::asio::awaitable<source_result> recommend(std::shared_ptr<const workload_snapshot> s);
+
+    // The Prometheus client for the policy's merged source, its Secrets read
+    // where it names them. Error "invalid_config" (Secret reads off, a Secret
+    // that cannot be read, a client that cannot be made) or "no_prometheus"
+    // (the source is not a Prometheus).
+    boost::asio::awaitable<core::result<std::shared_ptr<prometheus_client>>> client_for(
+        std::shared_ptr<const core::EffectivePolicy> policy);
+    // One instant query against it (the safety monitor's throttling ratio
+    // and sloGuardrails): the first sample's value; nullopt when there is no
+    // Prometheus, the query failed or returned nothing. A failed query passes
+    // (issue #9 §2), so no error is returned: it is logged and counted.
+    boost::asio::awaitable<std::optional<double>> instant(std::shared_ptr<const core::EffectivePolicy> policy,
+                                                          std::string query);
 
     prometheus_clients& clients() noexcept { return clients_; }
 

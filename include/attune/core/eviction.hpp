@@ -12,16 +12,12 @@
 #include <string_view>
 
 #include "attune/core/pod_model.hpp"
+#include "attune/core/resize_method.hpp"
 #include "attune/core/resize_state.hpp"
 #include "attune/core/result.hpp"
 #include "attune/core/timestamp.hpp"
 
 namespace attune::core {
-
-enum class ResizeMethod { InPlaceOnly, InPlaceOrRecreate };
-
-// "InPlaceOnly" | "InPlaceOrRecreate" (absent: InPlaceOnly, the default).
-result<ResizeMethod> parse_resize_method(std::string_view text);
 
 inline constexpr std::chrono::seconds kDefaultDeferredEvictionAfter{15 * 60};
 

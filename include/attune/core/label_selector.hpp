@@ -44,5 +44,7 @@ result<LabelSelector> parse_label_selector(const boost::json::value* selector, s
 
 // metadata.labels of an object (non-string values skipped).
 LabelMap labels_of(const boost::json::value& obj);
+// metadata.annotations, read the same way.
+LabelMap annotations_of(const boost::json::value& obj);
 
 }  // namespace attune::core

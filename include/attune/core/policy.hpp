@@ -24,6 +24,7 @@
 #include "attune/core/overlay.hpp"  // ContainerResourceMap
 #include "attune/core/pod_model.hpp"
 #include "attune/core/quantity.hpp"
+#include "attune/core/resize_method.hpp"
 #include "attune/core/resource_tuning.hpp"
 #include "attune/core/result.hpp"
 #include "attune/core/source_options.hpp"
@@ -40,7 +41,6 @@ using StringMap = std::map<std::string, std::string, std::less<>>;
 
 enum class TargetKind { Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob };
 enum class UpdateMode { Observe, Recommend, OneShot, Canary, Auto };
-enum class ResizeMethod { InPlaceOnly, InPlaceOrRecreate };
 enum class RuntimeProfile { Generic, Java, Python, Golang, Nodejs };
 enum class SloComparison { Above, Below };
 enum class TemplatePersistenceWhen { AfterSuccessfulResize, OnRecommendation };

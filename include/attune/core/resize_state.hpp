@@ -47,7 +47,8 @@ struct ResizeStatus {
 //  2. PodResizeInProgress present: InProgress (reason Error surfaces its message);
 //  3. 1.32 status.resize: Infeasible / Deferred / Proposed|InProgress;
 //  4. every target container's status.resources (and allocatedResources
-//     where present) equal to the target as Quantities: Applied. A missing
+//     where present) equal to the target as Quantities, and the pod's
+//     status.observedGeneration (where reported) >= G: Applied. A missing
 //     status.resources is not applied.
 ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request);
 
@@ -58,5 +59,10 @@ ResizeStatus classify_resize_state(const Pod& pod, const ResizeRequest* request)
 // in progress, so a new one may be planned (eligibility, and the executor
 // after a restart, when it no longer knows what it asked for).
 ResizeStatus classify_current_resize(const Pod& pod);
+
+// That request on its own: the pod's own spec at its generation (what the
+// executor follows for a resize it finds in flight after a restart or a
+// failover, when it no longer knows what it asked for).
+ResizeRequest current_request(const Pod& pod);
 
 }  // namespace attune::core

@@ -22,14 +22,14 @@
 
 #include "attune/core/overlay.hpp"
 #include "attune/core/plan_resize.hpp"
+#include "attune/core/policy.hpp"  // TemplatePersistenceWhen
 #include "attune/core/resize_history.hpp"
 #include "attune/core/result.hpp"
 
 namespace attune::core {
 
-enum class PersistWhen { AfterSuccessfulResize, OnRecommendation };
-result<PersistWhen> parse_persist_when(std::string_view text);  // "" is AfterSuccessfulResize
-std::string_view persist_when_name(PersistWhen w) noexcept;
+// templatePersistence.when as the policy model decodes it (to_string names it).
+using PersistWhen = TemplatePersistenceWhen;
 
 struct RolloutStatus {
     std::string kind;
@@ -45,9 +45,8 @@ result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::
 // Why a rollout is in progress; nullopt when none is.
 std::optional<std::string> rollout_in_progress(const RolloutStatus& s);
 
-// spec.template of a Deployment/StatefulSet as a Pod (containers, sidecars,
-// spec.resources). Error "invalid_workload".
-result<Pod> decode_pod_template(const boost::json::value& workload);
+// The template itself is read with decode_pod_template(kind, workload)
+// (workload_baseline.hpp).
 
 enum class PersistTrigger { ResizeApplied, Recommendation };
 

@@ -34,6 +34,8 @@ resource_type replicasets();
 resource_type daemonsets();
 resource_type jobs();      // batch/v1
 resource_type cronjobs();  // batch/v1
+resource_type limit_ranges();
+resource_type resource_quotas();
 resource_type horizontal_pod_autoscalers();  // autoscaling/v2
 resource_type leases();                      // coordination.k8s.io/v1
 resource_type events();                      // events.k8s.io/v1

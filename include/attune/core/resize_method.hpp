@@ -1,0 +1,8 @@
+#pragma once
+// updateStrategy.resizeMethod (attune-api.md §2.5): one enum for the policy
+// model and the eviction decision, so a header that needs both compiles.
+namespace attune::core {
+
+enum class ResizeMethod { InPlaceOnly, InPlaceOrRecreate };
+
+}  // namespace attune::core
