@@ -78,21 +78,28 @@ spec:
 YAML
 }
 
-# set_recommendation POLICY KIND WORKLOAD CONTAINER CPU MEMORY [CONFIDENCE [CPU_LIMIT [MEMORY_LIMIT]]]:
-# the recommendation the webhook sizes from, written into the policy's
-# status the way the recommender publishes it. The only place the tests
-# produce a recommendation: switching them to a Manual-source policy later
-# means changing this one function.
+# set_recommendation POLICY KIND WORKLOAD CONTAINER CPU MEMORY [CPU_LIMIT [MEMORY_LIMIT]]:
+# the recommendation the webhook sizes from. The policy becomes a
+# Manual-source policy (spec.metricsSource.manual), so the manager's own
+# recommender computes it (confidence 1) and publishes it in the status:
+# the test writes the input, never the status. Limits are set only when
+# given; omitted keys are inherited from the template, as Manual does.
+# Returns once the manager (when running) has published it.
 set_recommendation() {
-  local policy=$1 kind=$2 workload=$3 container=$4 cpu=$5 mem=$6 conf=${7:-0.9} cpu_lim=${8:-0} mem_lim=${9:-0}
-  local now; now=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  k -n "$ns" patch attunepolicy "$policy" --subresource=status --type=merge -p "$(jq -nc \
-    --arg w "$workload" --arg k "$kind" --arg c "$container" --arg cpu "$cpu" --arg mem "$mem" \
-    --arg cl "$cpu_lim" --arg ml "$mem_lim" --arg now "$now" --argjson conf "$conf" \
-    '{status: {recommendations: [{workload: $w, kind: $k, stale: false, lastDataTime: $now, containers: [{name: $c,
-        confidence: $conf, dataPoints: 96, lastUpdated: $now,
-        current: {cpuRequest: "0", cpuLimit: "0", memoryRequest: "0", memoryLimit: "0"},
-        recommended: {cpuRequest: $cpu, cpuLimit: $cl, memoryRequest: $mem, memoryLimit: $ml}}]}]}}')" >/dev/null
+  local policy=$1 workload=$3 container=$4 cpu=$5 mem=$6 cpu_lim=${7:-} mem_lim=${8:-}
+  k -n "$ns" patch attunepolicy "$policy" --type=merge -p "$(jq -nc \
+    --arg c "$container" --arg cpu "$cpu" --arg mem "$mem" --arg cl "$cpu_lim" --arg ml "$mem_lim" \
+    '{spec: {metricsSource: {prometheus: null, manual: {containers: [{name: $c, resources: ({requests: {cpu: $cpu, memory: $mem}}
+        + (if $cl != "" or $ml != "" then {limits: ({} + (if $cl != "" then {cpu: $cl} else {} end)
+                                                      + (if $ml != "" then {memory: $ml} else {} end))} else {} end))}]}}}}')" >/dev/null \
+    || fail "the Manual recommendation for $workload was refused"
+}
+
+# recommendation_published POLICY WORKLOAD: the manager has published a
+# recommendation for WORKLOAD in POLICY's status.
+recommendation_published() {
+  k -n "$ns" get attunepolicy "$1" -o json \
+    | jq -e --arg w "$2" '[.status.recommendations[]? | select(.workload == $w) | .containers[]] | length > 0' >/dev/null
 }
 
 # pod_requests NS POD CONTAINER -> "cpu memory" of its requests
