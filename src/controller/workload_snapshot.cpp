@@ -12,6 +12,13 @@
 namespace attune::controller {
 
 namespace {
+
+// An idle workload is not queried: its last recommendation stays for the
+// scale-up. A Manual source is declared, not queried, so it is computed for
+// an idle workload too, and its first pod after zero is born sized.
+bool recommends_while_idle(const core::EffectivePolicy& e) {
+    return std::holds_alternative<core::ManualSource>(e.metrics.provider);
+}
 using object_ptr = kube::object_cache::object_ptr;
 
 std::vector<object_ptr> by_name(std::vector<object_ptr> objs) {
@@ -184,7 +191,8 @@ workload_snapshot take_snapshot(const cache_views& caches, effective_policies& p
     s.opted_out = resolve_others(caches, key.ns, s.report.opted_out_of);
     if (s.report.selected_by.empty() || !caches.policies) return s;
     s.policy = policies.resolve(caches, caches.policies->get(key.ns + "/" + s.report.selected_by.front()));
-    if (!s.policy.effective || s.report.idle != core::IdleKind::None) return s;
+    if (!s.policy.effective || (s.report.idle != core::IdleKind::None && !recommends_while_idle(*s.policy.effective)))
+        return s;
     const auto& effective = *s.policy.effective;
 
     const auto* cache = caches.for_kind(key.kind);
@@ -223,7 +231,8 @@ workload_snapshot take_snapshot(const cache_views& caches, effective_policies& p
 
 workload_step next_step(const workload_snapshot& s) {
     if (s.report.selected_by.empty()) return workload_step::unmanaged;
-    if (s.report.idle != core::IdleKind::None) return workload_step::idle;
+    if (s.report.idle != core::IdleKind::None && !(s.policy.effective && recommends_while_idle(*s.policy.effective)))
+        return workload_step::idle;
     if (!s.policy.effective) return workload_step::config_failed;
     const auto& e = *s.policy.effective;
     if (e.paused) return workload_step::paused;

@@ -125,6 +125,35 @@ TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStep) {
     }
 }
 
+TEST(WorkloadSnapshot, AnIdleWorkloadIsNotQueriedButItsManualRecommendationIsComputed) {
+    const std::string manual = R"({"manual":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]}})";
+    struct row {
+        const char* what;
+        std::string source;
+        std::string extra;
+        workload_step want;
+    };
+    const std::vector<row> rows = {
+        {"Prometheus", kPrometheus, "", workload_step::idle},
+        {"Manual", manual, "", workload_step::query_source},
+        {"Manual, paused", manual, R"(,"paused":true)", workload_step::paused},
+        {"Manual, Observe", manual, R"(,"updateStrategy":{"type":"Observe"})", workload_step::observe},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.what);
+        fixture f;
+        f.deployments.apply(watch_event_type::modified,
+                            parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+  "metadata":{"namespace":"ns","name":"web","uid":"web-uid","resourceVersion":"2","labels":{"tier":"web"}},
+  "spec":{"replicas":0,"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"500m"}}}]}}}})"));
+        f.set_policy(policy(r.source, r.extra));
+        effective_policies policies({});
+        const auto s = take_snapshot(f.views(), policies, kWeb);
+        EXPECT_NE(s.report.idle, core::IdleKind::None);
+        EXPECT_EQ(next_step(s), r.want);
+    }
+}
+
 TEST(WorkloadSnapshot, VpaObjectFromItsCache) {
     fixture f;
     f.with_vpas = true;
