@@ -14,12 +14,16 @@
 . "$(dirname "$0")/51_webhook_lib.bash"
 webhook_test
 DURATION=${ROTATION_LOAD_SECONDS:-150}
-REPLICA_PORT=$((WEBHOOK_PORT + 1))
+# The cluster's free port base+2 (WEBHOOK_PORT is base+8; base+9 is the
+# Pushgateway's): docs/local-control-plane.md.
+REPLICA_PORT=$((WEBHOOK_PORT - 6))
 deployment_with_policy load '{terminationGracePeriodSeconds: 0, containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}}}]}'
 set_recommendation load Deployment load app 10m 16Mi
 rotation=(--webhook-cert-validity=30s --webhook-ca-validity=100s --webhook-ca-overlap=10s --webhook-cert-resync=2s)
 start_webhook_manager "${rotation[@]}"
 MAIN_PID=$MGR_PID MAIN_PORT=$MGR_PORT MAIN_LOG=$MGR_LOG
+# stop_manager at exit stops whichever MGR_PID is current: the first one too.
+at_exit "kill -TERM $MAIN_PID 2>/dev/null"
 wait_webhook_called
 wait_until 30 replicaset_of load || fail "no ReplicaSet for load"
 wait_eq 30 10m next_pod_cpu load || fail "the load's pods would not be sized: $(cat "$ATTUNE_RUN/probe.err")"

@@ -28,6 +28,11 @@ Eligibility check_pod_eligibility(const Pod& pod, const EligibilityContext& ctx)
         case ResizeState::Pending:
         case ResizeState::InProgress: return no("resize_in_progress", "a resize is in progress: " + out.current.message);
     }
+    // The startup boost owns the CPU request until its duration is over:
+    // the restore (decide_boost_restore) ends it and drops the annotation,
+    // and only then does a regular resize apply.
+    if (const auto at = pod.annotations.find(kStartupBoostAtAnnotation); at != pod.annotations.end())
+        return no("startup_boost", "a startup boost runs since " + at->second);
     out.eligible = true;
     return out;
 }

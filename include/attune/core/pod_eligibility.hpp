@@ -22,7 +22,7 @@ struct Eligibility {
     bool eligible = false;
     // "" when eligible, else one of: not_running, deleting, resize_in_progress,
     // resize_deferred, resize_infeasible, opted_out, namespace_frozen,
-    // namespace_unknown.
+    // namespace_unknown, startup_boost.
     std::string reason;
     std::string message;
     ResizeStatus current;  // where the pod's own spec stands (classify_current_resize)
@@ -32,7 +32,8 @@ struct Eligibility {
 // workload; attune.io/freeze=true not on the namespace; and no resize
 // pending or in progress (classify_current_resize is Applied). A Deferred or
 // Infeasible pod is ineligible for a new /resize but is what the eviction
-// decision looks at under InPlaceOrRecreate.
+// decision looks at under InPlaceOrRecreate. Last, a pod under a startup
+// boost (attune.io/startup-boost-at) waits for the boost's restore.
 Eligibility check_pod_eligibility(const Pod& pod, const EligibilityContext& ctx);
 
 }  // namespace attune::core
