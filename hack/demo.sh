@@ -16,7 +16,7 @@ while [ $# -gt 0 ]; do
     *) echo "demo: unknown flag $1" >&2; exit 2;;
   esac
 done
-run="$here/e2e/.run"
+run=${ATTUNE_RUN:-$here/e2e/.run}; export ATTUNE_RUN="$run"  # hack/cluster.sh keeps its state there
 demo="$run/demo"; mkdir -p "$demo"
 manager=${ATTUNE_MANAGER:-$here/build/src/manager/attune-manager}
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -160,9 +160,9 @@ pods_view
 
 step "Why that size: the recommendation and its explanation (status.recommendations, read with kubectl)"
 k -n demo get attunepolicy demo -o json | jq -r '.status.recommendations[]? | select(.workload == "web") | .containers[] |
-  "  \(.name): cpu \(.current.cpuRequest) -> \(.recommended.cpuRequest), memory \(.current.memoryRequest) -> \(.recommended.memoryRequest), confidence \(.confidence), \(.dataPoints) points",
-  "    cpu:    p95 \(.explanation.cpu.rawPercentile) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead); x \(.explanation.cpu.confidenceFactor) (confidence \(.explanation.cpu.confidence)) = \(.explanation.cpu.afterConfidence); bounds \(.explanation.cpu.afterBounds); change filter \(.explanation.cpu.afterChangeFilter) \(.explanation.cpu.changeFilterApplied // "")",
-  "    memory: p99 \(.explanation.memory.rawPercentile) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead); x \(.explanation.memory.confidenceFactor) = \(.explanation.memory.afterConfidence); change filter \(.explanation.memory.afterChangeFilter) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final) \(.explanation.memory.finalAdjustment // "")"'
+  "  \(.name): cpu \(.current.cpuRequest) -> \(.recommended.cpuRequest), memory \(.current.memoryRequest) -> \(.recommended.memoryRequest), confidence \(.confidence) (full at 7 days of data), \(.dataPoints) points",
+  "    cpu:    p95 \(.explanation.cpu.rawPercentile) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead); x \(.explanation.cpu.confidenceFactor * 100 | round / 100) (confidence \(.explanation.cpu.confidence)) = \(.explanation.cpu.afterConfidence); bounds \(.explanation.cpu.afterBounds); change filter \(.explanation.cpu.afterChangeFilter) \(.explanation.cpu.changeFilterApplied // "")",
+  "    memory: p99 \(.explanation.memory.rawPercentile) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead); x \(.explanation.memory.confidenceFactor * 100 | round / 100) = \(.explanation.memory.afterConfidence); change filter \(.explanation.memory.afterChangeFilter) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final) \(.explanation.memory.finalAdjustment // "")"'
 
 step "What Attune says about it: the policy, its Events and status.resizeHistory"
 k -n demo get attunepolicy demo
