@@ -263,7 +263,7 @@ asio::awaitable<void> resize_executor::resize_pods(pass_context& c) {
             continue;
         }
         ++submitted;
-        track(c, r.pod, r.plan, r.generation, core::TrackedKind::Resize, "", r.stale_versions);
+        track(c, r, core::TrackedKind::Resize, "");
         for (const auto& e : go.events) emit(c, e);
         if (r.plan.envelope)
             for (const auto& res : {core::kCpu, core::kMemory})
@@ -281,21 +281,22 @@ asio::awaitable<void> resize_executor::resize_pods(pass_context& c) {
     }
 }
 
-void resize_executor::track(pass_context& c, const core::Pod& pod, const core::ResizePlan& plan,
-                            std::int64_t generation, core::TrackedKind kind, std::string reason,
-                            std::vector<std::string> stale) {
+void resize_executor::track(pass_context& c, const submit_result& r, core::TrackedKind kind, std::string reason) {
+    const auto& pod = r.pod;
+    const auto& plan = r.plan;
     in_flight_resize f;
     f.t.kind = kind;
     f.t.pod_uid = pod.uid;
     f.t.pod_name = pod.name;
     f.t.changes = core::container_changes(pod, plan.planned);
-    f.t.request.generation = generation;
+    f.t.request.generation = r.generation;
     for (const auto& ch : f.t.changes)
         if (const auto* pc = plan.planned.find_container(ch.container))
             f.t.request.targets.emplace(ch.container, pc->resources);
     f.t.request.envelope = plan.envelope;
-    f.t.stale_resource_versions = std::move(stale);
+    f.t.stale_resource_versions = r.stale_versions;
     f.t.stale_resource_versions.push_back(pod.resource_version);
+    f.t.answered_resource_version = r.resource_version;
     f.t.submitted_at = c.now;
     f.t.reason = std::move(reason);
     f.workload = c.snap.key;

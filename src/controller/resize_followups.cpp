@@ -182,7 +182,7 @@ asio::awaitable<void> resize_executor::restore_boosts(pass_context& c) {
                 };
                 auto r = co_await submit(pod, go.plan, replan, false, c.snap.key.name);
                 if (r.what == submit_outcome::accepted)
-                    track(c, r.pod, r.plan, r.generation, core::TrackedKind::BoostRestore, "", r.stale_versions);
+                    track(c, r, core::TrackedKind::BoostRestore, "");
                 else if (r.what != submit_outcome::fenced && r.what != submit_outcome::held)
                     spdlog::warn("startup boost restore not sent namespace={} pod={} uid={} error=\"{}\"",
                                  pod.namespace_, pod.name, pod.uid, r.message);

@@ -72,6 +72,7 @@ asio::awaitable<resize_executor::submit_result> resize_executor::submit(core::Po
         if (r) {
             out.what = submit_outcome::accepted;
             out.generation = core::int_at(r.value(), {"metadata", "generation"}).value_or(0);
+            out.resource_version = std::string(kube::meta_string(r.value(), "resourceVersion"));
             co_return out;
         }
         const auto& e = r.error();

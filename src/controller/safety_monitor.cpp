@@ -122,7 +122,7 @@ asio::awaitable<void> resize_executor::watch_safety(pass_context& c) {
             continue;
         }
         const auto changes = core::container_changes(r.pod, r.plan.planned);
-        track(c, r.pod, r.plan, r.generation, core::TrackedKind::Revert, v.reason, r.stale_versions);
+        track(c, r, core::TrackedKind::Revert, v.reason);
         reverted_[pod.uid] = c.targets_key;
         metrics_.reverts.Add({{"namespace", c.snap.key.ns}, {"workload", c.snap.key.name}, {"reason", v.reason}})
             .Increment();

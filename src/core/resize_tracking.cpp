@@ -25,7 +25,13 @@ TrackUpdate track_resize(const TrackedResize& t, const Pod* pod, Timestamp now) 
         case ResizeState::Infeasible: u.verdict = TrackVerdict::Infeasible; break;
         case ResizeState::Pending:
             // classify_resize_state says Pending only when the spec lacks
-            // the target: our request was replaced by a later one.
+            // the target: our request was replaced by a later one. Without
+            // a generation (1.32) the cache may still lag our answer.
+            if (t.request.generation == 0 && !t.answered_resource_version.empty() &&
+                pod->resource_version != t.answered_resource_version && u.elapsed < kInformerLagGrace) {
+                u.status = {ResizeState::InProgress, "", "the informer has not seen the resize yet"};
+                break;
+            }
             u.verdict = TrackVerdict::Superseded;
             break;
         case ResizeState::Deferred:

@@ -79,6 +79,30 @@ TEST(ResizeTracking, AnInformerThatLagsThePatchIsWaitingNotSuperseded) {
     EXPECT_EQ(track_resize(t, &same_version, kSent).verdict, TrackVerdict::Superseded) << "newer, and not ours";
 }
 
+TEST(ResizeTracking, WithoutGenerationsALaggingCacheIsBelievedOnlyAtTheAnsweredVersionOrAfterTheGrace) {
+    // 1.32: no generation, and another write (the kubelet's status) landed
+    // between our tracking patch and the /resize, so the cache holds a
+    // version that is neither stale-listed nor the /resize answer's.
+    auto t = tracked();
+    t.request.generation = 0;
+    t.stale_resource_versions = {"41", "42"};
+    t.answered_resource_version = "44";
+    const auto old_status = R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m"}}}]})";
+    Pod between = pod("u1", "500m", old_status);
+    between.generation = 0;
+    between.resource_version = "43";
+    EXPECT_EQ(track_resize(t, &between, kSent + 1s).verdict, TrackVerdict::Waiting) << "within the grace";
+    EXPECT_EQ(track_resize(t, &between, kSent + kInformerLagGrace).verdict, TrackVerdict::Superseded) << "after it";
+    Pod answered = between;
+    answered.resource_version = "44";
+    EXPECT_EQ(track_resize(t, &answered, kSent + 1s).verdict, TrackVerdict::Superseded)
+        << "the answered version without our target: someone else wrote it";
+    Pod with_target = pod("u1", "200m", old_status);
+    with_target.generation = 0;
+    with_target.resource_version = "45";
+    EXPECT_EQ(track_resize(t, &with_target, kSent + 1s).verdict, TrackVerdict::Waiting) << "ours, not applied yet";
+}
+
 TEST(ResizeTracking, DeferredAndErrorAreNotedOnlyTheFirstTime) {
     auto t = tracked();
     t.deferred_since = kSent + 1s;

@@ -144,6 +144,7 @@ private:
         std::string reason;     // history reason: annotation-persist-failed | -conflict | the apiserver's Status reason
         std::string message;
         std::vector<std::string> stale_versions;  // the pod's resourceVersions from before the /resize
+        std::string resource_version;             // the pod's, in the /resize answer
     };
     using replan_fn = std::function<std::optional<core::ResizePlan>(const core::Pod&)>;
 
@@ -171,8 +172,8 @@ private:
     boost::asio::awaitable<bool> patch_pod_metadata(core::Pod pod, std::string body, std::string what);
 
     core::ResizeGateInputs gate_inputs(pass_context& c, const core::Pod& pod, const core::NodeFacts* node);
-    void track(pass_context& c, const core::Pod& pod, const core::ResizePlan& plan, std::int64_t generation,
-               core::TrackedKind kind, std::string reason, std::vector<std::string> stale);
+    // Follows an accepted /resize (r) until it settles.
+    void track(pass_context& c, const submit_result& r, core::TrackedKind kind, std::string reason);
     void refresh_pod_states(pass_context& c);
 
     // Reporting (resize_reporting.cpp): Events regarding the policy, history, metrics.

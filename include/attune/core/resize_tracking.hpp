@@ -30,6 +30,12 @@ struct TrackedResize {
     // was planned from, our tracking patch's): an informer cache still
     // holding one of them has not seen the resize yet.
     std::vector<std::string> stale_resource_versions;
+    // The pod's resourceVersion in the /resize answer. Where the apiserver
+    // reports no generation (1.32), a cached pod without our target counts
+    // as superseded only at this version or after kInformerLagGrace: another
+    // write (kubesim's or the kubelet's status) may land in the cache before
+    // the informer delivers the resize.
+    std::string answered_resource_version;
     std::vector<ContainerChange> changes;
     Timestamp submitted_at;
     std::optional<Timestamp> deferred_since;  // first seen Deferred
@@ -52,6 +58,10 @@ struct TrackUpdate {
     bool error_now = false;        // first time seen InProgress with reason Error: report ResizeFailed once
     std::chrono::seconds elapsed{0};  // since the PATCH, for attune_resize_duration_seconds
 };
+
+// How long a cached pod may lag the /resize answer before a spec without
+// our target is believed (1.32 only; later minors compare generations).
+inline constexpr std::chrono::seconds kInformerLagGrace{5};
 
 // `pod`: the pod as the informer holds it now; nullptr when it is gone. A
 // cached pod older than the /resize (a lower generation, or a
