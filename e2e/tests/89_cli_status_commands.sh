@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # kubectl attune status, recommendations, explain and history on the real
-# apiserver, in table and JSON, over what a real attune-manager wrote: an
-# Auto policy with a Prometheus source (short windows, as hack/demo.sh) on a
-# Deployment whose usage kubesim simulates recommends from real Prometheus
-# data, right-sizes both pods in place (history Success, Resized Events),
-# and reverts one after a restart fault (kubesim's restart-count, as in 94:
-# history Reverted/restart, a Reverted Event). Nothing in the status is
-# written by the test. Every value the plugin prints is checked against what
-# kubectl reads back in the same resourceVersion: status -o json against
-# status.workloads/conditions/idleWorkloads, recommendations against
+# apiserver, in table and JSON, over what a real attune-manager wrote; the
+# test writes no status and no Event. One Auto policy with a Prometheus
+# source (short windows, as hack/demo.sh) recommends from kubesim's simulated
+# usage for three Deployments: web (over-provisioned: both pods right-sized
+# in place, history Success and Resized Events, then one reverted after
+# kubesim's restart-count fault, as in 94: history Reverted/restart and a
+# Reverted Event), api (under-provisioned on a node whose simulated kubelet
+# has less room, as in 93: its increase is Deferred, ResizeBlocked=True) and
+# batch (0 replicas: idle). Every value the plugin prints is checked against
+# what kubectl reads in the same resourceVersion of the policy: status
+# against status.workloads/conditions/idleWorkloads, recommendations against
 # status.recommendations, history against status.resizeHistory, explain's
 # chain against the explanation (with the policy's own cpu percentile, p90,
 # from the defaults merge), its verdict against the newest history result,
-# its Events against the manager's Events and its pods against the pods. An
-# idle workload is explained as idle; -w prints the row the manager writes
-# when the policy is paused.
+# its Events against the manager's and its pods against kubectl's; api is
+# explained as pending (its pod's resize state as this minor reports it,
+# ResizeBlocked), web without api's ResizeBlocked, batch as idle; -w prints
+# the row the manager writes when the policy is paused.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/87_cli_lib.bash"
@@ -28,11 +31,29 @@ test_namespace
 tmp=$(mktemp -d)
 at_exit "rm -rf $tmp"
 
-# Usage far below the requests: the recommendations are decreases, which no
-# gate holds (an increase may wait for max_concurrent_resizes), so the history
-# is exactly one Success per pod. The 5m cooldown keeps the next, smaller
-# step (confidence grows) from resizing the pods again while we look.
+# web: usage far below the requests, so its recommendations are decreases,
+# which no gate holds, and its history is exactly one Success per pod. The
+# 5m cooldown keeps the next, smaller step (confidence grows) from resizing
+# the pods again while we look.
 web_deployment web 2 '{"app": {"cpu": "100m", "memory": "60Mi"}}'
+# api: usage above its requests, on a node of its own whose simulated kubelet
+# has less room than the Node says (kubesim's kubelet-allocatable, as in 93):
+# a bare filler pod holds 600m of its 1200m, so the increase fits the Node
+# (Attune's gate lets it through) but the kubelet Defers it.
+tight="e2e-tight-$RANDOM"
+sim_node "$tight" 2 8Gi
+pinned="      nodeSelector: {kubernetes.io/hostname: $tight}
+      tolerations: [{key: attune.io/e2e-dedicated, operator: Exists}]"
+web_deployment api 1 '{"app": {"cpu": "700m", "memory": "200Mi"}}' "$pinned"
+k -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: filler}
+spec:
+  containers: [{name: app, image: $POD_IMAGE, resources: {requests: {cpu: 600m, memory: 64Mi}}}]
+  nodeSelector: {kubernetes.io/hostname: $tight}
+  tolerations: [{key: attune.io/e2e-dedicated, operator: Exists}]
+YAML
 k -n "$ns" apply -f - >/dev/null <<'YAML'
 apiVersion: apps/v1
 kind: Deployment
@@ -48,21 +69,25 @@ jq -n --argjson ms "$(prometheus_source)" '{
   apiVersion: "attune.io/v1alpha1", kind: "AttunePolicy", metadata: {name: "web"},
   spec: {targetRef: {kind: "Deployment", selector: {matchLabels: {tier: "web"}}}, metricsSource: $ms,
     cpu: {percentile: 90}, memory: {allowDecrease: true},
-    updateStrategy: {type: "Auto", cooldown: "5m", safetyObservationPeriod: "1m"}}}' \
+    updateStrategy: {type: "Auto", cooldown: "5m", safetyObservationPeriod: "1m", maxConcurrentResizes: 10}}}' \
   | k -n "$ns" apply -f - >/dev/null || fail "policy web was refused"
 wait_all_at 90 web app "500m/1/256Mi/512Mi" || fail "pods never ran at the template size: $(spec_and_status web app)"
+wait_all_at 90 api app "500m/1/256Mi/512Mi" || fail "api never ran: $(spec_and_status api app)"
+wait_until 60 pod_running "$ns" filler || fail "the filler pod never ran"
+k annotate node "$tight" sim.attune.io/kubelet-allocatable='{"cpu": "1200m"}' --overwrite >/dev/null
 # Harness wait, not a proof: the manager starts once Prometheus holds a few
-# 10 s points of the cpu rate (the working set has its points earlier), so
-# its first recommendation, and the resize, carry both cpu and memory.
+# 10 s points of the cpu rate of each pod (the working set has its points
+# earlier), so its first recommendations, and the resizes, carry both cpu
+# and memory.
 cpu_rate_points() {
   local now; now=$(date +%s)
   curl -sf --max-time 5 "$PROMETHEUS_URL/api/v1/query_range" --data-urlencode "start=$((now - 600))" \
     --data-urlencode "end=$now" --data-urlencode step=10 --data-urlencode \
-    "query=max by (container) (rate(container_cpu_usage_seconds_total{namespace=\"$ns\",pod=~\"web-.*\",container=\"app\"}[30s]))" \
-    | jq '[.data.result[0].values // [] | length] | .[0]'
+    "query=rate(container_cpu_usage_seconds_total{namespace=\"$ns\",pod=~\"(web|api)-.*\",container=\"app\"}[30s])" \
+    | jq '[.data.result[].values | length] | if length == 3 then min else 0 end'
 }
 cpu_points_enough() { [ "$(cpu_rate_points)" -ge 4 ]; }
-wait_until 120 cpu_points_enough || fail "Prometheus has no cpu rate for web: $(cpu_rate_points) points"
+wait_until 120 cpu_points_enough || fail "Prometheus has no cpu rate for web and api: $(cpu_rate_points) points"
 start_manager --allow-local-metrics-addresses
 
 # --- what the manager does (observed with kubectl) ---------------------------
@@ -75,6 +100,10 @@ wait_until 60 has_history web Reverted restart || fail "no Reverted/restart entr
 wait_until 30 has_events web Reverted || fail "no Reverted Event"
 settled() { ! spec_and_status web app | awk '$2 != $3 { bad = 1 } END { exit !bad }'; }
 wait_until 30 settled || fail "pods did not settle: $(spec_and_status web app)"
+deferred_shown() {
+  [ "$(workload_counts web | jq .deferred)" = 1 ] && [ "$(condition_of web ResizeBlocked)" = "True PodsDeferred" ]
+}
+wait_until 60 deferred_shown || fail "api's resize not shown Deferred: $(workload_counts web), ResizeBlocked '$(condition_of web ResizeBlocked)', $(spec_and_status api app)"
 idle_is_batch() { [ "$(k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload]')" = '["batch"]' ]; }
 wait_until 30 idle_is_batch || fail "the manager did not list batch in status.idleWorkloads"
 log "history: $(history_of web)"
@@ -118,6 +147,7 @@ echo "$cli_out" | sed 's/^/    /' >&2
 shows NAME MODE PHASE WORKLOADS RESIZED DEFERRED INFEASIBLE IDLE CONDITIONS
 mapfile -t row < <(want_row)
 shows "${row[@]}"
+expect_eq "status DEFERRED (api's pod)" "${row[5]}" 1
 [ "${row[4]}" -ge 1 ] || fail "status.workloads.resized is ${row[4]} after the executor resized web"
 cli_on_policy status -n "$ns" -o json
 jq -e --argjson p "$pjson" --arg phase "$(want_phase)" '.items | length == 1 and (.[0] |
@@ -157,6 +187,9 @@ jq -e --argjson p "$pjson" '[$p.status.recommendations[] | select(.workload == "
   | [.items[] | {kind, workload, container, current, recommended, confidence, dataPoints, lastUpdated, stale, lastDataTime}] == $want
     and ($want | length) >= 1' <<<"$cli_out" >/dev/null \
   || fail "recommendations -o json is not status.recommendations: $cli_out vs $(jq -c .status.recommendations <<<"$pjson")"
+cli_on_policy recommendations -n "$ns" -o json
+expect_eq "recommendations -o json items" "$(jq '.items | length' <<<"$cli_out")" \
+  "$(jq '[.status.recommendations[].containers[]] | length' <<<"$pjson")"
 cli_rc recommendations -n "$ns" --workload statefulset/web
 grep -q "No recommendations found" <<<"$cli_err" || fail "a filter that matches nothing: $cli_err"
 
@@ -219,6 +252,9 @@ revert_note=$(jq -r '[.items[] | select(.reason == "Reverted" and .regarding.nam
 [[ "$revert_note" == *"$reverted_pod"* ]] || fail "the Reverted Event does not name $reverted_pod: $revert_note"
 jq -e --arg note "Reverted: $revert_note" 'any(.reasons[]; .kind == "event" and .text == $note)' <<<"$report" >/dev/null \
   || fail "explain does not give the Reverted Event as a reason: $(jq -c .reasons <<<"$report")"
+# ResizeBlocked is the policy's (api's pod is Deferred): it does not explain web.
+jq -e 'all(.reasons[]; .text | startswith("ResizeBlocked") | not)' <<<"$report" >/dev/null \
+  || fail "explain of web cites api's ResizeBlocked: $(jq -c .reasons <<<"$report")"
 
 # The same report as text, line by line from what kubectl read.
 cli_on_policy explain deployment/web -n "$ns"
@@ -240,6 +276,21 @@ for v in $(jq -r '[.status.recommendations[] | select(.workload == "web")][0].co
 done
 grep -qE '^    1\. p90 of usage ' <<<"$cli_out" || fail "explain does not use the policy's cpu percentile"
 for p in $(pod_names web); do grep -qE "^  $p  resize none  app: cpu " <<<"$cli_out" || fail "explain lacks pod $p"; done
+
+# The Deferred workload: pending, held by ResizeBlocked, its pod's resize
+# state as this minor reports it (1.32's status.resize, later the condition).
+api_pod=$(pod_names api)
+want_state=$(k -n "$ns" get pod "$api_pod" -o json | jq -r --arg m "$(expected_resize_mechanism)" 'if $m == "field"
+  then .status.resize // "none"
+  else [.status.conditions[]? | select(.type == "PodResizePending" and .status == "True")][0] | if . then "Pending/\(.reason)" else "none" end end')
+case $want_state in Deferred|Pending/Deferred) ;; *) fail "kubectl shows api's resize as '$want_state', not Deferred";; esac
+cli_on_policy explain deployment/api -n "$ns" -o json
+jq -e --argjson p "$pjson" --arg pod "$api_pod" --arg state "$want_state" '.verdict == "pending" and .history == []
+  and ([.pods[] | {name, resizeState}] == [{name: $pod, resizeState: $state}])
+  and ([$p.status.conditions[] | select(.type == "ResizeBlocked")][0] as $c
+       | any(.reasons[]; .text == "ResizeBlocked=True \($c.reason): \($c.message)"))' <<<"$cli_out" >/dev/null \
+  || fail "explain of the Deferred workload: $(jq -c '{verdict, reasons, history, pods}' <<<"$cli_out") vs $(jq -c .status.conditions <<<"$pjson")"
+log "api: $(jq -r .verdict <<<"$cli_out"), $(jq -r '.pods[0].resizeState' <<<"$cli_out")"
 
 cli_rc explain deploy batch -n "$ns" -o json
 jq -e '.idle.reason == "WorkloadReplicasZero" and any(.reasons[]; .kind == "idle") and .recommendation == null' <<<"$cli_out" >/dev/null \
