@@ -129,6 +129,11 @@ bool names(std::string_view text, std::string_view name) {
     return false;
 }
 
+// The kubelet holds this pod's resize: Deferred or Infeasible, as either mechanism reports it.
+bool kubelet_blocked(std::string_view state) {
+    return state == "Pending/Deferred" || state == "Pending/Infeasible" || state == "Deferred" || state == "Infeasible";
+}
+
 json::object reason(std::string kind, std::string text) {
     json::object r;
     r["kind"] = std::move(kind);
@@ -160,6 +165,17 @@ json::object explain_report(const explain_inputs& in) {
     }
     w["optedOut"] = ref.opted_out;
     report["workload"] = std::move(w);
+
+    // -- its pods (the workload's selector over the listed candidates)
+    std::vector<const json::value*> own_pods;
+    if (in.workload.found())
+        if (auto s = core::parse_label_selector(core::json_at(*in.workload.object, {"spec", "selector"}));
+            s && !s.value().selects_everything())
+            for (const auto& p : in.pods)
+                if (core::string_at(p, {"metadata", "namespace"}) == in.ns && s.value().matches(core::labels_of(p)))
+                    own_pods.push_back(&p);
+    const bool own_pod_blocked =
+        std::any_of(own_pods.begin(), own_pods.end(), [](const json::value* p) { return kubelet_blocked(resize_state(*p)); });
 
     // -- which policy manages it: the manager's own rule
     std::vector<controller::policy_view> views;
@@ -229,6 +245,9 @@ json::object explain_report(const explain_inputs& in) {
             if ((std::string_view(type) == "Resizing" && (status == "True" || why == "Idle")) ||
                 (std::string_view(type) != "Resizing" && status != "True"))
                 continue;
+            // ResizeBlocked is the policy's: it concerns this workload only when the kubelet holds
+            // one of its own pods (with no pods listed, it cannot be told apart, so it is kept).
+            if (std::string_view(type) == "ResizeBlocked" && !own_pods.empty() && !own_pod_blocked) continue;
             reasons.push_back(reason("condition", std::string(type) + "=" + std::string(status) + " " +
                                                       std::string(why) + ": " + std::string(core::string_at(*c, {"message"}))));
         }
@@ -313,13 +332,8 @@ json::object explain_report(const explain_inputs& in) {
     json::array pods;
     std::set<std::string> pod_names;
     bool pending = false;
-    std::optional<core::LabelSelector> selector;
-    if (in.workload.found())
-        if (auto s = core::parse_label_selector(core::json_at(*in.workload.object, {"spec", "selector"})); s && !s.value().selects_everything())
-            selector = s.value();
-    for (const auto& p : in.pods) {
-        if (core::string_at(p, {"metadata", "namespace"}) != in.ns) continue;
-        if (!selector || !selector->matches(core::labels_of(p))) continue;
+    for (const json::value* pp : own_pods) {
+        const json::value& p = *pp;
         json::object o;
         const std::string pname(core::string_at(p, {"metadata", "name"}));
         pod_names.insert(pname);

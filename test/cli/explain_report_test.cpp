@@ -128,6 +128,25 @@ TEST(ExplainReport, WhyItWasOrWasNotResized) {
     EXPECT_EQ(evs[1].at("regarding").as_string(), "AttunePolicy/web");
 }
 
+// ResizeBlocked is the policy's condition: the manager sets it for a Deferred
+// pod of any workload it manages, so it explains this one only when the
+// kubelet holds one of its own pods (either mechanism).
+TEST(ExplainReport, ResizeBlockedOnlyWhenItsOwnPodIsHeld) {
+    auto in = inputs();
+    in.pods = {pod("web-abc", "web", false), pod("api-1", "api", true)};
+    EXPECT_FALSE(has_reason(explain_report(in), "condition", "ResizeBlocked"));
+
+    json::value field = pod("web-abc", "web", false);
+    field.as_object()["status"].as_object()["resize"] = "Infeasible";  // 1.32
+    in.pods = {field};
+    const auto r = explain_report(in);
+    EXPECT_TRUE(has_reason(r, "condition", "ResizeBlocked=True PodsDeferred"));
+    EXPECT_EQ(r.at("pods").at(0).at("resizeState").as_string(), "Infeasible");
+
+    in.pods = {};  // pods not listed: it cannot be told apart, so it is kept
+    EXPECT_TRUE(has_reason(explain_report(in), "condition", "ResizeBlocked=True PodsDeferred"));
+}
+
 TEST(ExplainReport, ModeOptOutAndNoPolicy) {
     const auto recommend = explain_report(inputs("Recommend"));
     EXPECT_TRUE(has_reason(recommend, "mode", "mode Recommend: the policy only recommends"));
