@@ -6,7 +6,7 @@
 # the sizing annotations; a scale from 0 to 1 of a workload an HPA holds at
 # zero is sized (owner replicas are never read); a policy with a startup
 # boost doubles the CPU request at CREATE and records attune.io/startup-boost-at.
-# (The boost's in-place restore is the executor's, issue #9.)
+# Its in-place restore once the boost's duration is over is the executor's.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/51_webhook_lib.bash"
@@ -15,7 +15,7 @@ webhook_test
 pod='{containers: [{name: app, image: attune.local/pause:1, resources: {requests: {cpu: "1", memory: 512Mi}, limits: {memory: 1Gi}}}]}'
 deployment_with_policy web "$pod"
 deployment_with_policy queue-worker "$pod"
-deployment_with_policy boosted "$pod" '{startupBoost: {multiplier: "2", duration: 2m}}'
+deployment_with_policy boosted "$pod" '{startupBoost: {multiplier: "2", duration: 15s}}'
 k -n "$ns" apply -f - >/dev/null <<'YAML'
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -85,6 +85,17 @@ delta=$(( $(date -u -d "$created" +%s) - $(date -u -d "$at" +%s) ))
 [ "${delta#-}" -le 5 ] || fail "startup-boost-at $at is not the pod's creation time $created"
 [ "$(metric_sum attune_startup_boost_total 'action="applied"')" -ge 1 ] || fail "attune_startup_boost_total did not count the boost"
 log "boosted was born at 2 x 200m with startup-boost-at $at"
+
+# The boost ends in place (the executor, Auto): once its 15 s are over the
+# CPU request goes back to 200m in spec and status, without a restart, and
+# the annotation is dropped; not before.
+boost_state() { k -n "$ns" get pod "$bp" -o json | jq -r '"\(.spec.containers[0].resources.requests.cpu) \(.status.containerStatuses[0].resources.requests.cpu // "-") \(.status.containerStatuses[0].restartCount) \(.metadata.annotations["attune.io/startup-boost-at"] // "none")"'; }
+restored() { [ "$(boost_state)" = "200m 200m 0 none" ]; }
+wait_until 60 restored || fail "the boost was not restored in place: $(boost_state)"
+ended=$(date -u +%s)
+[ $(( ended - $(date -u -d "$at" +%s) )) -ge 15 ] || fail "the boost ended before its 15 s duration ($(( ended - $(date -u -d "$at" +%s) )) s)"
+[ "$(metric_sum attune_startup_boost_total 'action="restored"')" -ge 1 ] || fail "attune_startup_boost_total did not count the restore"
+log "the boost ended in place after $(( ended - $(date -u -d "$at" +%s) )) s: 200m, restartCount 0, annotation dropped"
 
 # The metric the API names, and nothing failed.
 [ "$(metric_sum attune_webhook_duration_seconds_count 'operation="pod_create"')" -ge 4 ] \
