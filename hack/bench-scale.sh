@@ -122,8 +122,11 @@ if [ $reuse = 0 ]; then
   "$here/hack/cluster.sh" up --k8s "$minor" --nodes "$nodes" --node-cpu 64 --node-memory 256Gi --no-prometheus \
     --controller-qps 400 --kubesim-qps 400 --kubesim-full-resync 0 --kubesim-pod-workers 8 >/dev/null
 fi
-k apply -f "$here/deploy/kustomize/base/crd/attunepolicy.yaml" >/dev/null
-k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=60s >/dev/null
+# All three CRDs: the manager reads the two defaults tiers too, and is not
+# ready before their informers have listed.
+k apply -f "$here/deploy/kustomize/base/crd/" >/dev/null
+k wait --for=condition=Established crd/attunepolicies.attune.io crd/attunedefaults.attune.io \
+  crd/attunenamespacedefaults.attune.io --timeout=60s >/dev/null
 
 have=$(running_pods)
 if [ "$have" -lt "$pods" ]; then
