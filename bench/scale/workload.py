@@ -16,13 +16,21 @@ import sys
 
 
 def policy(ns):
-    # The CRD in the tree selects by spec.selector. The api branch replaces it
-    # with spec.targetRef: change only this function when it lands.
+    # Auto with a Manual source that restates the live sizes (omitted keys are
+    # inherited), so the executor plans every pod each cycle but has nothing to
+    # send: the bench measures the manager with the executor running, not
+    # 10,000 resizes.
     return {
         "apiVersion": "attune.io/v1alpha1",
         "kind": "AttunePolicy",
         "metadata": {"name": "bench", "namespace": ns},
-        "spec": {"selector": {"matchLabels": {"attune.io/bench": "true"}}},
+        "spec": {
+            "targetRef": {"kind": "Deployment", "selector": {"matchLabels": {"attune.io/bench": "true"}}},
+            "metricsSource": {"manual": {"containers": [{"name": "app", "resources": {}}]}},
+            "cpu": {},
+            "memory": {},
+            "updateStrategy": {"type": "Auto"},
+        },
     }
 
 
