@@ -38,3 +38,4 @@ workload_events() {
     '.items[] | select(.regarding.kind == "Deployment" and .regarding.name == $w and .reason == $r) | .note'
 }
 workload_event_count() { workload_events "$1" "$2" | grep -c . || true; }
+has_workload_event() { [ "$(workload_event_count "$1" "$2")" -ge "${3:-1}" ]; }
