@@ -39,3 +39,10 @@ workload_events() {
 }
 workload_event_count() { workload_events "$1" "$2" | grep -c . || true; }
 has_workload_event() { [ "$(workload_event_count "$1" "$2")" -ge "${3:-1}" ]; }
+# kill_manager: SIGKILL, no goodbye (a crash); the next start_manager starts afresh.
+kill_manager() {
+  local pid=$MGR_PID
+  MGR_PID=""
+  kill -KILL "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+}
