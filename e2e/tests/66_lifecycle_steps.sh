@@ -39,6 +39,7 @@ log "step 1 (10% of 11): $s1"
 rev=$(lc web web .currentRevision)
 s2=$(step_holds 1 6) || exit 1
 log "step 2 (50% of 11): $s2"
+log "status.lifecycle during step 2: $(lc_entry web web)"
 [[ "$s2" == "$s1 "* ]] || fail "step 1's pods ($s1) are not a prefix of step 2's ($s2)"
 
 wait_until 120 lc_is web web ValidatedWithoutPersistence || fail "never validated: $(lc_entry web web)"
