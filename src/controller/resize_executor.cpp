@@ -188,6 +188,8 @@ asio::awaitable<void> resize_executor::process(object_key key) {
         queue_.add_after(key.str(), 1s);
         co_return;
     }
+    // A workload whose policy left Canary leaves status.lifecycle (and its block).
+    if (mode != core::UpdateMode::Canary) ledger_.drop_lifecycle(*c.book, key.kind, key.name);
     co_await follow(c);
     if (c.acting) {
         co_await watch_safety(c);

@@ -80,7 +80,7 @@ void resize_ledger::set_lifecycle(book& b, core::LifecycleStatusEntry entry,
                                   std::optional<std::pair<std::string, std::string>> blocked) {
     bool changed = !b.lifecycle_owned;
     b.lifecycle_owned = true;
-    const std::string name = entry.workload;
+    const std::string name = entry.kind + "/" + entry.workload;
     auto& slot = b.lifecycle[entry.kind + "/" + entry.workload];
     if (!(slot == entry)) {
         slot = std::move(entry);
@@ -97,6 +97,12 @@ void resize_ledger::set_lifecycle(book& b, core::LifecycleStatusEntry entry,
         changed = true;
     }
     if (changed) ++b.version;
+}
+
+void resize_ledger::drop_lifecycle(book& b, const std::string& kind, const std::string& name) {
+    const bool entry = b.lifecycle.erase(kind + "/" + name) > 0;
+    const bool block = b.lifecycle_blocked.erase(kind + "/" + name) > 0;
+    if (entry || block) ++b.version;
 }
 
 std::vector<core::LifecycleStatusEntry> resize_ledger::lifecycle_entries(const book& b) {

@@ -408,6 +408,13 @@ TEST(ResizeExecutor, CanaryNeverPatchesAPodWhoseQosClassWouldChange) {
     ASSERT_TRUE(block.has_value());
     EXPECT_EQ(block->first, "InPlaceResizeWouldChangeQoSClass");
     EXPECT_NE(block->second.find("web-1"), std::string::npos) << block->second;
+
+    // The policy leaves Canary: the workload leaves status.lifecycle and the block goes.
+    h.policy_json = kPolicy;
+    h.put_recommendation("200m");
+    h.pass();
+    EXPECT_EQ(entry_of(*h.exec), nullptr);
+    EXPECT_FALSE(resize_ledger::lifecycle_block(*book).has_value());
 }
 
 }  // namespace

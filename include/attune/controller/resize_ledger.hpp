@@ -33,7 +33,7 @@ public:
         // status.lifecycle.workloads (issue #11) by "Kind/name", seeded once
         // from the policy's own status so a restart resumes every attempt.
         std::map<std::string, core::LifecycleStatusEntry> lifecycle;
-        // Workloads (by name) the lifecycle blocks: ResizeBlocked {reason, message}.
+        // Workloads (by "Kind/name") the lifecycle blocks: ResizeBlocked {reason, message}.
         std::map<std::string, std::pair<std::string, std::string>> lifecycle_blocked;
         bool lifecycle_owned = false;  // status.lifecycle is written (it was there, or an entry was set)
         std::uint64_t version = 0;        // moves on every change: the aggregator writes when it moved
@@ -56,6 +56,9 @@ public:
     // Replaces the entry and the workload's block (nullopt: not blocked).
     void set_lifecycle(book& b, core::LifecycleStatusEntry entry,
                        std::optional<std::pair<std::string, std::string>> blocked);
+    // The workload left the lifecycle (its policy is no longer Canary): its
+    // entry and block go from the status.
+    void drop_lifecycle(book& b, const std::string& kind, const std::string& name);
     // The entries as status.lifecycle.workloads holds them (sorted, bounded).
     static std::vector<core::LifecycleStatusEntry> lifecycle_entries(const book& b);
     // The first lifecycle block of the policy, if any (ResizeBlocked).
