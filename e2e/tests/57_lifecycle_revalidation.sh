@@ -9,14 +9,10 @@
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/90_executor_lib.bash"
 . "$(dirname "$0")/66_lifecycle_lib.bash"
-require_manager
-apply_policy_crd
-test_namespace
-oracle_begin
+lifecycle_test
 
-web_deployment web 2
-base="500m/1/256Mi/512Mi" want="200m/1/256Mi/512Mi"
-wait_eq 90 2 count_at web app "$base" || fail "pods never ran: $(spec_and_status web app)"
+web_running web 2
+want="200m/1/256Mi/512Mi"
 start_manager
 rec='[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]'
 lifecycle() { echo "{\"steps\":[{\"percent\":50,\"pause\":\"15s\"},{\"percent\":100}],\"persistence\":{\"mode\":\"Disabled\"},\"revalidationToken\":\"$1\"}"; }

@@ -6,6 +6,24 @@
 # come from a Manual-source policy (deterministic revisions); pauses and
 # windows are the test's own short ones, never changed defaults.
 
+# lifecycle_test: what every lifecycle test starts with (the manager binary,
+# the CRDs, its namespace, the /resize oracle).
+lifecycle_test() {
+  require_manager
+  apply_policy_crd
+  test_namespace
+  oracle_begin
+}
+
+# The template size of web_deployment's pods, as spec_and_status prints it.
+base="500m/1/256Mi/512Mi"
+# web_running NAME REPLICAS [LOAD-JSON]: web_deployment, and wait until every
+# replica runs at the template size.
+web_running() {
+  web_deployment "$1" "$2" "${3:-}"
+  wait_eq 120 "$2" count_at "$1" app "$base" || fail "$1 never ran $2 pods at the template size: $(spec_and_status "$1" app)"
+}
+
 # canary_policy NAME TARGET CONTAINERS-JSON LIFECYCLE-JSON [UPDATE-STRATEGY-EXTRA-JSON]:
 # a Canary policy with spec.lifecycle = LIFECYCLE-JSON.
 canary_policy() {

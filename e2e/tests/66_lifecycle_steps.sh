@@ -9,14 +9,10 @@
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/90_executor_lib.bash"
 . "$(dirname "$0")/66_lifecycle_lib.bash"
-require_manager
-apply_policy_crd
-test_namespace
-oracle_begin
+lifecycle_test
 
-web_deployment web 11
-base="500m/1/256Mi/512Mi" want="200m/1/256Mi/512Mi"
-wait_eq 120 11 count_at web app "$base" || fail "11 pods never ran at the template size: $(spec_and_status web app)"
+web_running web 11
+want="200m/1/256Mi/512Mi"
 start_manager
 canary_policy web web '[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]' \
   '{"steps":[{"percent":10,"pause":"20s"},{"percent":50,"pause":"20s"},{"percent":100}],

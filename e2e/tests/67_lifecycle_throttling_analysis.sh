@@ -16,10 +16,7 @@
 . "$(dirname "$0")/90_executor_lib.bash"
 . "$(dirname "$0")/66_lifecycle_lib.bash"
 require_local "the harness's Prometheus"
-require_manager
-apply_policy_crd
-test_namespace
-oracle_begin
+lifecycle_test
 
 k -n "$ns" apply -f - >/dev/null <<YAML
 apiVersion: attune.io/v1alpha1
@@ -27,11 +24,8 @@ kind: AttuneNamespaceDefaults
 metadata: {name: team}
 spec: {metricsSource: {prometheus: {address: "$PROMETHEUS_URL"}}}
 YAML
-web_deployment hot 2 '{"app": {"cpu": "250m", "memory": "60Mi"}}'
-web_deployment cool 1 '{"app": {"cpu": "50m", "memory": "60Mi"}}'
-base="500m/1/256Mi/512Mi"
-wait_eq 90 2 count_at hot app "$base" || fail "hot never ran: $(spec_and_status hot app)"
-wait_eq 90 1 count_at cool app "$base" || fail "cool never ran: $(spec_and_status cool app)"
+web_running hot 2 '{"app": {"cpu": "250m", "memory": "60Mi"}}'
+web_running cool 1 '{"app": {"cpu": "50m", "memory": "60Mi"}}'
 start_manager --allow-local-metrics-addresses
 analysis='"analysis":{"cpuThrottling":{"enabled":true,"window":"1m","thresholdFraction":0.25}}'
 canary_policy hot hot '[{"name":"app","resources":{"requests":{"cpu":"100m"},"limits":{"cpu":"100m"}}}]' \

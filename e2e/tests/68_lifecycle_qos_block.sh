@@ -10,9 +10,7 @@
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/90_executor_lib.bash"
 . "$(dirname "$0")/66_lifecycle_lib.bash"
-require_manager
-apply_policy_crd
-test_namespace
+lifecycle_test
 
 k -n "$ns" apply -f - >/dev/null <<YAML
 apiVersion: apps/v1
