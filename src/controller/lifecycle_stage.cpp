@@ -216,7 +216,7 @@ asio::awaitable<void> resize_executor::run_lifecycle(pass_context& c) {
     }
     // The attempt is one resize cycle: it stays open between steps, so the
     // cooldown paces attempts, not the steps of one.
-    if (core::is_validating(d.status.phase)) c.work_left = true;
+    c.holds_cycle = core::is_validating(d.status.phase);
     if (d.requeue_at) {
         const auto in_ms = std::chrono::duration_cast<std::chrono::milliseconds>(*d.requeue_at - c.now);
         c.requeue_in(std::max<std::chrono::milliseconds>(in_ms, 1s));

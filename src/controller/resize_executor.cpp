@@ -384,7 +384,7 @@ asio::awaitable<void> resize_executor::write_cooldown_anchor(pass_context& c, st
 }
 
 asio::awaitable<void> resize_executor::close_cycle(pass_context& c) {
-    const auto close = cycles_.pass_done(c.policy_key, c.snap.key.str(), c.work_left);
+    const auto close = cycles_.pass_done(c.policy_key, c.snap.key.str(), c.work_left, c.holds_cycle);
     if (close && close->applied_any) co_await write_cooldown_anchor(c, "resize cycle closed");
     const auto anchor = cooldown_anchor(c);
     for (const auto& w : cycles_.waiting_workloads(c.policy_key))

@@ -134,6 +134,7 @@ private:
         std::string targets_key;
         bool acting = false;        // resizing mode, not paused, not idle: writes allowed
         bool work_left = false;     // pods wait for a slot
+        bool holds_cycle = false;   // a validating lifecycle attempt keeps the cycle open between its steps
         bool cooldown_held = false;
         std::optional<std::chrono::milliseconds> requeue;  // the soonest look-again
         void requeue_in(std::chrono::milliseconds d) { requeue = requeue ? std::min(*requeue, d) : d; }
