@@ -188,12 +188,19 @@ asio::awaitable<void> resize_executor::process(object_key key) {
         queue_.add_after(key.str(), 1s);
         co_return;
     }
+    // A workload whose policy left Canary leaves status.lifecycle (and its block).
+    if (mode != core::UpdateMode::Canary) ledger_.drop_lifecycle(*c.book, key.kind, key.name);
     co_await follow(c);
     if (c.acting) {
         co_await watch_safety(c);
         co_await restore_boosts(c);
-        if (!c.rec->recommendation.stale) co_await resize_pods(c);
-        co_await persist(c);
+        if (mode == core::UpdateMode::Canary) {
+            // The lifecycle's own persistence replaces templatePersistence.
+            if (!c.rec->recommendation.stale) co_await run_lifecycle(c);
+        } else {
+            if (!c.rec->recommendation.stale) co_await resize_pods(c);
+            co_await persist(c);
+        }
     }
     refresh_pod_states(c);
     co_await close_cycle(c);
@@ -227,58 +234,64 @@ asio::awaitable<void> resize_executor::resize_pods(pass_context& c) {
         if (stopping_) co_return;
         // A copy: the snapshot's pod is replaced by a re-read after a 409.
         const core::Pod pod = c.snap.pods[i];
-        const auto node = node_of(caches_, pod.node_name);
-        core::PlanOptions popts;
-        popts.memory_floor_headroom_percent =
-            static_cast<unsigned>(std::max(0, c.policy->memory.decrease_usage_margin_percent));
-        popts.node = node.probe;
-        auto decide = [&](const core::Pod& p) {
-            const auto n = node_of(caches_, p.node_name);
-            core::PlanOptions o = popts;
-            o.node = n.probe;
-            return core::decide_resize(p, targets.targets, *caps_, targets.controlled_values, o,
-                                       gate_inputs(c, p, n.facts ? &*n.facts : nullptr));
-        };
-        auto decision = decide(pod);
-        if (auto* held = std::get_if<core::ResizeHeld>(&decision)) {
-            if (held->reason == "max_concurrent_resizes") c.work_left = true;
-            if (held->reason == "cooldown") c.cooldown_held = true;
-            if (held->reason != "no_change" && held->reason != "paused") c.requeue_in(opts_.held_requeue);
-            if (core::skip_is_reported(*held, c.rec->recommendation)) co_await report_held(c, pod, *held);
-            continue;
-        }
-        auto go = std::get<core::ResizeGo>(std::move(decision));
-        for (const auto& n : go.notes)
-            spdlog::warn("resize note namespace={} pod={} uid={} note=\"{}\"", pod.namespace_, pod.name, pod.uid, n);
-        cycles_.submit(c.policy_key, c.snap.key.str(), pod.uid, go.increase);
-        replan_fn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
-            auto again = decide(fresh);
-            if (auto* g = std::get_if<core::ResizeGo>(&again)) return std::move(g->plan);
-            return std::nullopt;
-        };
-        auto r = co_await submit(pod, go.plan, replan, true, c.snap.key.name);
-        if (r.what != submit_outcome::accepted) {
-            cycles_.withdraw(c.policy_key, pod.uid);
-            co_await report_not_sent(c, pod, r);
-            continue;
-        }
-        ++submitted;
-        track(c, r, core::TrackedKind::Resize, "");
-        for (const auto& e : go.events) emit(c, e);
-        if (r.plan.envelope)
-            for (const auto& res : {core::kCpu, core::kMemory})
-                if (core::find(r.plan.envelope->requests, res) || core::find(r.plan.envelope->limits, res))
-                    metrics_.envelope_raised
-                        .Add({{"namespace", c.snap.key.ns}, {"policy", c.policy_name}, {"resource", std::string(res)}})
-                        .Increment();
-        if (!r.plan.memory_clamped.empty())
-            metrics_.memory_limit_decrease
-                .Add({{"namespace", c.snap.key.ns}, {"policy", c.policy_name}, {"result", "clamped"}})
-                .Increment();
-        spdlog::info("resize sent namespace={} pod={} uid={} workload={} policy={} generation={} changes=\"{}\"",
-                     pod.namespace_, pod.name, pod.uid, c.snap.key.name, c.policy_name, r.generation,
-                     core::describe_changes(core::container_changes(r.pod, r.plan.planned)));
+        if (co_await resize_one(c, pod, targets.targets, targets.controlled_values, std::nullopt)) ++submitted;
     }
+}
+
+asio::awaitable<bool> resize_executor::resize_one(pass_context& c, core::Pod pod, std::vector<core::ContainerTarget> targets,
+                                                  core::ControlledValues controlled, std::optional<int> max_concurrent) {
+    const auto node = node_of(caches_, pod.node_name);
+    core::PlanOptions popts;
+    popts.memory_floor_headroom_percent =
+        static_cast<unsigned>(std::max(0, c.policy->memory.decrease_usage_margin_percent));
+    popts.node = node.probe;
+    auto decide = [&](const core::Pod& p) {
+        const auto n = node_of(caches_, p.node_name);
+        core::PlanOptions o = popts;
+        o.node = n.probe;
+        auto g = gate_inputs(c, p, n.facts ? &*n.facts : nullptr);
+        if (max_concurrent) g.max_concurrent_resizes = *max_concurrent;
+        return core::decide_resize(p, targets, *caps_, controlled, o, g);
+    };
+    auto decision = decide(pod);
+    if (auto* held = std::get_if<core::ResizeHeld>(&decision)) {
+        if (held->reason == "max_concurrent_resizes") c.work_left = true;
+        if (held->reason == "cooldown") c.cooldown_held = true;
+        if (held->reason != "no_change" && held->reason != "paused") c.requeue_in(opts_.held_requeue);
+        if (core::skip_is_reported(*held, c.rec->recommendation)) co_await report_held(c, pod, *held);
+        co_return false;
+    }
+    auto go = std::get<core::ResizeGo>(std::move(decision));
+    for (const auto& n : go.notes)
+        spdlog::warn("resize note namespace={} pod={} uid={} note=\"{}\"", pod.namespace_, pod.name, pod.uid, n);
+    cycles_.submit(c.policy_key, c.snap.key.str(), pod.uid, go.increase);
+    replan_fn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
+        auto again = decide(fresh);
+        if (auto* g = std::get_if<core::ResizeGo>(&again)) return std::move(g->plan);
+        return std::nullopt;
+    };
+    auto r = co_await submit(pod, go.plan, replan, true, c.snap.key.name);
+    if (r.what != submit_outcome::accepted) {
+        cycles_.withdraw(c.policy_key, pod.uid);
+        co_await report_not_sent(c, pod, r);
+        co_return false;
+    }
+    track(c, r, core::TrackedKind::Resize, "");
+    for (const auto& e : go.events) emit(c, e);
+    if (r.plan.envelope)
+        for (const auto& res : {core::kCpu, core::kMemory})
+            if (core::find(r.plan.envelope->requests, res) || core::find(r.plan.envelope->limits, res))
+                metrics_.envelope_raised
+                    .Add({{"namespace", c.snap.key.ns}, {"policy", c.policy_name}, {"resource", std::string(res)}})
+                    .Increment();
+    if (!r.plan.memory_clamped.empty())
+        metrics_.memory_limit_decrease
+            .Add({{"namespace", c.snap.key.ns}, {"policy", c.policy_name}, {"result", "clamped"}})
+            .Increment();
+    spdlog::info("resize sent namespace={} pod={} uid={} workload={} policy={} generation={} changes=\"{}\"",
+                 pod.namespace_, pod.name, pod.uid, c.snap.key.name, c.policy_name, r.generation,
+                 core::describe_changes(core::container_changes(r.pod, r.plan.planned)));
+    co_return true;
 }
 
 void resize_executor::track(pass_context& c, const submit_result& r, core::TrackedKind kind, std::string reason) {
@@ -372,7 +385,7 @@ asio::awaitable<void> resize_executor::write_cooldown_anchor(pass_context& c, st
 }
 
 asio::awaitable<void> resize_executor::close_cycle(pass_context& c) {
-    const auto close = cycles_.pass_done(c.policy_key, c.snap.key.str(), c.work_left);
+    const auto close = cycles_.pass_done(c.policy_key, c.snap.key.str(), c.work_left, c.holds_cycle);
     if (close && close->applied_any) co_await write_cooldown_anchor(c, "resize cycle closed");
     const auto anchor = cooldown_anchor(c);
     for (const auto& w : cycles_.waiting_workloads(c.policy_key))

@@ -251,30 +251,38 @@ asio::awaitable<void> resize_executor::persist(pass_context& c) {
         co_return;
     }
     const auto& patch = std::get<core::TemplatePatch>(decision);
+    if (!co_await write_template_patch(c, patch, tmpl.value(), tp.when)) {
+        if (applied) applied_since_persist_.insert(key);
+        co_return;
+    }
+    if (!applied) persisted_targets_[key] = c.targets_key;
+}
+
+asio::awaitable<bool> resize_executor::write_template_patch(pass_context& c, const core::TemplatePatch& patch,
+                                                            const core::Pod& pod_template, core::PersistWhen when) {
     const auto rt = c.snap.key.kind == "Deployment" ? kube::resources::deployments() : kube::resources::statefulsets();
     auto r = co_await client_.patch(rt, c.snap.key.ns, c.snap.key.name, kube::patch_type::strategic_merge,
                                     json::serialize(patch.body));
     const std::string ns = c.snap.key.ns, wl = c.snap.key.name;
     if (!r) {
-        if (r.error().is_fenced()) co_return;
+        if (r.error().is_fenced()) co_return false;
         metrics_.template_patches.Add({{"namespace", ns}, {"workload", wl}, {"result", "failed"}}).Increment();
         spdlog::warn("template persistence failed namespace={} workload={} error=\"{}\"", ns, wl, r.error().describe());
-        if (applied) applied_since_persist_.insert(key);
         c.requeue_in(opts_.held_requeue);
         core::EventIntent ev{"Warning", std::string(core::kEventTemplatePatchFailed), "template",
                              c.snap.key.kind + " " + wl + ": " + r.error().message, true};
         emit(c, std::move(ev));
-        co_return;
+        co_return false;
     }
-    if (!applied) persisted_targets_[key] = c.targets_key;
     metrics_.template_patches.Add({{"namespace", ns}, {"workload", wl}, {"result", "success"}}).Increment();
-    auto entry = core::template_history_entry(patch, tmpl.value(), wl, tp.when, c.now);
+    auto entry = core::template_history_entry(patch, pod_template, wl, when, c.now);
     const std::string note = c.snap.key.kind + " " + wl + " pod template patched (" +
-                             std::string(core::to_string(tp.when)) + "): " + entry.to;
+                             std::string(core::to_string(when)) + "): " + entry.to;
     history(c, {std::move(entry)});
-    spdlog::info("template persisted namespace={} workload={} when={}", ns, wl, core::to_string(tp.when));
+    spdlog::info("template persisted namespace={} workload={} when={}", ns, wl, core::to_string(when));
     core::EventIntent ev{"Normal", std::string(core::kEventTemplatePatched), "template", note, true};
     emit(c, std::move(ev));
+    co_return true;
 }
 
 asio::awaitable<void> resize_executor::retune_hpa(pass_context& c, const core::Pod& applied) {

@@ -19,6 +19,19 @@ resize_ledger::book& resize_ledger::get(const std::string& ns, const std::string
                              ns, policy, decoded.error().message);
             }
         }
+        if (const auto* l = core::json_at(*policy_object, {"status", "lifecycle"})) {
+            // Status is ours: an entry that does not decode is a bug; say so
+            // and start over rather than act on half of it.
+            auto decoded = core::decode_lifecycle_status(*l);
+            it->second.lifecycle_owned = true;
+            if (decoded) {
+                for (auto& e : decoded.value()) it->second.lifecycle.emplace(e.kind + "/" + e.workload, std::move(e));
+            } else {
+                spdlog::error("status.lifecycle does not decode; every attempt starts over namespace={} name={} "
+                              "error=\"{}\"",
+                              ns, policy, decoded.error().message);
+            }
+        }
     }
     return it->second;
 }
@@ -55,6 +68,53 @@ void resize_ledger::set_cycle(book& b, bool resized_this_cycle, bool cooldown_ac
     b.cooldown_active = cooldown_active;
     b.inside_schedule_window = inside_schedule_window;
     ++b.version;
+}
+
+const core::LifecycleStatusEntry* resize_ledger::lifecycle_entry(const book& b, const std::string& kind,
+                                                                 const std::string& name) {
+    const auto it = b.lifecycle.find(kind + "/" + name);
+    return it == b.lifecycle.end() ? nullptr : &it->second;
+}
+
+void resize_ledger::set_lifecycle(book& b, core::LifecycleStatusEntry entry,
+                                  std::optional<std::pair<std::string, std::string>> blocked) {
+    bool changed = !b.lifecycle_owned;
+    b.lifecycle_owned = true;
+    const std::string name = entry.kind + "/" + entry.workload;
+    auto& slot = b.lifecycle[entry.kind + "/" + entry.workload];
+    if (!(slot == entry)) {
+        slot = std::move(entry);
+        changed = true;
+    }
+    const auto it = b.lifecycle_blocked.find(name);
+    if (blocked) {
+        if (it == b.lifecycle_blocked.end() || it->second != *blocked) {
+            b.lifecycle_blocked[name] = std::move(*blocked);
+            changed = true;
+        }
+    } else if (it != b.lifecycle_blocked.end()) {
+        b.lifecycle_blocked.erase(it);
+        changed = true;
+    }
+    if (changed) ++b.version;
+}
+
+void resize_ledger::drop_lifecycle(book& b, const std::string& kind, const std::string& name) {
+    const bool entry = b.lifecycle.erase(kind + "/" + name) > 0;
+    const bool block = b.lifecycle_blocked.erase(kind + "/" + name) > 0;
+    if (entry || block) ++b.version;
+}
+
+std::vector<core::LifecycleStatusEntry> resize_ledger::lifecycle_entries(const book& b) {
+    std::vector<core::LifecycleStatusEntry> out;
+    out.reserve(b.lifecycle.size());
+    for (const auto& [k, e] : b.lifecycle) out.push_back(e);
+    return out;
+}
+
+std::optional<std::pair<std::string, std::string>> resize_ledger::lifecycle_block(const book& b) {
+    if (b.lifecycle_blocked.empty()) return std::nullopt;
+    return b.lifecycle_blocked.begin()->second;
 }
 
 void resize_ledger::forget(const std::string& ns, const std::string& policy) { books_.erase({ns, policy}); }

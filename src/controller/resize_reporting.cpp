@@ -34,14 +34,14 @@ std::string resource_label(const std::vector<core::ContainerChange>& changes) {
 
 }  // namespace
 
-void resize_executor::emit(const pass_context& c, const core::EventIntent& e) {
+void resize_executor::emit(const pass_context& c, const core::EventIntent& e, const kube::object_reference* regarding) {
     if (!events_) return;
     std::string suppress;
     if (c.snap.policy) {
         const auto ann = core::annotations_of(*c.snap.policy);
         if (auto it = ann.find(core::kSuppressWarningsAnnotation); it != ann.end()) suppress = it->second;
     }
-    events_->push(policy_event(c.regarding, e, std::move(suppress)));
+    events_->push(policy_event(regarding ? *regarding : c.regarding, e, std::move(suppress)));
 }
 
 void resize_executor::history(pass_context& c, std::vector<core::HistoryEntry> entries) {

@@ -163,6 +163,10 @@ completed_pass status_aggregation::complete(const std::string& ns, const std::st
     w.deferred = counts.deferred;
     w.infeasible = counts.infeasible;
     if (book) c.status.resize_history = book->history;
+    if (book && book->lifecycle_owned) {
+        c.status.lifecycle = resize_ledger::lifecycle_entries(*book);
+        c.status.lifecycle_owned = true;
+    }
     if (st.context.resizing_mode)
         c.status.cooldown = core::cooldown_state(st.context.cooldown, core::count_consecutive_reverts(c.status.resize_history));
     core::ResizeConditionInputs rin;
@@ -174,6 +178,7 @@ completed_pass status_aggregation::complete(const std::string& ns, const std::st
     rin.counts = counts;
     rin.history = c.status.resize_history;
     if (book) rin.inside_schedule_window = book->inside_schedule_window;
+    if (book) rin.lifecycle_blocked = resize_ledger::lifecycle_block(*book);
     core::apply_resize_conditions(st.conditions, rin);
     c.status.conditions = st.conditions;
     c.status.recommendations = status_recommendations(std::move(recs), st.context.max_status_recommendations,
@@ -238,6 +243,10 @@ policy_status policy_status_from(const json::value& policy) {
         out.cooldown = cd;
     }
     if (auto t = core::parse_timestamp(core::string_at(policy, {"status", "lastReconcileTime"}))) out.last_reconcile_time = t.value();
+    if (const auto* l = core::json_at(policy, {"status", "lifecycle"})) {
+        out.lifecycle_owned = true;
+        if (auto decoded = core::decode_lifecycle_status(*l)) out.lifecycle = std::move(decoded).value();
+    }
     return out;
 }
 
@@ -261,6 +270,7 @@ std::string status_patch_body(const policy_status& status) {
     // The executor's part (core/resize_history.hpp, core/cooldown.hpp).
     st["resizeHistory"] = core::history_json(status.resize_history);
     if (status.cooldown) st["cooldown"] = core::cooldown_status_json(*status.cooldown);
+    if (status.lifecycle_owned) st["lifecycle"] = core::encode_lifecycle_status(status.lifecycle);
     if (status.last_reconcile_time) st["lastReconcileTime"] = core::format_timestamp(*status.last_reconcile_time);
     return json::serialize(json::object{{"status", std::move(st)}});
 }

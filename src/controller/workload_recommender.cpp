@@ -69,8 +69,9 @@ asio::awaitable<source_result> workload_recommender::recommend(std::shared_ptr<c
 
 asio::awaitable<core::result<std::shared_ptr<prometheus_client>>> workload_recommender::client_for(
     std::shared_ptr<const core::EffectivePolicy> policy) {
-    const auto* src = std::get_if<core::PrometheusSource>(&policy->metrics.provider);
-    if (!src) co_return core::make_error("no_prometheus", "the policy's metrics source is not a Prometheus");
+    // The provider's Prometheus, or for Manual/VPA a defaults object's (instant queries).
+    const auto& src = policy->metrics.prometheus;
+    if (!src) co_return core::make_error("no_prometheus", "the policy has no Prometheus");
     const auto& ns = policy->namespace_;
     // Secrets exist here only with --allow-secret-reads (validation refuses them otherwise).
     std::string token, ca;

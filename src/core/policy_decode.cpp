@@ -424,6 +424,11 @@ AttunePolicy policy(const json::value& json) {
                                             resource_config(opt_object(c, "memory", cat), join(cat, "memory"))});
         }
     }
+    if (const auto* l = field(spec, "lifecycle")) {
+        auto decoded = decode_lifecycle_spec(*l, "spec.lifecycle");
+        if (!decoded) throw decode_failure(decoded.error().message);  // the message names the path
+        s.lifecycle = std::move(decoded).value();
+    }
     return p;
 }
 

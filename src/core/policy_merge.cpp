@@ -193,6 +193,13 @@ PrometheusSource to_source(const PrometheusSpec& p, std::string origin) {
     return s;
 }
 
+std::optional<PrometheusSource> defaults_prometheus_source(const AttuneDefaults* cluster, const AttuneDefaults* ns) {
+    const auto* d = defaults_prometheus(cluster, ns);
+    if (!d) return std::nullopt;
+    const std::string kind = d == ns ? "AttuneNamespaceDefaults " : "AttuneDefaults ";
+    return to_source(*d->spec.metrics_source.prometheus, kind + d->meta.name + ": spec.metricsSource.prometheus");
+}
+
 MetricsProvider provider(const AttunePolicy& policy, const AttuneDefaults* cluster, const AttuneDefaults* ns) {
     const auto& m = policy.spec.metrics_source;
     // vpa, manual, datadog and cloudwatch come from the policy only.
@@ -206,12 +213,9 @@ MetricsProvider provider(const AttunePolicy& policy, const AttuneDefaults* clust
     if (m.manual) return ManualSource{m.manual->containers};
     if (m.datadog) return UnsupportedMetricsSource{"datadog"};
     if (m.cloudwatch) return UnsupportedMetricsSource{"cloudwatch"};
-    constexpr std::string_view kBlock = "spec.metricsSource.prometheus";
-    if (m.prometheus && !m.prometheus->address.empty()) return to_source(*m.prometheus, std::string(kBlock));
-    if (const auto* d = defaults_prometheus(cluster, ns)) {
-        const std::string kind = d == ns ? "AttuneNamespaceDefaults " : "AttuneDefaults ";
-        return to_source(*d->spec.metrics_source.prometheus, kind + d->meta.name + ": " + std::string(kBlock));
-    }
+    if (m.prometheus && !m.prometheus->address.empty())
+        return to_source(*m.prometheus, "spec.metricsSource.prometheus");
+    if (auto d = defaults_prometheus_source(cluster, ns)) return std::move(*d);
     return NoMetricsSource{};
 }
 
@@ -381,6 +385,8 @@ EffectivePolicy merge_effective_policy(const AttunePolicy& policy, std::span<con
     e.memory = finish_tuning(merged.memory, ResourceKind::Memory);
     e.metrics = finish_metrics(merged.metrics_source, e.clamped);
     e.metrics.provider = provider(policy, cluster, ns);
+    if (const auto* p = std::get_if<PrometheusSource>(&e.metrics.provider)) e.metrics.prometheus = *p;
+    else e.metrics.prometheus = defaults_prometheus_source(cluster, ns);
     e.update_strategy = finish_strategy(merged.update_strategy, e.clamped);
     e.exclude_known_sidecars = merged.exclude_known_sidecars.value_or(true);
     e.excluded_containers = merged.excluded_containers;
@@ -399,6 +405,13 @@ EffectivePolicy merge_effective_policy(const AttunePolicy& policy, std::span<con
         if (cost->memory_per_gib_hour) e.cost_pricing.memory_per_gib_hour = *cost->memory_per_gib_hour;
     }
     e.container_tunings = container_tunings(merged);
+    // spec.lifecycle is the policy's own; the canary shorthand and
+    // maxConcurrentResizes may come from a defaults object.
+    std::optional<CanaryShorthand> canary;
+    if (const auto& c = merged.update_strategy.canary)
+        canary = CanaryShorthand{static_cast<unsigned>(std::clamp(c->percentage, 1, 100)),
+                                 std::chrono::duration_cast<Seconds>(c->observation_period), c->auto_promote};
+    e.lifecycle = effective_lifecycle(policy.spec.lifecycle, canary, merged.update_strategy.max_concurrent_resizes);
     return e;
 }
 

@@ -180,7 +180,7 @@ std::optional<error> validate_effective_policy(const EffectivePolicy& policy, co
                                                         "policy's namespace");
         return std::nullopt;
     };
-    if (const auto* p = std::get_if<PrometheusSource>(&policy.metrics.provider)) {
+    if (const auto& p = policy.metrics.prometheus) {
         if (auto e = check_endpoint_url(p->origin + ".address", p->address, options.allow_local_metrics_addresses))
             return e;
         if (p->bearer_token_secret) {

@@ -162,6 +162,13 @@ std::string throttling_ratio_query(std::string_view ns, std::string_view pod_reg
            ")) / sum by (pod) (rate(container_cpu_cfs_periods_total" + m + "))";
 }
 
+std::string cfs_periods_increase_query(std::string_view ns, std::string_view pod, std::chrono::seconds window,
+                                       bool throttled) {
+    return std::string("sum(increase(container_cpu_cfs_") + (throttled ? "throttled_" : "") +
+           "periods_total{namespace=\"" + promql_string_escape(ns) + "\",pod=\"" + promql_string_escape(pod) +
+           "\",container!=\"\",container!=\"POD\"}[" + promql_duration(window) + "]))";
+}
+
 result<std::string> render_guardrail_query(std::string_view t, const GuardrailVars& vars) {
     auto fail = [](std::string what) { return make_error("invalid_guardrail_template", std::move(what)); };
     auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };

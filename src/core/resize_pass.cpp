@@ -77,13 +77,15 @@ void ResizeCycleBook::settle(const std::string& policy, const std::string& pod_u
 }
 
 std::optional<CycleClose> ResizeCycleBook::pass_done(const std::string& policy, const std::string& workload,
-                                                     bool work_left) {
+                                                     bool work_left, bool holds_open) {
     const auto it = cycles_.find(policy);
     if (it == cycles_.end()) return std::nullopt;
     auto& c = it->second;
     if (work_left) c.waiting.insert(workload);
     else c.waiting.erase(workload);
-    if (!c.in_flight.empty() || !c.waiting.empty()) return std::nullopt;
+    if (holds_open) c.holding.insert(workload);
+    else c.holding.erase(workload);
+    if (!c.in_flight.empty() || !c.waiting.empty() || !c.holding.empty()) return std::nullopt;
     CycleClose close{c.applied_any};
     cycles_.erase(it);
     return close;

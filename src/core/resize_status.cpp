@@ -26,7 +26,10 @@ bool apply_resize_conditions(std::vector<Condition>& conditions, const ResizeCon
         changed |= set_condition(conditions, Condition{type, status, reason, std::move(message), in.now, in.generation});
     };
     const auto& c = in.counts;
-    if (c.deferred > 0 && c.infeasible > 0) {
+    if (in.lifecycle_blocked) {
+        changed |= set_condition(conditions, Condition{"ResizeBlocked", "True", in.lifecycle_blocked->first,
+                                                       in.lifecycle_blocked->second, in.now, in.generation});
+    } else if (c.deferred > 0 && c.infeasible > 0) {
         set("ResizeBlocked", "True", "PodsDeferredAndInfeasible",
             std::to_string(c.deferred) + " pod(s) Deferred and " + std::to_string(c.infeasible) +
                 " pod(s) Infeasible by the kubelet");

@@ -9,6 +9,7 @@
 
 #include <attune/controller/recommendation_store.hpp>
 #include <attune/core/policy.hpp>
+#include <attune/core/selection.hpp>
 
 #include "../runtime/run_coro.hpp"
 #include "../runtime/scripted_tls_server.hpp"
@@ -81,7 +82,9 @@ struct harness {
     std::unique_ptr<resize_executor> exec;
     const object_key key{"shop", "Deployment", "web"};
 
-    harness() {
+    std::string policy_json;
+
+    explicit harness(std::string policy = kPolicy) : policy_json(std::move(policy)) {
         controller::index_hpas(hpas);  // as the manager's informer catalog sets it up
         kube::rest_config rc;
         rc.host = "127.0.0.1";
@@ -111,7 +114,7 @@ struct harness {
         add(deployments, deployment_json(1));
         add(replicasets, R"({"metadata":{"namespace":"shop","name":"web-rs","uid":"web-rs-uid",
           "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"web-uid","controller":true}]}})");
-        add(policies, kPolicy);
+        add(policies, policy_json);
         add(namespaces, R"({"metadata":{"name":"shop"}})");
         add(nodes, R"({"metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4","memory":"16Gi"},
           "conditions":[{"type":"Ready","status":"True"}]}})");
@@ -124,7 +127,7 @@ struct harness {
     }
 
     void put_recommendation(const char* cpu) {
-        auto policy = core::decode_attune_policy(json::parse(kPolicy));
+        auto policy = core::decode_attune_policy(json::parse(policy_json));
         ASSERT_TRUE(policy.ok()) << policy.error().message;
         stored_recommendation r;
         r.workload = key;
@@ -288,6 +291,130 @@ TEST(ResizeExecutor, ARevertComesFromTheOriginalsOnThePod) {
     ASSERT_EQ(book->history.size(), 1u);
     EXPECT_EQ(core::history_result_name(book->history[0].result), "Reverted");
     EXPECT_EQ(book->history[0].reason, "oomkill");
+}
+
+// ---- updateStrategy.type Canary: the lifecycle through the same write path ----
+
+// Three pods, steps 33/100 (1 pod, then all 3), one at a time, no pause.
+constexpr const char* kCanaryPolicy = R"({"apiVersion":"attune.io/v1alpha1","kind":"AttunePolicy",
+  "metadata":{"namespace":"shop","name":"web","uid":"policy-uid","generation":1},
+  "spec":{"targetRef":{"kind":"Deployment","name":"web"},"cpu":{},"memory":{},
+          "metricsSource":{"manual":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]}},
+          "updateStrategy":{"type":"Canary","cooldown":"1m"},
+          "lifecycle":{"steps":[{"percent":33},{"percent":100}],"persistence":{"mode":"Disabled"}}}})";
+
+// The pod names in StableHash order (workload UID + pod UID), as the core orders them.
+std::vector<std::string> stable_order(const std::vector<std::string>& names) {
+    std::vector<std::string> uids;
+    for (const auto& n : names) uids.push_back(n + "-uid");
+    std::vector<std::string> out;
+    for (auto i : core::selection_order("web-uid", uids)) out.push_back(names[i]);
+    return out;
+}
+
+const core::LifecycleStatusEntry* entry_of(const resize_executor& e) {
+    const auto* book = e.ledger().find("shop", "web");
+    return book ? resize_ledger::lifecycle_entry(*book, "Deployment", "web") : nullptr;
+}
+
+// Step 1 resizes exactly the first pod of the StableHash order (originals,
+// then one /resize), step 2 only once that pod is Applied, and then the next
+// pod, one at a time: the canary goes through the executor's one write path.
+TEST(ResizeExecutor, CanaryResizesTheFirstStepsPodsInStableHashOrderThenTheNext) {
+    harness h(kCanaryPolicy);
+    for (const char* n : {"web-1", "web-2", "web-3"}) h.add(h.pods, pod_json(n));
+    const auto order = stable_order({"web-1", "web-2", "web-3"});
+    h.server.script(scripted_reply::http(200, pod_json(order[0])));                      // originals
+    h.server.script(scripted_reply::http(200, pod_json(order[0], "200m", "500m", 2)));  // /resize
+    h.pass();
+    auto r = h.requests();
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(path_of(r[1]), "/api/v1/namespaces/shop/pods/" + order[0] + "/resize");
+    EXPECT_EQ(json::parse(r[1].body).at("spec").at("containers").at(0).at("resources").at("requests").at("cpu").as_string(),
+              "200m");
+    const auto* e = entry_of(*h.exec);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->phase, core::LifecyclePhase::ValidationRunning);
+    EXPECT_EQ(e->step, 0u);
+    ASSERT_EQ(e->pods.size(), 1u);
+    EXPECT_EQ(e->pods[0].name, order[0]);
+
+    // Still InProgress: nothing more is sent.
+    h.pass();
+    EXPECT_EQ(h.requests().size(), 2u);
+
+    // Applied: step 1 passes, step 2 resizes the next pod (maxConcurrentResizes 1).
+    h.update_pod(pod_json(order[0], "200m", "200m", 2));
+    h.server.script(scripted_reply::http(200, pod_json(order[1])));
+    h.server.script(scripted_reply::http(200, pod_json(order[1], "200m", "500m", 2)));
+    h.pass();
+    r = h.requests();
+    ASSERT_EQ(r.size(), 4u);
+    EXPECT_EQ(path_of(r[3]), "/api/v1/namespaces/shop/pods/" + order[1] + "/resize");
+    e = entry_of(*h.exec);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->step, 1u);
+    ASSERT_EQ(e->pods.size(), 3u);
+    EXPECT_EQ(e->pods[0].name, order[0]);
+    EXPECT_EQ(e->pods[0].state, core::ResizeState::Applied);
+}
+
+// A restart: a fresh executor whose policy status holds the entry (as the
+// aggregator wrote it) resumes at step 2 and never resizes step 1's pod again.
+TEST(ResizeExecutor, CanaryResumesFromThePolicyStatusAfterARestart) {
+    const auto order = stable_order({"web-1", "web-2", "web-3"});
+    json::value saved;
+    {
+        harness h(kCanaryPolicy);
+        for (const char* n : {"web-1", "web-2", "web-3"}) h.add(h.pods, pod_json(n));
+        h.server.script(scripted_reply::http(200, pod_json(order[0])));
+        h.server.script(scripted_reply::http(200, pod_json(order[0], "200m", "500m", 2)));
+        h.pass();
+        ASSERT_NE(entry_of(*h.exec), nullptr);
+        saved = core::encode_lifecycle_status({*entry_of(*h.exec)});
+    }
+    auto policy = json::parse(kCanaryPolicy);
+    policy.as_object()["status"] = json::object{{"lifecycle", saved}};
+    harness h(json::serialize(policy));
+    // The step-1 pod is Applied now (the kubelet finished while we were down).
+    for (const auto& n : order) h.add(h.pods, n == order[0] ? pod_json(n, "200m", "200m", 2) : pod_json(n));
+    h.server.script(scripted_reply::http(200, pod_json(order[1])));
+    h.server.script(scripted_reply::http(200, pod_json(order[1], "200m", "500m", 2)));
+    h.pass();
+    const auto r = h.requests();
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(path_of(r[1]), "/api/v1/namespaces/shop/pods/" + order[1] + "/resize");
+    const auto* e = entry_of(*h.exec);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->step, 1u);
+    EXPECT_EQ(e->attempt, 1) << "the same attempt goes on";
+}
+
+// A BestEffort pod: nothing is sent, the policy gets ResizeBlocked with
+// InPlaceResizeWouldChangeQoSClass through the ledger.
+TEST(ResizeExecutor, CanaryNeverPatchesAPodWhoseQosClassWouldChange) {
+    harness h(kCanaryPolicy);
+    h.add(h.pods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1","uid":"web-1-uid",
+      "resourceVersion":"7","generation":1,
+      "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-rs","uid":"web-rs-uid","controller":true}]},
+      "spec":{"nodeName":"n1","containers":[{"name":"app"}]},
+      "status":{"phase":"Running","qosClass":"BestEffort","observedGeneration":1,"conditions":[{"type":"Ready","status":"True"}],
+        "containerStatuses":[{"name":"app","ready":true,"restartCount":0}]}})");
+    h.pass();
+    EXPECT_TRUE(h.requests().empty()) << h.requests()[0].target;
+    const auto* book = h.exec->ledger().find("shop", "web");
+    ASSERT_NE(book, nullptr);
+    const auto block = resize_ledger::lifecycle_block(*book);
+    ASSERT_TRUE(block.has_value());
+    EXPECT_EQ(block->first, "InPlaceResizeWouldChangeQoSClass");
+    EXPECT_NE(block->second.find("web-1"), std::string::npos) << block->second;
+
+    // The policy leaves Canary: the workload leaves status.lifecycle and the block goes.
+    h.policy_json = kPolicy;
+    h.put_recommendation("200m");
+    h.pass();
+    EXPECT_EQ(entry_of(*h.exec), nullptr);
+    EXPECT_FALSE(resize_ledger::lifecycle_block(*book).has_value());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <attune/controller/status_aggregation.hpp>
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include <gtest/gtest.h>
 
@@ -351,6 +352,53 @@ TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
     EXPECT_EQ(back.resize_history, again->status.resize_history);
     EXPECT_EQ(back.cooldown, again->status.cooldown);
     EXPECT_EQ(back.workloads.deferred, 1);
+}
+
+// Issue #11: the lifecycle's entries reach status.lifecycle and its block
+// ResizeBlocked; a policy that never ran Canary writes no status.lifecycle,
+// one whose last entry went writes an empty list (a merge patch replaces it).
+TEST(StatusAggregation, TheLifecycleEntriesAndBlockReachTheStatus) {
+    resize_ledger ledger;
+    status_aggregation s;
+    s.set_resize_ledger(&ledger);
+    auto context = ctx(2);
+    context.resizing_mode = true;
+    auto first = s.begin_pass("ns", "p", context, {}, std::nullopt, t0);
+    ASSERT_TRUE(first);
+    EXPECT_FALSE(first->status.lifecycle_owned);
+    EXPECT_FALSE(boost::json::parse(status_patch_body(first->status)).at("status").as_object().contains("lifecycle"));
+    s.mark_written("ns", "p", first->status);
+
+    auto& book = ledger.get("ns", "p", nullptr);
+    core::LifecycleStatusEntry e;
+    e.workload = "web";
+    e.kind = "Deployment";
+    e.current_revision = "rev-1";
+    e.step_started_at = t0;
+    e.message = "blocked before any resize: pod web-0: ...";
+    ledger.set_lifecycle(book, e, std::pair<std::string, std::string>{"InPlaceResizeWouldChangeQoSClass", "pod web-0: ..."});
+    auto again = s.refresh("ns", "p", t0 + std::chrono::seconds(5));
+    ASSERT_TRUE(again);
+    EXPECT_TRUE(again->changed);
+    ASSERT_EQ(again->status.lifecycle.size(), 1u);
+    EXPECT_EQ(again->status.lifecycle[0].current_revision, "rev-1");
+    std::string blocked;
+    for (const auto& c : again->status.conditions)
+        if (c.type == "ResizeBlocked") blocked = c.status + "/" + c.reason;
+    EXPECT_EQ(blocked, "True/InPlaceResizeWouldChangeQoSClass");
+    const auto body = boost::json::parse(status_patch_body(again->status));
+    EXPECT_EQ(body.at("status").at("lifecycle").at("workloads").at(0).at("phase").as_string(), "ValidationRunning");
+    // What the server then holds reads back as the same status (no second write).
+    EXPECT_EQ(policy_status_from(body), again->status);
+    s.mark_written("ns", "p", again->status);
+
+    ledger.drop_lifecycle(book, "Deployment", "web");
+    auto gone = s.refresh("ns", "p", t0 + std::chrono::seconds(10));
+    ASSERT_TRUE(gone);
+    EXPECT_TRUE(gone->status.lifecycle.empty());
+    EXPECT_EQ(boost::json::serialize(boost::json::parse(status_patch_body(gone->status)).at("status").at("lifecycle")),
+              R"({"workloads":[]})");
+    for (const auto& c : gone->status.conditions) EXPECT_NE(c.type, "ResizeBlocked");
 }
 
 }  // namespace

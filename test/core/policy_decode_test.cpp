@@ -206,6 +206,8 @@ TEST(PolicyDecode, ErrorsNameTheJsonPath) {
         const char* want;  // the start of the message
     } cases[] = {
         {"no target", R"({})", "spec.targetRef: required"},
+        {"lifecycle steps not ending at 100", R"({"targetRef":{"kind":"Job","name":"x"},"lifecycle":{"steps":[{"percent":10}]}})",
+         "spec.lifecycle.steps"},
         {"unknown kind", R"({"targetRef":{"kind":"Pod","name":"x"}})",
          "spec.targetRef.kind: \"Pod\" is not one of Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob"},
         {"name and selector", R"({"targetRef":{"kind":"Job","name":"x","selector":{"matchLabels":{"a":"b"}}}})",

@@ -176,6 +176,7 @@ TEST(DefaultsMerge, VpaAndManualComeFromThePolicyOnly) {
     const auto cluster = defaults("c", R"({"metricsSource":{"vpa":{"name":"shared"},"prometheus":{"address":"http://p:9090"}}})");
     auto e = merge(policy(), {cluster});
     EXPECT_TRUE(std::holds_alternative<PrometheusSource>(e.metrics.provider));
+    EXPECT_EQ(e.metrics.prometheus->address, "http://p:9090");
 
     e = merge(policy(R"({"metricsSource":{"vpa":{"name":"web-vpa"}}})"), {cluster});
     auto* v = std::get_if<VpaSource>(&e.metrics.provider);
@@ -194,6 +195,12 @@ TEST(DefaultsMerge, VpaAndManualComeFromThePolicyOnly) {
     auto* m = std::get_if<ManualSource>(&e.metrics.provider);
     ASSERT_NE(m, nullptr);
     EXPECT_EQ(m->containers.at("app").requests.at("cpu"), q("1"));
+    // Instant queries (guardrails, the lifecycle's analysis) still have the defaults' Prometheus.
+    ASSERT_TRUE(e.metrics.prometheus.has_value());
+    EXPECT_EQ(e.metrics.prometheus->address, "http://p:9090");
+    EXPECT_EQ(e.metrics.prometheus->origin, "AttuneDefaults c: spec.metricsSource.prometheus");
+    EXPECT_FALSE(merge(policy(R"({"metricsSource":{"manual":{"containers":[{"name":"app","resources":{"requests":{"cpu":"1"}}}]}}})"))
+                     .metrics.prometheus.has_value());
 
     e = merge(policy(R"({"metricsSource":{"datadog":{"apiKeySecretRef":{"name":"dd","key":"k"}}}})"));
     ASSERT_TRUE(std::holds_alternative<UnsupportedMetricsSource>(e.metrics.provider));
@@ -360,6 +367,39 @@ TEST(DefaultsMerge, SafetyObservationPeriodFallsBackToTheCanaryThenFiveMinutes) 
               9min);
     EXPECT_EQ(merge(policy(R"({"updateStrategy":{"safetyObservationPeriod":"0s"}})")).update_strategy.safety_observation_period,
               5min);
+}
+
+// Issue #11: spec.lifecycle wins; else the canary shorthand (which a defaults
+// object may give); else seed 001's three steps. maxConcurrentResizes falls
+// back to updateStrategy's.
+TEST(DefaultsMerge, LifecycleStepsFromSpecThenCanaryShorthandThenBuiltIn) {
+    const auto own = merge(policy(
+        R"({"lifecycle":{"steps":[{"percent":10,"pause":"30s"},{"percent":100}],"maxConcurrentResizes":3,
+            "analysis":{"cpuThrottling":{"enabled":true,"window":"2m"}},"persistence":{"mode":"TemplatePatch"},
+            "revalidationToken":"t1"},
+            "updateStrategy":{"canary":{"percentage":50,"observationPeriod":"1m"},"maxConcurrentResizes":2}})"));
+    ASSERT_EQ(own.lifecycle.steps.size(), 2u);
+    EXPECT_EQ(own.lifecycle.steps[0], (LifecycleStep{10, 30s, false}));
+    EXPECT_EQ(own.lifecycle.steps[1], (LifecycleStep{100, 0s, false}));
+    EXPECT_EQ(own.lifecycle.max_concurrent_resizes, 3);
+    EXPECT_TRUE(own.lifecycle.cpu_throttling.enabled);
+    EXPECT_EQ(own.lifecycle.cpu_throttling.window, 120s);
+    EXPECT_EQ(own.lifecycle.persistence, PersistenceMode::TemplatePatch);
+    EXPECT_EQ(own.lifecycle.revalidation_token, "t1");
+
+    const auto ns = defaults("team", R"({"updateStrategy":{"canary":{"percentage":20,"observationPeriod":"2m"},
+                                        "maxConcurrentResizes":4}})", "shop");
+    const auto shorthand = merge(policy(R"({"updateStrategy":{"type":"Canary"}})"), {}, {ns});
+    ASSERT_EQ(shorthand.lifecycle.steps.size(), 2u);
+    EXPECT_EQ(shorthand.lifecycle.steps[0], (LifecycleStep{20, 120s, true}));  // no autoPromote: holds
+    EXPECT_EQ(shorthand.lifecycle.steps[1].percent, 100u);
+    EXPECT_EQ(shorthand.lifecycle.max_concurrent_resizes, 4);
+
+    const auto builtin = merge(policy(R"({"updateStrategy":{"type":"Canary"}})"));
+    ASSERT_EQ(builtin.lifecycle.steps.size(), 3u);
+    EXPECT_EQ(builtin.lifecycle.steps[0], (LifecycleStep{10, 300s, false}));
+    EXPECT_EQ(builtin.lifecycle.max_concurrent_resizes, 1);
+    EXPECT_EQ(builtin.lifecycle.persistence, PersistenceMode::AdmissionOnNextPodTemplateChange);
 }
 
 TEST(DefaultsMerge, ExcludedContainersAddTheKnownSidecarsWhenOn) {

@@ -132,6 +132,13 @@ TEST(ThrottlingQuery, RatioPerPodOverTheWindow) {
               R"( / sum by (pod) (rate(container_cpu_cfs_periods_total{namespace="shop",pod=~"web-a|web-b",container!="",container!="POD"}[5m])))");
 }
 
+TEST(ThrottlingQuery, LifecycleIncreasesPerPodAndCounter) {
+    EXPECT_EQ(cfs_periods_increase_query("shop", "web-0", 120s, true),
+              R"(sum(increase(container_cpu_cfs_throttled_periods_total{namespace="shop",pod="web-0",container!="",container!="POD"}[2m])))");
+    EXPECT_EQ(cfs_periods_increase_query("shop", "we\"b", 300s, false),
+              R"(sum(increase(container_cpu_cfs_periods_total{namespace="shop",pod="we\"b",container!="",container!="POD"}[5m])))");
+}
+
 TEST(GuardrailTemplate, VariablesSubstitutedEscaped) {
     const GuardrailVars v{"shop", "web\"} or vector(1", "web-1"};
     EXPECT_EQ(render_guardrail_query(

@@ -87,6 +87,23 @@ TEST(ResizeCycle, ClosesOnlyWhenNothingIsInFlightAndNoWorkloadWaits) {
     EXPECT_FALSE(b.pass_done("p", "api", false)) << "no cycle, nothing to close";
 }
 
+// Issue #11: a validating lifecycle attempt holds its cycle open between
+// steps (nothing in flight during a pause) without being a workload that
+// waits for a slot, so no other workload's pass re-queues it in a loop.
+TEST(ResizeCycle, AValidatingAttemptHoldsTheCycleOpenWithoutWaitingForASlot) {
+    ResizeCycleBook b;
+    b.submit("p", "web", "u1", {});
+    b.settle("p", "u1", true);
+    EXPECT_FALSE(b.pass_done("p", "web", false, true)) << "step 1 paused: the cycle stays open";
+    EXPECT_TRUE(b.view("p").open);
+    EXPECT_TRUE(b.waiting_workloads("p").empty());
+    b.submit("p", "web", "u2", {});
+    b.settle("p", "u2", true);
+    const auto close = b.pass_done("p", "web", false, false);
+    ASSERT_TRUE(close) << "validated: the cycle closes";
+    EXPECT_TRUE(close->applied_any);
+}
+
 TEST(ResizeCycle, AnEvictionCountsAsAnActionForTheCooldown) {
     ResizeCycleBook b;
     b.submit("p", "api", "u1", {});

@@ -45,6 +45,19 @@ TEST(ResizeStatus, ResizeBlockedReasons) {
     }
 }
 
+// Issue #11: a QoS block of the lifecycle is the reason shown, even with
+// pods Deferred; once it is lifted the kubelet's states show again.
+TEST(ResizeStatus, TheLifecycleBlockWinsAndGoesAway) {
+    std::vector<Condition> cs;
+    ResizeConditionInputs in{t0, 1, true, false, false, {0, 1, 2, 0}, {}, std::nullopt};
+    in.lifecycle_blocked = std::pair<std::string, std::string>{"InPlaceResizeWouldChangeQoSClass", "pod web-0: ..."};
+    apply_resize_conditions(cs, in);
+    EXPECT_EQ(reason(cs, "ResizeBlocked"), "True/InPlaceResizeWouldChangeQoSClass");
+    in.lifecycle_blocked.reset();
+    apply_resize_conditions(cs, in);
+    EXPECT_EQ(reason(cs, "ResizeBlocked"), "True/PodsDeferred");
+}
+
 TEST(ResizeStatus, ResizingDegradedAndSchedule) {
     std::vector<Condition> cs{{"Ready", "True", "Monitoring", "", t0, 1}};
     std::vector<HistoryEntry> h(3);

@@ -17,7 +17,8 @@
 //      (tracking_patch), then one PATCH pods/{name}/resize.
 // Idle workloads (HPA-held or manual zero), paused policies and modes that
 // do not resize stop before step 2. Canary is the lifecycle's (issue #11):
-// select_pass_pods selects nothing for it, the seam where it plugs in.
+// in step 5 run_lifecycle drives core::step_lifecycle and resizes and rolls
+// back through the same resize_one.
 //
 // Every write goes through the client, so --leader-elect's fence covers
 // them all. State lives on the one io_context thread; nothing is left
@@ -31,11 +32,13 @@
 #include <attune/controller/time_zones.hpp>
 #include <attune/controller/workqueue.hpp>
 #include <attune/core/capabilities.hpp>
+#include <attune/core/lifecycle.hpp>
 #include <attune/core/policy.hpp>
 #include <attune/core/resize_events.hpp>
 #include <attune/core/resize_gates.hpp>
 #include <attune/core/resize_pass.hpp>
 #include <attune/core/resize_tracking.hpp>
+#include <attune/core/template_persistence.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/kube/event_recorder.hpp>
 #include <attune/kube/informer.hpp>
@@ -131,6 +134,7 @@ private:
         std::string targets_key;
         bool acting = false;        // resizing mode, not paused, not idle: writes allowed
         bool work_left = false;     // pods wait for a slot
+        bool holds_cycle = false;   // a validating lifecycle attempt keeps the cycle open between its steps
         bool cooldown_held = false;
         std::optional<std::chrono::milliseconds> requeue;  // the soonest look-again
         void requeue_in(std::chrono::milliseconds d) { requeue = requeue ? std::min(*requeue, d) : d; }
@@ -159,6 +163,24 @@ private:
     boost::asio::awaitable<void> watch_safety(pass_context& c);
     boost::asio::awaitable<void> restore_boosts(pass_context& c);
     boost::asio::awaitable<void> resize_pods(pass_context& c);
+    // The one way a pod is resized (Auto, OneShot and the lifecycle's
+    // canaries and rollbacks): decide_resize through the gates, then
+    // submit, track, Events and metrics. True when the /resize was accepted.
+    // `max_concurrent`: the lifecycle's limit in place of updateStrategy's.
+    boost::asio::awaitable<bool> resize_one(pass_context& c, core::Pod pod, std::vector<core::ContainerTarget> targets,
+                                            core::ControlledValues controlled, std::optional<int> max_concurrent);
+    // Canary (lifecycle_stage.cpp, docs/lifecycle.md "How the shell drives it").
+    boost::asio::awaitable<void> run_lifecycle(pass_context& c);
+    boost::asio::awaitable<core::ThrottlingMeasurement> measure_throttling(pass_context& c, std::vector<std::string> pods,
+                                                                           std::chrono::seconds window);
+    // The policy's status.lifecycle from the ledger, written now (before any
+    // other action when webhook eligibility is withdrawn). False: not written.
+    boost::asio::awaitable<bool> write_lifecycle_status(pass_context& c);
+    boost::asio::awaitable<void> patch_lifecycle_template(pass_context& c, core::ContainerResourceMap resources,
+                                                          std::string revision);
+    // Writes a planned template patch: metrics, history TemplatePatched, Event. False when it failed.
+    boost::asio::awaitable<bool> write_template_patch(pass_context& c, const core::TemplatePatch& patch,
+                                                      const core::Pod& pod_template, core::PersistWhen when);
     boost::asio::awaitable<void> persist(pass_context& c);
     boost::asio::awaitable<void> retune_hpa(pass_context& c, const core::Pod& applied);
     boost::asio::awaitable<void> close_cycle(pass_context& c);
@@ -177,7 +199,8 @@ private:
     void refresh_pod_states(pass_context& c);
 
     // Reporting (resize_reporting.cpp): Events regarding the policy, history, metrics.
-    void emit(const pass_context& c, const core::EventIntent& e);
+    // Regarding the policy, or `regarding` (the lifecycle's Events are on the workload).
+    void emit(const pass_context& c, const core::EventIntent& e, const kube::object_reference* regarding = nullptr);
     boost::asio::awaitable<void> report_held(pass_context& c, const core::Pod& pod, const core::ResizeHeld& h);
     boost::asio::awaitable<void> report_not_sent(pass_context& c, const core::Pod& pod, const submit_result& r);
     // Once per pod, generation and reason: true the first time.

@@ -62,6 +62,10 @@ struct policy_status {
     boost::json::array recommendations;  // status.recommendations[], as written
     std::vector<core::HistoryEntry> resize_history;  // status.resizeHistory (the executor's ledger)
     std::optional<core::CooldownState> cooldown;     // status.cooldown, in resizing modes
+    // status.lifecycle.workloads (the lifecycle's entries in the ledger);
+    // written only once owned, so a policy that never ran Canary has none.
+    std::vector<core::LifecycleStatusEntry> lifecycle;
+    bool lifecycle_owned = false;
     // Set when the status is written; not part of the comparison (a new
     // heartbeat alone is no reason to write).
     std::optional<core::Timestamp> last_reconcile_time;
@@ -69,7 +73,8 @@ struct policy_status {
     bool operator==(const policy_status& o) const {
         return idle_workloads == o.idle_workloads && observed_generation == o.observed_generation &&
                workloads == o.workloads && conditions == o.conditions && recommendations == o.recommendations &&
-               resize_history == o.resize_history && cooldown == o.cooldown;
+               resize_history == o.resize_history && cooldown == o.cooldown && lifecycle == o.lifecycle &&
+               lifecycle_owned == o.lifecycle_owned;
     }
 };
 

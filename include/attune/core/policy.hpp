@@ -21,6 +21,7 @@
 
 #include "attune/core/duration.hpp"
 #include "attune/core/label_selector.hpp"
+#include "attune/core/lifecycle_spec.hpp"
 #include "attune/core/overlay.hpp"  // ContainerResourceMap
 #include "attune/core/pod_model.hpp"
 #include "attune/core/quantity.hpp"
@@ -273,6 +274,7 @@ struct AttunePolicySpec {
     std::optional<int> weight;  // 0 = unset
     std::optional<RuntimeProfile> runtime_profile;
     std::vector<ContainerPolicySpec> container_policies;
+    std::optional<LifecycleSpec> lifecycle;  // spec.lifecycle (issue #11): the policy's own, never a default's
 };
 
 struct CostPricingSpec {
@@ -365,6 +367,11 @@ struct EffectiveMetricsSource {
     std::string cpu_recording_metric;     // "" = rate(container_cpu_usage_seconds_total[rateWindow])
     std::string memory_recording_metric;  // "" = container_memory_working_set_bytes
     MetricsProvider provider;
+    // The Prometheus of instant queries (sloGuardrails, the lifecycle's
+    // throttling analysis): the provider's when it is one; else a defaults
+    // object's block, so a Manual- or VPA-backed Canary policy can still be
+    // analysed. Validated like the provider's.
+    std::optional<PrometheusSource> prometheus;
 };
 
 struct EffectiveCanary {
@@ -461,6 +468,10 @@ struct EffectivePolicy {
     std::vector<std::string> excluded_containers;  // the spec's list, plus the known sidecars when on; sorted, unique
     CostPricing cost_pricing;
     std::vector<ContainerTuning> container_tunings;  // literal names first (sorted), then "*"
+    // The progressive validation of updateStrategy.type Canary: spec.lifecycle
+    // resolved against updateStrategy.canary and maxConcurrentResizes
+    // (effective_lifecycle). Filled for every mode; only Canary reads it.
+    EffectiveLifecycle lifecycle;
 
     // Where the values came from, for logs and the ConfigClamped Event.
     std::string cluster_defaults;    // metadata.name of the AttuneDefaults used, "" if none

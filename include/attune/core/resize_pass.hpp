@@ -79,9 +79,14 @@ public:
     // a resize given up returns its budget.
     void settle(const std::string& policy, const std::string& pod_uid, bool applied);
 
-    // A pass of `workload` ended; `work_left`: pods of it wait for a slot.
-    // Returns the close when the cycle ends with it.
-    std::optional<CycleClose> pass_done(const std::string& policy, const std::string& workload, bool work_left);
+    // A pass of `workload` ended; `work_left`: pods of it wait for a slot;
+    // `holds_open`: its lifecycle attempt still validates (issue #11), so the
+    // cycle stays open between its steps (the cooldown paces attempts, not
+    // the steps of one) without the workload counting as waiting for a slot
+    // (waiting_workloads would pass it again at once). Returns the close when
+    // the cycle ends with it.
+    std::optional<CycleClose> pass_done(const std::string& policy, const std::string& workload, bool work_left,
+                                        bool holds_open = false);
     // Workloads of the open cycle with pods waiting for a slot (to pass again
     // once one frees).
     std::vector<std::string> waiting_workloads(std::string_view policy) const;
@@ -92,6 +97,7 @@ private:
         std::map<std::string, ResourceList> in_flight;  // pod uid -> its request increase
         ResourceList increase_used;
         std::set<std::string> waiting;  // workloads with pods waiting for a slot
+        std::set<std::string> holding;  // workloads whose validating attempt holds the cycle open
         bool applied_any = false;
         bool evicted = false;
     };

@@ -5,8 +5,10 @@
 // ResizeBlocked, Resizing, Degraded and ScheduleBlocked. The status
 // aggregator owns the whole status; it calls this for these pieces.
 #include <boost/json/object.hpp>
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attune/core/condition.hpp"
@@ -43,9 +45,13 @@ struct ResizeConditionInputs {
     std::span<const HistoryEntry> history;
     // Only when schedule.windows is non-empty; nullopt removes ScheduleBlocked.
     std::optional<bool> inside_schedule_window;
+    // The lifecycle's block (issue #11, e.g. InPlaceResizeWouldChangeQoSClass):
+    // {reason, message}. It wins over the kubelet's states: the user must
+    // change the template before anything can resize.
+    std::optional<std::pair<std::string, std::string>> lifecycle_blocked;
 };
 
-// Sets or removes ResizeBlocked (PodsDeferred / PodsInfeasible /
+// Sets or removes ResizeBlocked (the lifecycle's reason first, then PodsDeferred / PodsInfeasible /
 // PodsDeferredAndInfeasible; removed when none), Resizing (True InProgress
 // / False CooldownActive / False Idle; removed outside resizing modes),
 // Degraded (True HighRevertRate when >= 3 of the last 5 history entries are

@@ -1,0 +1,15 @@
+#pragma once
+// What the lifecycle overlays on its frozen baseline (issue #11): for a
+// Manual source the overlay's explicit keys as the policy gives them (so
+// omitted keys are inherited from the baseline, seed 001); for VPA and
+// Prometheus the values the executor would target (resize_targets: requests,
+// and limits where controlledValues is RequestsAndLimits).
+#include "attune/core/lifecycle_attempt.hpp"
+#include "attune/core/policy.hpp"
+#include "attune/core/recommender.hpp"
+
+namespace attune::core {
+
+LifecycleRecommendation lifecycle_recommendation(const EffectivePolicy& policy, const WorkloadRecommendation& rec);
+
+}  // namespace attune::core
