@@ -175,6 +175,13 @@ std::vector<object_cache::object_ptr> object_cache::owned_by(std::string_view ow
     return objects_of(by_owner_, owner_uid);
 }
 
+void object_cache::for_each(const std::function<void(const boost::json::value&)>& fn) const {
+    for (const auto& [k, e] : objects_) {
+        const auto obj = materialize(e);
+        if (obj) fn(*obj);
+    }
+}
+
 std::vector<object_cache::object_ptr> object_cache::all() const {
     std::vector<object_ptr> out;
     out.reserve(objects_.size());

@@ -43,6 +43,21 @@ TEST(ObjectCache, AddUpdateDeleteProduceDeltas) {
     EXPECT_FALSE(c.apply(watch_event_type::deleted, pod("ns", "a", "4")));
 }
 
+TEST(ObjectCache, ForEachVisitsEveryObjectOfBothStorages) {
+    for (const auto storage : {cache_storage::tree, cache_storage::compact_text}) {
+        object_cache c(strip_pod, storage);
+        c.apply(watch_event_type::added, pod("ns", "a", "1"));
+        c.apply(watch_event_type::added, pod("ns", "b", "1"));
+        c.apply(watch_event_type::added, pod("other", "c", "1"));
+        c.apply(watch_event_type::deleted, pod("ns", "b", "2"));
+        std::vector<std::string> seen;
+        c.for_each([&](const json::value& o) { seen.emplace_back(meta_string(o, "name")); });
+        std::sort(seen.begin(), seen.end());
+        EXPECT_EQ(seen, (std::vector<std::string>{"a", "c"}));
+        EXPECT_EQ(seen, names(c.all()));
+    }
+}
+
 TEST(ObjectCache, IndexesByNamespaceAndOwner) {
     object_cache c;
     c.apply(watch_event_type::added, pod("a", "p1", "1", "rs-1"));

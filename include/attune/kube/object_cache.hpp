@@ -118,6 +118,9 @@ public:
     std::vector<object_ptr> in_namespace(std::string_view ns) const;
     std::vector<object_ptr> owned_by(std::string_view owner_uid) const;
     std::vector<object_ptr> all() const;
+    // Every object, one at a time: with compact storage only one parsed
+    // tree is alive at once (all() parses the whole cache together).
+    void for_each(const std::function<void(const boost::json::value&)>& fn) const;
     std::size_t size() const noexcept { return objects_.size(); }
 
     // "ns/name" or "name"; empty when metadata.name is missing.
