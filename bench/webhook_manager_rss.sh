@@ -33,9 +33,10 @@ for start in $(seq 0 1000 $((PODS - 1))); do
 done
 deployment_with_policy web '{containers: [{name: app, image: attune.local/pause:1}, {name: log-shipper, image: attune.local/pause:1}]}' \
   '{startupBoost: {multiplier: "1.5", duration: 2m}}' '{controlledValues: RequestsAndLimits}'
-set_recommendation web Deployment web app 320m 410Mi 0.92 0 820Mi
+set_recommendation web Deployment web app 320m 410Mi "" 820Mi
 MGR_READY_TIMEOUT=300 start_webhook_manager --kube-qps 100 --kube-burst 200
 wait_webhook_called
+wait_until 60 recommendation_published web web || fail "the manager published no recommendation for web"
 wait_until 120 sh -c "[ \"\$(curl -fsS http://127.0.0.1:$MGR_PORT/metrics | awk '\$1 == \"attune_kube_informer_objects{resource=\\\"pods\\\"}\" { print \$2 }')\" -ge $PODS ]" \
   || fail "the pod cache never held $PODS pods"
 rs=$(replicaset_of web) hash=$(template_hash_of web)
