@@ -112,8 +112,10 @@ apiserver_metric() {
 
 # set_validated_candidate POLICY KIND WORKLOAD REVISION CONTAINER CPU MEMORY:
 # a lifecycle entry awaiting admission-time persistence (contracts.md), as
-# the lifecycle reconciler writes it once validation passed. Test setup: the
-# lifecycle wiring (issue #11) produces these for real.
+# the lifecycle reconciler writes it once validation passed. Test setup for
+# the webhook's own test (54), on a policy that is not Canary (the manager
+# owns status.lifecycle only for Canary policies); 56_lifecycle_webhook_persistence
+# has the manager's lifecycle produce it for real.
 set_validated_candidate() {
   local policy=$1 kind=$2 workload=$3 rev=$4 container=$5 cpu=$6 mem=$7
   k -n "$ns" patch attunepolicy "$policy" --subresource=status --type=merge -p "$(jq -nc \
