@@ -15,6 +15,7 @@
 #include "session.hpp"
 
 #include <attune/controller/prometheus_client.hpp>
+#include <attune/kube/wall_now.hpp>
 #include <attune/core/json_path.hpp>
 #include <attune/http/https_client.hpp>
 #include <attune/http/url.hpp>
@@ -35,9 +36,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-core::Timestamp wall_now() {
-    return std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-}
+using kube::wall_now;
 
 // A url clientConfig: one TLS exchange verified against the caBundle. Any
 // HTTP answer (a GET gets 4xx from an admission server) proves the

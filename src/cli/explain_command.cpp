@@ -9,6 +9,7 @@
 #include "session.hpp"
 
 #include <attune/core/json_path.hpp>
+#include <attune/kube/wall_now.hpp>
 
 #include <boost/json.hpp>
 
@@ -106,7 +107,7 @@ int run(invocation& inv) {
             else
                 spdlog::warn("pods not read error=\"{}\"", pods.error().describe());
         }
-        in.now = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+        in.now = kube::wall_now();
         report = explain_report(in);
         co_return kExitOk;
     });

@@ -2,6 +2,7 @@
 // live in resize_follow.cpp, safety_monitor.cpp, resize_followups.cpp and
 // resize_submit.cpp).
 #include <attune/controller/resize_executor.hpp>
+#include <attune/kube/wall_now.hpp>
 
 #include <attune/controller/recommendation_store.hpp>
 #include <attune/controller/event_keys.hpp>
@@ -28,9 +29,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-core::Timestamp wall_now() {
-    return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-}
+using kube::wall_now;
 
 std::string targets_key(const core::ResizeTargets& t) {
     std::string k(core::to_string(t.controlled_values));

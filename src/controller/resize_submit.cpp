@@ -5,6 +5,7 @@
 // planner bug or an apiserver that refuses the envelope (seed 000's risk
 // table): never retried blindly; the caller reports it.
 #include <attune/controller/resize_executor.hpp>
+#include <attune/kube/wall_now.hpp>
 
 #include <attune/core/json_path.hpp>
 #include <attune/core/original_values.hpp>
@@ -28,9 +29,7 @@ bool is_client_error(const kube::api_error& e) {
     return e.kind == kube::error_kind::api_status && e.code >= 400 && e.code < 500;
 }
 
-core::Timestamp wall_now() {
-    return std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
-}
+using kube::wall_now;
 
 }  // namespace
 
