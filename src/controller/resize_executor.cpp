@@ -80,11 +80,15 @@ kube::informer::handler resize_executor::on_pod_change() {
         if (!key) return;
         // Only workloads the executor has business with: a recommendation, a
         // resize in flight, or a pod under safety watch or boost.
-        const auto labels = core::labels_of(*obj);
-        const auto ann = core::annotations_of(*obj);
-        const bool ours = in_flight_.contains(uid) || labels.contains(core::kTrackedLabel) ||
-                          ann.contains(core::kStartupBoostAtAnnotation) || resized_pods_.contains(key->str());
-        if (ours || store_.get(*key)) queue_.add(key->str());
+        // The cheap lookups first: the label and annotation maps are copied
+        // only for pods of workloads without a recommendation.
+        if (store_.get(*key) || in_flight_.contains(uid) || resized_pods_.contains(key->str())) {
+            queue_.add(key->str());
+            return;
+        }
+        if (core::labels_of(*obj).contains(core::kTrackedLabel) ||
+            core::annotations_of(*obj).contains(core::kStartupBoostAtAnnotation))
+            queue_.add(key->str());
     };
 }
 
