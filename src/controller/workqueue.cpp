@@ -1,6 +1,7 @@
 #include <attune/controller/workqueue.hpp>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 namespace attune::controller {
@@ -33,6 +34,11 @@ void workqueue::add_rate_limited(const std::string& key) {
 void workqueue::forget(const std::string& key) { state_.forget(key); }
 
 asio::awaitable<std::optional<std::string>> workqueue::get() {
+    // Back of the line once per key: with a full queue a worker whose
+    // processing needs no I/O would otherwise never return to the io_context,
+    // and the probes, the webhook and the watches would wait for the whole
+    // backlog (1,000 workloads after the initial sync took about a second).
+    co_await asio::post(timer_.get_executor(), asio::use_awaitable);
     for (;;) {
         if (state_.shutting_down()) co_return std::nullopt;
         if (auto key = state_.take(workqueue_state::clock::now())) {
