@@ -95,8 +95,11 @@ public:
         : io_(io), opts_(opts), identity_(leader_identity()),
           client_(io.get_executor(), std::move(cfg), settings(opts), metrics_.kube),
           events_(client_, "attune.io/attune-manager", identity_),
-          signals_(io, SIGTERM, SIGINT), deadline_(io) {
-        define_informers(informers_, opts.watch_list, [this] { release_free_memory_soon(); });
+          signals_(io, SIGTERM, SIGINT), deadline_(io), sync_wait_(io) {
+        define_informers(informers_, opts.watch_list, [this] {
+            release_free_memory_soon();
+            sync_wait_.cancel();  // readiness at the last informer's sync, not at the next poll
+        });
         // What each enabled feature reads; only these informers run.
         // Recommendations read workloads, HPAs, policies, the two defaults
         // tiers and pods (the live baseline and pod names); the webhook adds
@@ -403,7 +406,7 @@ private:
     }
 
     asio::awaitable<void> wait_for_sync() {
-        asio::steady_timer t(io_);
+        auto& t = sync_wait_;
         const auto started = std::chrono::steady_clock::now();
         auto last_report = started;
         for (;;) {
@@ -417,7 +420,7 @@ private:
                 spdlog::warn("informers still not synced informers={} waited_s={}", missing,
                              std::chrono::duration_cast<std::chrono::seconds>(now - started).count());
             }
-            t.expires_after(100ms);
+            t.expires_after(1s);  // or sooner: each informer's sync cancels it
             co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
         }
         ready_ = true;
@@ -518,6 +521,7 @@ private:
     std::unique_ptr<webhook::webhook_service> webhook_;
     asio::signal_set signals_;
     asio::steady_timer deadline_;
+    asio::steady_timer sync_wait_;
     bool ready_ = false;
     bool stopping_ = false;
     std::vector<kube::supervisor_handle> supervisors_;
