@@ -1,5 +1,7 @@
 #include <attune/kube/api_error.hpp>
 
+#include <attune/kube/pod_protobuf.hpp>
+
 #include <boost/json.hpp>
 
 #include <fmt/format.h>
@@ -27,7 +29,16 @@ api_error api_error::from_response(unsigned http_status, std::string_view body) 
     e.kind = error_kind::api_status;
     e.code = static_cast<int>(http_status);
     boost::system::error_code ec;
-    json::value v = json::parse(body, ec);
+    json::value v;
+    std::string undecodable;
+    if (is_protobuf_body(body)) {
+        // The answer to a request that accepted protobuf (a list of pods).
+        auto status = status_from_protobuf(body);
+        if (status) v = std::move(status).value();
+        else body = undecodable = "(an undecodable protobuf answer: " + status.error().message + ")";
+    } else {
+        v = json::parse(body, ec);
+    }
     if (!ec && v.is_object()) {
         const auto& o = v.get_object();
         if (auto* k = o.if_contains("kind"); k && k->is_string() && k->get_string() == "Status") {
