@@ -1,5 +1,6 @@
 #include <attune/kube/client.hpp>
 #include <attune/kube/list_decoder.hpp>
+#include <attune/kube/pod_protobuf.hpp>
 #include <attune/kube/request_queue.hpp>
 #include <attune/kube/token_bucket.hpp>
 
@@ -271,15 +272,30 @@ client::task<api_result<list_page>> client::list_stream(resource_type rt, std::s
     if (opts.limit > 0) q.add("limit", opts.limit);
     http::request req;
     req.target = collection_path(rt, ns) + q.encode();
-    list_decoder decoder(std::move(sink));
-    auto r = co_await execute(std::move(req), "list", [&decoder](std::string_view piece) { return decoder.feed(piece); });
+    if (opts.protobuf_items)
+        req.headers.push_back({"Accept", "application/vnd.kubernetes.protobuf, application/json"});
+    // The body's first byte says which encoding the server chose ("k8s\0" or "{").
+    std::optional<list_decoder> from_json;
+    std::optional<protobuf_list_decoder> from_protobuf;
+    auto feed = [&](std::string_view piece) {
+        if (!from_json && !from_protobuf) {
+            if (piece.empty()) return true;
+            if (opts.protobuf_items && piece.front() == kProtobufMagic.front()) from_protobuf.emplace(opts.protobuf_items, sink);
+            else from_json.emplace(sink);
+        }
+        return from_protobuf ? from_protobuf->feed(piece) : from_json->feed(piece);
+    };
+    auto r = co_await execute(std::move(req), "list", feed);
     if (!r) co_return r.error();  // HTTP status or transport, possibly after some items
-    if (!decoder.error().empty() || !decoder.finish())
-        co_return api_error{error_kind::decode, 200, "", decoder.error()};
+    if (!from_json && !from_protobuf) from_json.emplace(sink);  // an empty body: the JSON decoder says so
+    const bool finished = from_protobuf ? from_protobuf->finish() : from_json->finish();
+    const auto& error = from_protobuf ? from_protobuf->error() : from_json->error();
+    if (!finished || !error.empty()) co_return api_error{error_kind::decode, 200, "", error};
     list_page page;
-    page.resource_version = decoder.resource_version();
-    page.continue_token = decoder.continue_token();
-    page.item_count = decoder.items();
+    page.resource_version = from_protobuf ? from_protobuf->resource_version() : from_json->resource_version();
+    page.continue_token = from_protobuf ? from_protobuf->continue_token() : from_json->continue_token();
+    page.item_count = from_protobuf ? from_protobuf->items() : from_json->items();
+    page.protobuf = from_protobuf.has_value();
     co_return page;
 }
 

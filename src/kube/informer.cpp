@@ -40,6 +40,7 @@ struct informer::impl {
     bool stopping = false;
     std::unique_ptr<http::body_stream> stream;
     std::unique_ptr<asio::steady_timer> timer;
+    std::string_view list_encoding = "json";  // of the last LIST page
 
     void notify(const object_cache::delta& d) {
         for (auto& h : handlers) h(d);
@@ -60,8 +61,8 @@ struct informer::impl {
         cl.metrics().relists.Add({{"resource", label}}).Increment();
         synced = true;
         publish_size();
-        spdlog::info("informer listed resource={} via={} objects={} resourceVersion={}", label, how, cache.size(),
-                     fsm.resource_version());
+        spdlog::info("informer listed resource={} via={} encoding={} objects={} resourceVersion={}", label, how,
+                     how == "list" ? list_encoding : "json", cache.size(), fsm.resource_version());
         if (opts.on_listed) opts.on_listed();
     }
 
@@ -77,6 +78,7 @@ struct informer::impl {
         lo.resource_version_match = step.resource_version_match;
         lo.label_selector = opts.label_selector;
         lo.field_selector = opts.field_selector;
+        lo.protobuf_items = opts.protobuf_items;
         if (step.continue_token.empty()) cache.begin_resync();
         auto page = co_await cl.list_stream(opts.type, opts.namespace_, lo, [this](boost::json::value&& item) {
             apply_and_notify(watch_event_type::modified, std::move(item));
@@ -85,10 +87,16 @@ struct informer::impl {
         if (!page) {
             spdlog::warn("informer list failed resource={} resourceVersion={} error=\"{}\"", label,
                          step.resource_version, page.error().describe());
+            if (page.error().kind == error_kind::decode && opts.protobuf_items) {
+                // Whatever the server sent, JSON is the encoding every reader shares.
+                spdlog::warn("informer lists in JSON from now on resource={}", label);
+                opts.protobuf_items = nullptr;
+            }
             fsm.on_list_failed(page.error().is_gone(), retry_after_of(page.error()));
             co_return;
         }
         publish_size();
+        list_encoding = page->protobuf ? "protobuf" : "json";
         if (fsm.on_list_page(page->resource_version, page->continue_token)) finish_resync("list");
     }
 

@@ -96,7 +96,7 @@ public:
           client_(io.get_executor(), std::move(cfg), settings(opts), metrics_.kube),
           events_(client_, "attune.io/attune-manager", identity_),
           signals_(io, SIGTERM, SIGINT), deadline_(io), sync_wait_(io) {
-        define_informers(informers_, opts.watch_list, [this] {
+        define_informers(informers_, opts.watch_list, opts.protobuf_lists, [this] {
             release_free_memory_soon();
             sync_wait_.cancel();  // readiness at the last informer's sync, not at the next poll
         });

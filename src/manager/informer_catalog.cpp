@@ -2,15 +2,18 @@
 
 #include <attune/controller/reconcile.hpp>
 #include <attune/kube/informer_registry.hpp>
+#include <attune/kube/pod_protobuf.hpp>
 #include <attune/kube/transforms.hpp>
 
 namespace attune::manager {
 
-void define_informers(kube::informer_registry& registry, bool watch_list, std::function<void()> on_listed) {
+void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
+                      std::function<void()> on_listed) {
     // Every cache holds compact JSON text (parsed on read): a tree costs about
     // three times its text, and reads are one object per event.
     auto define = [&](const char* name, kube::resource_type type, kube::transform_fn transform,
-                      std::function<void(kube::object_cache&)> setup = nullptr) {
+                      std::function<void(kube::object_cache&)> setup = nullptr,
+                      kube::protobuf_list_decoder::item_decoder protobuf_items = nullptr) {
         kube::informer_options o;
         o.type = std::move(type);
         o.transform = std::move(transform);
@@ -18,9 +21,13 @@ void define_informers(kube::informer_registry& registry, bool watch_list, std::f
         o.setup_cache = std::move(setup);
         o.on_listed = on_listed;
         o.fsm.watch_list = watch_list;
+        o.protobuf_items = std::move(protobuf_items);
         registry.define(name, std::move(o));
     };
-    define("pods", kube::resources::pods(), kube::strip_pod);
+    // Pods are nine tenths of what the manager lists: their pages come in
+    // protobuf, decoded into what strip_pod keeps (watch events stay JSON).
+    define("pods", kube::resources::pods(), kube::strip_pod, nullptr,
+           protobuf_lists ? kube::protobuf_list_decoder::item_decoder(kube::pod_from_protobuf) : nullptr);
     define("deployments", kube::resources::deployments(), kube::strip_workload);
     define("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
     define("daemonsets", kube::resources::daemonsets(), kube::strip_workload);

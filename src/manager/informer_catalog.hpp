@@ -24,6 +24,8 @@ inline bool is_informer_name(std::string_view name) {
 
 // `on_listed` runs after each informer's initial state or relist completed.
 // `watch_list`: try the streaming WatchList for initial state.
-void define_informers(kube::informer_registry& registry, bool watch_list, std::function<void()> on_listed);
+// `protobuf_lists`: the pod informer's LIST pages in protobuf.
+void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
+                      std::function<void()> on_listed);
 
 }  // namespace attune::manager

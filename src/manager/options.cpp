@@ -110,6 +110,10 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (auto e = boolean(o.watch_list)) return *e;
             continue;
         }
+        if (flag == "protobuf-lists") {
+            if (auto e = boolean(o.protobuf_lists)) return *e;
+            continue;
+        }
         static constexpr std::string_view kValueFlags[] = {
             "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
             "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
@@ -266,6 +270,7 @@ std::string usage() {
   --webhook-ca-overlap D             a new CA is in the caBundle this long before it signs (default 10m)
   --webhook-cert-resync D            re-read the Secret or DIR this often (default 30s)
   --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
+  --protobuf-lists=true|false       list pods in protobuf, decoded straight into the cache (default true)
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
   --prometheus-query-timeout D       budget of one Prometheus query, 1s to 10m (default 30s)

@@ -21,6 +21,7 @@ TEST(ManagerOptions, Defaults) {
     EXPECT_FALSE(o.value().allow_secret_reads);
     EXPECT_TRUE(o.value().start_informers.empty());
     EXPECT_FALSE(o.value().watch_list);
+    EXPECT_TRUE(o.value().protobuf_lists);
 }
 
 TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
@@ -62,7 +63,7 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
                     "--health-probe-bind-address=:8081", "--log-format=text", "--log-level", "debug",
                     "--kube-qps=7.5", "--kube-burst", "12", "--workers=4", "--allow-insecure-tls=false",
                     "--leader-election-namespace=attune-system", "--leader-election-id", "x",
-                    "--start-informers=pods,nodes", "--watch-list=true"});
+                    "--start-informers=pods,nodes", "--watch-list=true", "--protobuf-lists=false"});
     ASSERT_TRUE(o.ok()) << o.error().message;
     const auto& v = o.value();
     EXPECT_EQ(v.kubeconfig, "/k");
@@ -81,6 +82,7 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     EXPECT_EQ(v.leader_election_id, "x");
     EXPECT_EQ(v.start_informers, (std::vector<std::string>{"pods", "nodes"}));
     EXPECT_TRUE(v.watch_list);
+    EXPECT_FALSE(v.protobuf_lists);
 }
 
 TEST(ManagerOptions, BadFlagsNameTheProblem) {

@@ -4,6 +4,8 @@
 #include "test_certs.hpp"
 
 #include <attune/kube/client.hpp>
+#include <attune/kube/object_cache.hpp>
+#include <attune/kube/pod_protobuf.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -11,6 +13,9 @@
 #include <boost/json.hpp>
 
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
 
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
@@ -376,6 +381,62 @@ TEST_F(ClientTest, ListAllFollowsContinueTokens) {
     EXPECT_EQ(r->resource_version, "10");
     EXPECT_EQ(server.requests()[0].target, "/api/v1/namespaces/ns/pods?limit=1");
     EXPECT_EQ(server.requests()[1].target, "/api/v1/namespaces/ns/pods?continue=c1&limit=1");
+}
+
+std::string pod_list_fixture(const std::string& name) {
+    std::ifstream in(std::string(ATTUNE_TEST_DATA_DIR) + "/pod_lists/" + name, std::ios::binary);
+    std::stringstream b;
+    b << in.rdbuf();
+    return b.str();
+}
+
+// With protobuf_items, a list asks for protobuf (JSON accepted too) and the
+// answer's own encoding picks the decoder: the sink sees JSON either way.
+TEST_F(ClientTest, ListStreamDecodesWhicheverEncodingTheServerChose) {
+    server.script(scripted_reply::http(200, pod_list_fixture("fixture-v1.36.3.pb"),
+                                       {"Content-Type: application/vnd.kubernetes.protobuf"}));
+    server.script(scripted_reply::http(
+        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"b"}}]})"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    list_options lo;
+    lo.protobuf_items = pod_from_protobuf;
+    std::vector<std::string> names;
+    auto sink = [&](json::value&& v) { names.emplace_back(meta_string(v, "name")); };
+    auto pb = run_coro(io, c.list_stream(resources::pods(), "fixture", lo, sink));
+    ASSERT_TRUE(pb.ok()) << pb.error().describe();
+    EXPECT_TRUE(pb->protobuf);
+    EXPECT_EQ(pb->item_count, 6u);
+    EXPECT_EQ(names.size(), 6u);
+    EXPECT_FALSE(pb->resource_version.empty());
+    auto js = run_coro(io, c.list_stream(resources::pods(), "fixture", lo, sink));
+    ASSERT_TRUE(js.ok()) << js.error().describe();
+    EXPECT_FALSE(js->protobuf);
+    EXPECT_EQ(names.back(), "b");
+    ASSERT_EQ(server.requests().size(), 2u);
+    EXPECT_NE(server.requests()[0].head.find("Accept: application/vnd.kubernetes.protobuf, application/json"),
+              std::string::npos);
+}
+
+TEST_F(ClientTest, ListWithoutProtobufItemsAsksForJsonOnly) {
+    server.script(scripted_reply::http(200, R"({"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]})"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.list(resources::pods(), "ns", list_options{}));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_NE(server.requests()[0].head.find("Accept: application/json"), std::string::npos);
+    EXPECT_EQ(server.requests()[0].head.find("protobuf"), std::string::npos);
+}
+
+TEST_F(ClientTest, ACorruptProtobufListIsADecodeError) {
+    auto body = pod_list_fixture("fixture-v1.36.3.pb");
+    body.resize(body.size() / 2);
+    server.script(scripted_reply::http(200, body));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    list_options lo;
+    lo.protobuf_items = pod_from_protobuf;
+    auto r = run_coro(io, c.list_stream(resources::pods(), "fixture", lo, [](json::value&&) {}));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, error_kind::decode);
+    EXPECT_NE(r.error().describe().find("protobuf"), std::string::npos) << r.error().describe();
 }
 
 TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {

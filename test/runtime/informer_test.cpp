@@ -5,6 +5,7 @@
 #include "test_certs.hpp"
 
 #include <attune/kube/informer.hpp>
+#include <attune/kube/pod_protobuf.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -218,6 +219,25 @@ TEST(Informer, RefusedWatchListFallsBackToPagedListsForGood) {
     EXPECT_EQ(r[3].target, "/api/v1/pods?resourceVersion=10&resourceVersionMatch=NotOlderThan&limit=500");
     EXPECT_TRUE(inf->has_synced());
     EXPECT_FALSE(inf->state().watch_list_enabled());
+}
+
+// A protobuf page that does not decode: the informer relists, in JSON from
+// then on (whatever the server sent, JSON is what every reader shares).
+TEST(Informer, AnUndecodableProtobufListFallsBackToJsonListsForGood) {
+    informer_run t;
+    t.server.script(scripted_reply::http(200, std::string("k8s\0\x12\x05\x12\x03\xff\xff\xff", 11)));
+    t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
+    t.hang_after();
+    informer_options o;
+    o.fsm.watch_list = false;
+    o.protobuf_items = pod_from_protobuf;
+    auto inf = t.run(o, 3);
+    const auto& r = t.server.requests();
+    ASSERT_GE(r.size(), 3u);
+    EXPECT_NE(r[0].head.find("application/vnd.kubernetes.protobuf"), std::string::npos);
+    EXPECT_EQ(r[1].head.find("protobuf"), std::string::npos);
+    EXPECT_TRUE(inf->has_synced());
+    EXPECT_EQ(t.changes, (std::vector<std::string>{"added ns/a@1"}));
 }
 
 TEST(Informer, MissingResourceIsNotAWatchListRefusal) {

@@ -7,6 +7,7 @@
 #include <attune/kube/api_error.hpp>
 #include <attune/kube/backoff.hpp>
 #include <attune/kube/metrics.hpp>
+#include <attune/kube/protobuf_list_decoder.hpp>
 #include <attune/kube/resource.hpp>
 #include <attune/kube/rest_config.hpp>
 #include <attune/kube/retry_policy.hpp>
@@ -59,6 +60,10 @@ struct list_options {
     std::string continue_token;
     std::string resource_version;
     std::string resource_version_match;  // NotOlderThan | Exact
+    // Set: ask for protobuf (JSON still accepted) and decode each item with
+    // this (e.g. pod_from_protobuf). The answer's first byte tells which
+    // encoding came; the sink sees the same JSON either way.
+    protobuf_list_decoder::item_decoder protobuf_items;
 };
 
 struct list_page {
@@ -67,6 +72,7 @@ struct list_page {
     std::string resource_version;  // of the list (opaque)
     std::string continue_token;    // empty on the last page
     std::size_t item_count = 0;
+    bool protobuf = false;  // the server answered in protobuf
 };
 
 // Receives each item of a streamed list page as soon as it is parsed.

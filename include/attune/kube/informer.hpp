@@ -32,6 +32,10 @@ struct informer_options {
     // when the transient memory of the list is gone (e.g. to trim the heap).
     std::function<void()> on_listed;
     watch_fsm::options fsm;
+    // Set: LIST pages are asked for in protobuf and each item decoded by this
+    // into the JSON the transform would keep (pod_from_protobuf). After a
+    // protobuf page fails to decode, this informer lists in JSON for good.
+    protobuf_list_decoder::item_decoder protobuf_items;
     std::size_t max_line_bytes = 16u << 20;
 };
 
