@@ -2,11 +2,14 @@
 // planned and every selected workload classified, exactly as the workers do
 // after enqueue_all_policies(), against the manager's real caches (compact
 // text, the real transforms, HPAs decoded once per change and indexed by
-// scale target). Prints CPU seconds per resync.
+// scale target, policies decoded once per change). Prints CPU seconds per
+// resync.
 //
-// "before" adds, per workload, the decode of every HPA in its namespace that
-// classify_workload did until the HPA index (commit 111806b): that loop is
-// kept here only as the baseline. Figures only, never asserted.
+// The baselines add, per workload, what classify_workload did before: the
+// decode of every HPA in its namespace (until the HPA index, commit 111806b)
+// and the parse and decode of every policy in its namespace (until the
+// policy view). Those loops are kept here only as baselines. Figures only,
+// never asserted.
 #include <attune/controller/reconcile.hpp>
 #include <attune/core/idle.hpp>
 #include <attune/kube/transforms.hpp>
@@ -90,6 +93,9 @@ int main(int argc, char** argv) {
     // The old manager held HPAs as trees: its per-event decode paid no parse.
     object_cache hpas_before(kube::strip_hpa, kube::cache_storage::tree);
     object_cache policies(kube::strip_generic, kube::cache_storage::compact_text);
+    controller::index_policies(policies);
+    // Until the policy view, policies_in parsed each one from its text and decoded it.
+    object_cache policies_before(kube::strip_generic, kube::cache_storage::compact_text);
     std::vector<std::vector<std::vector<std::string>>> targets(
         namespaces, std::vector<std::vector<std::string>>(kPoliciesPerNamespace));
     for (int i = 0; i < workloads; ++i) {
@@ -101,7 +107,8 @@ int main(int argc, char** argv) {
     }
     for (int n = 0; n < namespaces; ++n)
         for (int t = 0; t < kPoliciesPerNamespace; ++t)
-            policies.apply(watch_event_type::added, policy("bench-" + std::to_string(n), t, targets[n][t]));
+            for (auto* c : {&policies, &policies_before})
+                c->apply(watch_event_type::added, policy("bench-" + std::to_string(n), t, targets[n][t]));
     // Named, not positional: cache_views grows fields.
     controller::cache_views v;
     v.deployments = &deployments;
@@ -109,7 +116,17 @@ int main(int argc, char** argv) {
     v.hpas = &hpas;
     v.policies = &policies;
 
-    auto resync = [&](bool before) {
+    struct stage {
+        const char* name;
+        bool hpas_per_workload;
+        bool policies_per_workload;
+    };
+    const stage stages[] = {
+        {"HPAs and policies decoded per workload (before the HPA index)", true, true},
+        {"policies decoded per workload (before the policy view)       ", false, true},
+        {"both decoded once per change                                 ", false, false},
+    };
+    auto resync = [&](const stage& s) {
         std::size_t classified = 0, selected = 0, decoded = 0;
         for (const auto& p : policies.all()) {
             controller::object_key pk{std::string(kube::meta_string(*p, "namespace")), "AttunePolicy",
@@ -117,26 +134,25 @@ int main(int argc, char** argv) {
             auto plan = controller::plan_policy_pass(v, pk);
             for (const auto& t : plan.targets) {
                 auto k = controller::parse_object_key(t);
-                if (before) {
+                if (s.hpas_per_workload)
                     for (const auto& h : hpas_before.in_namespace(k->ns)) decoded += core::decode_hpa(*h).ok();
-                }
+                if (s.policies_per_workload)
+                    for (const auto& o : policies_before.in_namespace(k->ns)) decoded += controller::decode_policy(*o).ok();
                 selected += controller::classify_workload(v, *k).selected_by.size();
                 ++classified;
             }
         }
         return std::tuple{classified, selected, decoded};
     };
-    for (bool before : {true, false}) {
-        resync(before);  // warm
+    for (const auto& s : stages) {
+        resync(s);  // warm
         const double t0 = cpu_seconds();
         std::size_t classified = 0, selected = 0;
-        for (int r = 0; r < rounds; ++r) std::tie(classified, selected, std::ignore) = resync(before);
+        for (int r = 0; r < rounds; ++r) std::tie(classified, selected, std::ignore) = resync(s);
         const double per = (cpu_seconds() - t0) / rounds;
-        std::printf("%s: full resync of %zu workloads (%zu selected; %d namespaces, %d policies, %d HPAs): %.4f CPU s (%.1f us per "
-                    "workload)\n",
-                    before ? "before (decode every HPA of the namespace per workload)"
-                           : "after  (HPA decoded once per change, indexed by scale target)",
-                    classified, selected, namespaces, namespaces * kPoliciesPerNamespace, workloads, per,
+        std::printf("%s: full resync of %zu workloads (%zu selected; %d namespaces, %d policies, %d HPAs): %.4f CPU s "
+                    "(%.1f us per workload)\n",
+                    s.name, classified, selected, namespaces, namespaces * kPoliciesPerNamespace, workloads, per,
                     per * 1e6 / static_cast<double>(classified));
     }
     return 0;
