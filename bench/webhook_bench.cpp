@@ -142,9 +142,11 @@ std::string review(const target& t, int i) {
 
 // The in-process server's world: caches as the manager's informers hold them.
 struct world {
-    kube::object_cache namespaces{kube::strip_generic}, policies{kube::strip_generic}, deployments{kube::strip_workload},
-        statefulsets{kube::strip_workload}, daemonsets{kube::strip_workload}, replicasets{kube::strip_workload},
-        jobs{kube::strip_workload}, cronjobs{kube::strip_workload};
+    static constexpr auto kText = kube::cache_storage::compact_text;
+    kube::object_cache namespaces{kube::strip_namespace, kText}, policies{kube::strip_generic, kText},
+        deployments{kube::strip_workload, kText}, statefulsets{kube::strip_workload, kText},
+        daemonsets{kube::strip_workload, kText}, replicasets{kube::strip_replicaset, kText},
+        jobs{kube::strip_workload, kText}, cronjobs{kube::strip_workload, kText};
     core::Capabilities caps;
 
     world() {
