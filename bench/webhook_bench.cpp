@@ -17,6 +17,7 @@
 // with recommendations) runs on its own thread pinned to CPU 0, the load
 // generator on CPU 1: "one core" is the server's. Figures, not assertions
 // (bench/RESULTS.md).
+#include <attune/controller/reconcile.hpp>
 #include <attune/http/https_server.hpp>
 #include <attune/webhook/admission_handler.hpp>
 #include <attune/webhook/pki.hpp>
@@ -151,6 +152,7 @@ struct world {
 
     world() {
         caps.pod_level_resources_field = true;
+        controller::index_policies(policies);
         int rv = 1;
         auto add = [&](kube::object_cache& c, json::value v) {
             v.as_object()["metadata"].as_object()["resourceVersion"] = std::to_string(++rv);
