@@ -17,6 +17,7 @@
 // with recommendations) runs on its own thread pinned to CPU 0, the load
 // generator on CPU 1: "one core" is the server's. Figures, not assertions
 // (bench/RESULTS.md).
+#include <attune/controller/reconcile.hpp>
 #include <attune/http/https_server.hpp>
 #include <attune/webhook/admission_handler.hpp>
 #include <attune/webhook/pki.hpp>
@@ -142,13 +143,16 @@ std::string review(const target& t, int i) {
 
 // The in-process server's world: caches as the manager's informers hold them.
 struct world {
-    kube::object_cache namespaces{kube::strip_generic}, policies{kube::strip_generic}, deployments{kube::strip_workload},
-        statefulsets{kube::strip_workload}, daemonsets{kube::strip_workload}, replicasets{kube::strip_workload},
-        jobs{kube::strip_workload}, cronjobs{kube::strip_workload};
+    static constexpr auto kText = kube::cache_storage::compact_text;
+    kube::object_cache namespaces{kube::strip_namespace, kText}, policies{kube::strip_generic, kText},
+        deployments{kube::strip_workload, kText}, statefulsets{kube::strip_workload, kText},
+        daemonsets{kube::strip_workload, kText}, replicasets{kube::strip_replicaset, kText},
+        jobs{kube::strip_workload, kText}, cronjobs{kube::strip_workload, kText};
     core::Capabilities caps;
 
     world() {
         caps.pod_level_resources_field = true;
+        controller::index_policies(policies);
         int rv = 1;
         auto add = [&](kube::object_cache& c, json::value v) {
             v.as_object()["metadata"].as_object()["resourceVersion"] = std::to_string(++rv);

@@ -1,6 +1,6 @@
 #include <attune/webhook/admission_handler.hpp>
 
-#include <attune/controller/policy_selection.hpp>
+#include <attune/controller/reconcile.hpp>  // index_policies, policies_in
 #include <attune/core/create_sizing.hpp>
 #include <attune/core/deferred_persistence.hpp>
 #include <attune/core/json_path.hpp>
@@ -64,13 +64,14 @@ struct admission_handler::impl {
     const core::Capabilities* caps;
     webhook_metrics& metrics;
 
-    // Decoded policies, by cache key, valid while the cache holds the same
-    // snapshot (informer objects are immutable: a change is a new pointer)
-    // and the defaults have not changed.
+    // The winning policies' merged settings and status, by cache key, valid
+    // while the cache holds the same decoded view (index_policies makes a
+    // new one per change; the object itself is parsed afresh on every read
+    // of a compact cache) and the defaults have not changed.
     struct policy_entry {
-        object_ptr source;
+        std::shared_ptr<const controller::policy_view> view;
+        object_ptr source;  // read once per change
         std::uint64_t defaults_version = 0;
-        controller::policy_view view;
         std::optional<core::EffectivePolicy> effective;
         std::optional<std::vector<core::StatusRecommendation>> recommendations;
         std::optional<std::vector<core::LifecycleStatusEntry>> lifecycle;
@@ -145,20 +146,18 @@ struct admission_handler::impl {
             if (auto d = decode(p)) defaults.by_namespace[d->meta.namespace_].push_back(std::move(*d));
     }
 
-    policy_entry& entry_for(const std::string& key, const object_ptr& obj) {
+    policy_entry& entry_for(const std::string& key, std::shared_ptr<const controller::policy_view> view) {
         auto& e = memo[key];
-        if (e.source == obj && e.defaults_version == defaults.version) return e;
+        if (e.view == view && e.defaults_version == defaults.version) return e;
         e = policy_entry{};
-        e.source = obj;
+        e.view = std::move(view);
         e.defaults_version = defaults.version;
-        auto view = controller::decode_policy(*obj);
-        if (view) e.view = std::move(view).value();
-        else e.view.error = view.error().message;
-        if (e.view.error.empty()) {
-            auto decoded = core::decode_attune_policy(*obj);
+        e.source = caches.policies->get(key);
+        if (e.source && e.view->error.empty()) {
+            auto decoded = core::decode_attune_policy(*e.source);
             if (decoded) {
                 static const std::vector<core::AttuneDefaults> none;
-                auto it = defaults.by_namespace.find(e.view.ns);
+                auto it = defaults.by_namespace.find(e.view->ns);
                 e.effective = core::merge_effective_policy(decoded.value(), defaults.cluster,
                                                            it == defaults.by_namespace.end() ? none : it->second);
             }
@@ -169,32 +168,24 @@ struct admission_handler::impl {
 
     void prune() {
         for (auto it = memo.begin(); it != memo.end();) {
-            if (!caches.policies->get(it->first)) it = memo.erase(it);
+            if (!caches.policies->decoded<controller::policy_view>(it->first)) it = memo.erase(it);
             else ++it;
         }
     }
 
-    // The policy that manages `wl` (api's target selection), or a skip reason.
+    // The policy that manages `wl` (the controller's target selection over
+    // the cache's decoded views), or a skip reason.
     std::pair<policy_entry*, std::string> managing_policy(const controller::workload_ref& wl) {
         if (!caches.policies) return {nullptr, "no_policy"};
         refresh_defaults();
-        std::vector<controller::policy_view> views;
-        std::vector<std::pair<std::string, object_ptr>> objects;
-        for (const auto& p : caches.policies->in_namespace(wl.ns)) {
-            const std::string key = kube::object_cache::key_of(*p);
-            views.push_back(entry_for(key, p).view);
-            objects.emplace_back(key, p);
-        }
-        const auto sel = controller::select_policy(views, wl);
+        const auto sel = controller::select_policy(controller::policies_in(*caches.policies, wl.ns), wl);
         if (sel.winner.empty()) return {nullptr, sel.opted_out_of.empty() ? "no_policy" : "workload_opted_out"};
         const std::string key = wl.ns + "/" + sel.winner;
-        for (const auto& [k, p] : objects)
-            if (k == key) {
-                auto& e = entry_for(k, p);
-                if (!e.effective) return {nullptr, "invalid_policy"};
-                return {&e, ""};
-            }
-        return {nullptr, "no_policy"};
+        auto view = caches.policies->decoded<controller::policy_view>(key);
+        if (!view) return {nullptr, "no_policy"};
+        auto& e = entry_for(key, std::move(view));
+        if (!e.effective) return {nullptr, "invalid_policy"};
+        return {&e, ""};
     }
 
     void decode_status(policy_entry& e) {
@@ -208,8 +199,8 @@ struct admission_handler::impl {
             else e.status_error += (e.status_error.empty() ? "" : "; ") + r.error().message;
         }
         if (!e.status_error.empty())
-            spdlog::warn("policy status unreadable for the webhook namespace={} name={} error=\"{}\"", e.view.ns,
-                         e.view.name, e.status_error);
+            spdlog::warn("policy status unreadable for the webhook namespace={} name={} error=\"{}\"", e.view->ns,
+                         e.view->name, e.status_error);
     }
 
     std::optional<core::NamespaceInfo> namespace_info(std::string_view ns) const {
@@ -279,7 +270,7 @@ struct admission_handler::impl {
             spdlog::debug("pod sized at CREATE namespace={} name={} workload={}/{} policy={} containers={} boosted={} "
                           "envelope_raised={} dry_run={}",
                           ns, pod.value().name.empty() ? core::string_at(req.object, {"metadata", "generateName"}) : pod.value().name,
-                          workload->kind, workload->name, policy->view.name, sized, sizing.boosted,
+                          workload->kind, workload->name, policy->view->name, sized, sizing.boosted,
                           sizing.envelope_raised, req.dry_run);
         }
         return resp;
@@ -309,7 +300,7 @@ struct admission_handler::impl {
         decode_status(*policy);
         std::optional<core::PersistenceCandidate> candidate;
         if (const auto* entry = core::find_lifecycle_entry(*policy->lifecycle, kind, wref.name))
-            candidate = core::persistence_candidate(*entry, policy->view.name);
+            candidate = core::persistence_candidate(*entry, policy->view->name);
         core::TemplateUpdateInput in;
         in.object = &req.object;
         in.old_object = &req.old_object;
@@ -324,7 +315,7 @@ struct admission_handler::impl {
         for (const auto& c : persisted.injected_containers) containers += (containers.empty() ? "" : ",") + c;
         spdlog::info("validated resources persisted into the pod template namespace={} name={} kind={} policy={} "
                      "revision={} containers={} envelope_raised={} dry_run={}",
-                     ns, wref.name, kind, policy->view.name, candidate->validated_revision, containers,
+                     ns, wref.name, kind, policy->view->name, candidate->validated_revision, containers,
                      persisted.envelope_raised, req.dry_run);
         return resp;
     }

@@ -18,14 +18,25 @@ const kube::object_cache* cache_views::for_kind(std::string_view kind) const noe
     return nullptr;
 }
 
-std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns) {
+void index_policies(kube::object_cache& policies) {
+    policies.decode_as<policy_view>(kube::decoded_view<policy_view>([](const boost::json::value& obj) {
+        auto p = decode_policy(obj);
+        if (!p)
+            spdlog::debug("AttunePolicy does not decode; ignored namespace={} name={} error=\"{}\"",
+                          kube::meta_string(obj, "namespace"), kube::meta_string(obj, "name"), p.error().message);
+        return p;
+    }));
+}
+
+std::vector<policy_view> policies_in(const kube::object_cache& policies, std::string_view ns) {
     std::vector<policy_view> out;
-    if (!caches.policies) return out;
-    for (const auto& obj : caches.policies->in_namespace(ns)) {
-        auto p = decode_policy(*obj);
-        if (p) out.push_back(std::move(p).value());
-    }
+    for (const auto& p : policies.decoded_in_namespace<policy_view>(ns)) out.push_back(*p);
     return out;
+}
+
+std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns) {
+    if (!caches.policies) return {};
+    return policies_in(*caches.policies, ns);
 }
 
 std::string hpa_scale_target_key(std::string_view ns, std::string_view kind, std::string_view name) {
@@ -90,15 +101,15 @@ workload_report classify_workload(const cache_views& caches, const object_key& k
 
 policy_pass_plan plan_policy_pass(const cache_views& caches, const object_key& key) {
     policy_pass_plan plan;
-    auto obj = caches.policies ? caches.policies->get(key.cache_key()) : nullptr;
-    auto decoded = obj ? decode_policy(*obj) : core::result<policy_view>(core::make_error("not_found", ""));
-    if (!decoded) {
+    const auto view = caches.policies ? caches.policies->decoded<policy_view>(key.cache_key()) : nullptr;
+    auto obj = view ? caches.policies->get(key.cache_key()) : nullptr;
+    if (!obj) {
         plan.deleted = true;
         plan.policy.ns = key.ns;
         plan.policy.name = key.name;
         return plan;
     }
-    plan.policy = std::move(decoded).value();
+    plan.policy = *view;
     plan.written = policy_status_from(*obj);
     plan.context.uid = plan.policy.uid;
     plan.context.generation = plan.policy.generation;

@@ -42,7 +42,9 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
         kube::strip_hpa, controller::index_hpas);
     define("nodes", kube::resources::nodes(), kube::strip_node);
     define("namespaces", kube::resources::namespaces(), kube::strip_namespace);
-    define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic);
+    // Decoded once per change: every workload event selects among its
+    // namespace's policies.
+    define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic, controller::index_policies);
     // The two defaults tiers of the merge (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy).
     define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic);
     define("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic);

@@ -10,7 +10,11 @@
 namespace attune::test {
 
 struct fake_caches {
-    fake_caches() { controller::index_hpas(hpas); }
+    // As the manager's informer catalog sets them up.
+    fake_caches() {
+        controller::index_hpas(hpas);
+        controller::index_policies(policies);
+    }
     kube::object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa},
         policies, pods, cluster_defaults, namespace_defaults, vpas;
     bool with_vpas = false;                         // the VPA API is served

@@ -6,6 +6,9 @@
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include <gtest/gtest.h>
 
 namespace attune::controller {
@@ -137,6 +140,74 @@ TEST(Reconcile, AnOptedOutWorkloadIsManagedByNobody) {
     EXPECT_TRUE(r.selected_by.empty());
     EXPECT_EQ(r.opted_out_of, (std::vector<std::string>{"p"}));
     EXPECT_EQ(r.idle, core::IdleKind::None);  // not classified
+}
+
+TEST(Reconcile, WorkloadEventsReadEachPolicyAsDecodedAtItsLastChange) {
+    fixture f;
+    // Each view's name carries the number of the decode that made it: a
+    // policy decoded again at read time would come back under its plain name.
+    int decodes = 0;
+    f.policies.decode_as<policy_view>(kube::decoded_view<policy_view>([&decodes](const json::value& obj) {
+        auto p = decode_policy(obj);
+        ++decodes;
+        if (p) p.value().name += "@" + std::to_string(decodes);
+        return p;
+    }));
+    for (const char* name : {"web", "api", "db"}) f.deployments.apply(watch_event_type::added, deployment(name, 1));
+    f.policies.apply(watch_event_type::added, policy("broad", 1, kWebDeployments));
+    f.policies.apply(watch_event_type::added, policy("exact", 1, R"({"kind":"Deployment","name":"web"})", 200));
+    const auto v = f.views();
+    auto names = [&] {
+        std::vector<std::string> out;
+        for (const auto& p : policies_in(v, "ns")) out.push_back(p.name);
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+
+    for (int event = 0; event < 10; ++event)
+        for (const char* name : {"web", "api", "db"}) classify_workload(v, {"ns", "Deployment", name});
+    EXPECT_EQ(decodes, 2);
+    EXPECT_EQ(classify_workload(v, {"ns", "Deployment", "web"}).selected_by, (std::vector<std::string>{"exact@2"}));
+    EXPECT_EQ(classify_workload(v, {"ns", "Deployment", "api"}).selected_by, (std::vector<std::string>{"broad@1"}));
+    EXPECT_EQ(plan_policy_pass(v, {"ns", "AttunePolicy", "exact"}).policy.name, "exact@2");
+    EXPECT_EQ(names(), (std::vector<std::string>{"broad@1", "exact@2"}));
+
+    // A replayed event (same resourceVersion) changes nothing; a new version is decoded once.
+    f.policies.apply(watch_event_type::modified, policy("broad", 1, kWebDeployments));
+    EXPECT_EQ(decodes, 2);
+    f.policies.apply(watch_event_type::modified, policy("exact", 2, R"({"kind":"Deployment","name":"db"})", 200));
+    EXPECT_EQ(decodes, 3);
+    EXPECT_EQ(classify_workload(v, {"ns", "Deployment", "web"}).selected_by, (std::vector<std::string>{"broad@1"}));
+    EXPECT_EQ(classify_workload(v, {"ns", "Deployment", "db"}).selected_by, (std::vector<std::string>{"exact@3"}));
+    EXPECT_EQ(names(), (std::vector<std::string>{"broad@1", "exact@3"}));
+    EXPECT_EQ(decodes, 3);
+}
+
+TEST(Reconcile, ThePolicyViewSkipsOnlyPoliciesWithoutNameOrNamespace) {
+    fixture f;  // index_policies, as the manager's informer catalog
+    f.policies.apply(watch_event_type::added, policy("good", 4, R"({"kind":"Deployment","name":"web"})", 300));
+    f.policies.apply(watch_event_type::added,
+                     json::parse(R"({"metadata":{"namespace":"ns","name":"old","resourceVersion":"1"},"spec":{"selector":{}}})"));
+    f.policies.apply(watch_event_type::added, json::parse(R"({"metadata":{"name":"no-namespace","resourceVersion":"1"},"spec":{}})"));
+    const auto v = f.views();
+
+    auto in_ns = policies_in(v, "ns");
+    std::sort(in_ns.begin(), in_ns.end(), [](const policy_view& a, const policy_view& b) { return a.name < b.name; });
+    ASSERT_EQ(in_ns.size(), 2u);
+    EXPECT_EQ(in_ns[0].name, "good");
+    EXPECT_EQ(in_ns[0].generation, 4);
+    EXPECT_EQ(in_ns[0].weight, 300);
+    EXPECT_EQ(in_ns[0].target.name, std::optional<std::string>("web"));
+    EXPECT_TRUE(in_ns[0].error.empty());
+    EXPECT_EQ(in_ns[1].name, "old");  // kept: it is reported InvalidConfig
+    EXPECT_EQ(in_ns[1].error.rfind("spec.targetRef: required", 0), 0u) << in_ns[1].error;
+    EXPECT_TRUE(policies_in(v, "").empty());  // stored under "no-namespace", never decoded into a view
+    EXPECT_TRUE(plan_policy_pass(v, {"", "AttunePolicy", "no-namespace"}).deleted);
+
+    // Reading a policy cache nobody set up is a wiring bug, and says so.
+    object_cache bare;
+    bare.apply(watch_event_type::added, policy("good", 1, kWebDeployments));
+    EXPECT_THROW(policies_in(bare, "ns"), std::logic_error);
 }
 
 }  // namespace

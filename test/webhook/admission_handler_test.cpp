@@ -1,6 +1,7 @@
 // The admission handler over filled informer caches: routing, HTTP errors,
 // the cache lookups (namespace gate, owner chain, policy selection) and the
 // answers, decoded the way the apiserver applies them.
+#include <attune/controller/reconcile.hpp>
 #include <attune/core/base64.hpp>
 #include <attune/core/json_patch.hpp>
 #include <attune/webhook/admission_handler.hpp>
@@ -64,8 +65,10 @@ std::string pod_review(const std::string& ns = "shop", const std::string& annota
 }
 
 struct HandlerTest : ::testing::Test {
-    kube::object_cache namespaces = cache(), policies = cache(), deployments = cache(), statefulsets = cache(),
-                       daemonsets = cache(), replicasets = cache(), jobs = cache(), cronjobs = cache();
+    kube::object_cache namespaces = cache(), deployments = cache(), statefulsets = cache(), daemonsets = cache(),
+                       replicasets = cache(), jobs = cache(), cronjobs = cache();
+    // Compact text, as the manager holds it: every read parses a new object.
+    kube::object_cache policies{kube::strip_generic, kube::cache_storage::compact_text};
     bool synced = true;
     core::Capabilities caps;
     std::shared_ptr<webhook_metrics> metrics = webhook_metrics::standalone();
@@ -73,6 +76,7 @@ struct HandlerTest : ::testing::Test {
 
     HandlerTest() {
         caps.pod_level_resources_field = true;
+        controller::index_policies(policies);  // as the manager's informer catalog sets it up
         add(namespaces, kEnabledNamespace);
         add(deployments, kDeployment);
         add(replicasets, kReplicaSet);
@@ -198,6 +202,16 @@ TEST_F(HandlerTest, APolicyChangeIsSeenOnTheNextReview) {
       "spec":{"targetRef":{"kind":"Deployment","name":"web"},"updateStrategy":{"initialSizing":false}}})");
     EXPECT_FALSE(sized(admitted(pod_review())));
     EXPECT_EQ(metric("reason=initial_sizing_disabled"), "1");
+}
+
+TEST_F(HandlerTest, ANewRecommendationInThePolicyStatusIsSeenOnTheNextReview) {
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+    add(policies, policy("web", 100, "{}", R"({"recommendations":[{"workload":"web","kind":"Deployment","stale":false,
+        "containers":[{"name":"app","confidence":0.9,"dataPoints":96,"lastUpdated":"2026-12-01T11:00:00Z",
+          "current":{"cpuRequest":"1","cpuLimit":"0","memoryRequest":"512Mi","memoryLimit":"0"},
+          "recommended":{"cpuRequest":"400m","cpuLimit":"0","memoryRequest":"192Mi","memoryLimit":"0"}}]}]})"));
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "400m");
 }
 
 TEST_F(HandlerTest, StartupBoostIsCounted) {

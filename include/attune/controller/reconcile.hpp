@@ -40,7 +40,16 @@ struct cache_views {
     bool has_synced(std::string_view what) const { return !synced || synced(what); }
 };
 
-// Every policy of the namespace that decodes (undecodable ones are skipped).
+// The policy cache keeps each AttunePolicy decoded (decode_policy, once per
+// change) as a policy_view, so a workload event reads views instead of
+// parsing and decoding every policy of its namespace. A policy without
+// metadata.name/namespace has no view; one that does not decode otherwise
+// has a view with `error` set. Call once on the attunepolicies informer's
+// cache (informer_options::setup_cache); policies_in and plan_policy_pass
+// require it.
+void index_policies(kube::object_cache& policies);
+// The decoded policies of the namespace (those without a view are skipped).
+std::vector<policy_view> policies_in(const kube::object_cache& policies, std::string_view ns);
 std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns);
 
 // The HPA cache keeps each HPA decoded (core::decode_hpa, once per change)

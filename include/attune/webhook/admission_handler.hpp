@@ -30,6 +30,8 @@ inline constexpr std::string_view kWorkloadUpdatePath = "/mutate-apps-v1-workloa
 struct admission_caches {
     admission_caches() = default;
     const kube::object_cache* namespaces = nullptr;
+    // Set up with controller::index_policies (the manager's attunepolicies
+    // informer is): selection reads the decoded views.
     const kube::object_cache* policies = nullptr;
     // AttuneDefaults / AttuneNamespaceDefaults for the defaults merge; may be
     // null when the manager does not watch them (the policy and the built-ins
