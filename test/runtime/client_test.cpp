@@ -439,6 +439,27 @@ TEST_F(ClientTest, ACorruptProtobufListIsADecodeError) {
     EXPECT_NE(r.error().describe().find("protobuf"), std::string::npos) << r.error().describe();
 }
 
+// A paged LIST takes one token: its continuation pages go one at a time after
+// the previous answer and cannot burst. Retries still take tokens.
+TEST_F(ClientTest, OnlyTheFirstPageOfAPagedListTakesARateLimiterToken) {
+    server.script(scripted_reply::http(
+        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c1"},"items":[{"metadata":{"name":"a"}}]})"));
+    server.script(scripted_reply::http(
+        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c2"},"items":[{"metadata":{"name":"b"}}]})"));
+    server.script(scripted_reply::http(
+        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"c"}}]})"));
+    server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    list_options lo;
+    lo.limit = 1;
+    auto r = run_coro(io, c.list_all(resources::pods(), "ns", lo));
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    EXPECT_EQ(r->items.size(), 3u);
+    EXPECT_EQ(c.rate_limiter_reservations(), 1u);
+    ASSERT_TRUE(run_coro(io, c.get(resources::pods(), "ns", "p")).ok());
+    EXPECT_EQ(c.rate_limiter_reservations(), 2u);
+}
+
 TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {
     for (int i = 0; i < 3; ++i) {
         auto r = scripted_reply::http(200, pod_json);
