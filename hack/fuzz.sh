@@ -10,7 +10,7 @@ command -v clang++ >/dev/null || { echo "fuzz: clang++ missing (hack/deps.sh fuz
 if [ ! -f build-fuzz/build.ninja ]; then
   CXX=clang++ meson setup build-fuzz -Dfuzz=true -Dtests=disabled -Dbuildtype=debugoptimized >/dev/null
 fi
-targets=(fuzz_watch_decoder fuzz_kubeconfig fuzz_prometheus_response fuzz_admission_review)
+targets=(fuzz_watch_decoder fuzz_kubeconfig fuzz_prometheus_response fuzz_admission_review fuzz_protobuf_pod_list)
 ninja -C build-fuzz "${targets[@]/#/fuzz/}"
 rc=0
 for t in "${targets[@]}"; do
