@@ -5,7 +5,7 @@
 #
 #   hack/bench-scale.sh [--pods 10000] [--churn 120] [--k8s 1.36] [--keep] [--reuse]
 #                       [--alloc glibc|jemalloc|mimalloc] [--heaptrack] [--runs 1]
-#                       [--manager-flags "..."] [--summary-only]
+#                       [--manager-flags "..."] [--summary-only] [--cold-starts 5]
 #
 # Steps: bring the cluster up (pods/100 simulated nodes, no Prometheus, kubesim
 # with its full resync off so it costs what changes), measure the manager on
@@ -15,15 +15,18 @@
 # VmHWM at sync and 60 s later, CPU seconds to sync, the apiserver requests it
 # made (its own attune_kube_requests_total), then a churn phase of fixed length
 # (pods deleted and recreated by their ReplicaSets, Deployments scaled up and
-# back) with RSS and CPU. --reuse keeps an existing cluster with the pods
+# back) with RSS and CPU. --cold-starts N then starts the manager N more times
+# and prints the min, median and max of cold start to /readyz (one run is
+# noise on a shared machine: the apiserver's own list time varies by
+# +-0.5 s from one run to the next). --reuse keeps an existing cluster with the pods
 # already there; --keep leaves the cluster up afterwards.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 export ATTUNE_PORT_BASE=${ATTUNE_PORT_BASE:-16440}
-# The pod, node and namespace caches are measured although no enabled feature
-# reads them yet: the executor and the webhook will.
-pods=10000 churn=120 minor=1.36 keep=0 reuse=0 alloc=glibc heap=0 runs=1 summary_only=0
-mflags="--start-informers pods,nodes,namespaces"
+# The manager runs as deployed: every informer its features read (the
+# executor's pods, nodes, namespaces, LimitRanges and ResourceQuotas included).
+pods=10000 churn=120 minor=1.36 keep=0 reuse=0 alloc=glibc heap=0 runs=1 summary_only=0 cold_starts=5
+mflags=""
 while [ $# -gt 0 ]; do
   case $1 in
     --pods) pods=${2:?}; shift 2;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=${2:?}; shift 2;;
     --manager-flags) mflags=${2?}; shift 2;;
     --summary-only) summary_only=1; shift;;
+    --cold-starts) cold_starts=${2:?}; shift 2;;
     *) echo "bench-scale: unknown flag '$1' (see the header of $0)" >&2; exit 2;;
   esac
 done
@@ -202,6 +206,18 @@ for run in $(seq 1 "$runs"); do
   grep -E "informers synced|malloc" "$log" | sed 's/^/   log: /' | head -5 || true
   stop_manager
 done
+
+if [ $summary_only = 0 ] && [ "$cold_starts" -gt 0 ]; then
+  readies=() cpus=()
+  for i in $(seq 1 "$cold_starts"); do
+    start_manager "$out/manager-cold$i.log"
+    readies+=("$ready_s"); cpus+=("$(cpu_s "$mgr_measured")")
+    stop_manager
+    sleep 1
+  done
+  stats() { printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {printf "min %.2f median %.2f max %.2f", a[1], (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[NR]}'; }
+  echo "cold start to /readyz over $cold_starts runs: $(stats "${readies[@]}") s; CPU to sync: $(stats "${cpus[@]}") s"
+fi
 
 if [ $heap = 1 ]; then
   say "heaptrack run"
