@@ -45,9 +45,12 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
     // Decoded once per change: every workload event selects among its
     // namespace's policies.
     define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic, controller::index_policies);
-    // The two defaults tiers of the merge (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy).
-    define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic);
-    define("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic);
+    // The two defaults tiers of the merge (built-in < AttuneDefaults <
+    // AttuneNamespaceDefaults < policy). Decoded once per change: the
+    // webhook merges them on every review that finds a policy.
+    define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic, controller::index_defaults);
+    define("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic,
+           controller::index_defaults);
     // The executor's admission gates read LimitRanges and ResourceQuotas.
     define("limitranges", kube::resources::limit_ranges(), kube::strip_generic);
     define("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
