@@ -67,8 +67,9 @@ struct defaults_view {
 };
 // Call once on each defaults informer's cache (informer_options::setup_cache).
 void index_defaults(kube::object_cache& defaults);
-// The decoded defaults of one tier, by name (the merge order the controller
-// uses): ns "" for the cluster-scoped AttuneDefaults. Empty for a null cache.
+// The decoded defaults of one tier, sorted by name (a stable order, so two
+// reads of an unchanged cache compare equal): ns "" for the cluster-scoped
+// AttuneDefaults. Empty for a null cache.
 std::vector<std::shared_ptr<const defaults_view>> defaults_in(const kube::object_cache* defaults, std::string_view ns);
 
 // The HPA cache keeps each HPA decoded (core::decode_hpa, once per change)
