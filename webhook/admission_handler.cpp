@@ -118,8 +118,8 @@ struct admission_handler::impl {
     // The merge of the policy with both defaults tiers, as the controller's
     // (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy, of each
     // tier the object first by name). Any defaults object of a tier that does
-    // not decode fails the merge: the
-    // controller reports that policy InvalidConfig and does not act on it.
+    // not decode fails the merge: the controller reports that policy
+    // InvalidConfig and does not act on it.
     policy_entry& entry_for(const std::string& key, std::shared_ptr<const controller::policy_view> view,
                             defaults_views cluster, defaults_views namespaced) {
         auto& e = memo[key];

@@ -33,12 +33,9 @@ wait_until 30 replicaset_of tiers || fail "no ReplicaSet for tiers"
 
 # The cluster tier: 2 x 200m.
 wait_eq 30 400m next_pod_cpu tiers || fail "a dry-run pod of tiers is not boosted by the AttuneDefaults: $(probe_pod_json "$(replicaset_of tiers)" "$(template_hash_of tiers)" | head -c 600)"
-k -n "$ns" scale deployment tiers --replicas=1 >/dev/null
-wait_eq 60 1 pod_count tiers || fail "tiers never got a pod"
-p1=$(k -n "$ns" get pods -l app=tiers -o jsonpath='{.items[0].metadata.name}')
+p1=$(scaled_pod tiers 1)
 expect_eq "$p1 requests (AttuneDefaults boost x2)" "$(pod_requests "$ns" "$p1" app)" "400m 128Mi"
-at=$(k -n "$ns" get pod "$p1" -o jsonpath='{.metadata.annotations.attune\.io/startup-boost-at}')
-[[ "$at" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]] || fail "attune.io/startup-boost-at is '$at', want RFC 3339 UTC"
+boost_at "$p1" >/dev/null
 expect_eq "$p1 initial-sizing-policy" \
   "$(k -n "$ns" get pod "$p1" -o jsonpath='{.metadata.annotations.attune\.io/initial-sizing-policy}')" "$ns/tiers"
 log "$p1 was born at 2 x 200m: the AttuneDefaults' startup boost"
@@ -52,8 +49,6 @@ spec:
   cpu: {startupBoost: {multiplier: "3", duration: 30m}}
 YAML
 wait_eq 30 600m next_pod_cpu tiers || fail "the AttuneNamespaceDefaults was not seen: $(next_pod_cpu tiers)"
-k -n "$ns" scale deployment tiers --replicas=2 >/dev/null
-wait_eq 60 2 pod_count tiers || fail "tiers never got a second pod"
-p2=$(k -n "$ns" get pods -l app=tiers -o json | jq -r --arg p1 "$p1" '.items[] | select(.metadata.name != $p1) | .metadata.name')
+p2=$(scaled_pod tiers 2 "$p1")
 expect_eq "$p2 requests (AttuneNamespaceDefaults boost x3)" "$(pod_requests "$ns" "$p2" app)" "600m 128Mi"
 log "$p2 was born at 3 x 200m: the AttuneNamespaceDefaults outranks the AttuneDefaults"
