@@ -65,26 +65,22 @@ struct admission_handler::impl {
     webhook_metrics& metrics;
 
     // The winning policies' merged settings and status, by cache key, valid
-    // while the cache holds the same decoded view (index_policies makes a
-    // new one per change; the object itself is parsed afresh on every read
-    // of a compact cache) and the defaults have not changed.
+    // while the cache holds the same decoded policy view (index_policies makes
+    // a new one per change; the object itself is parsed afresh on every read
+    // of a compact cache) and the same decoded defaults views of both tiers
+    // (index_defaults, likewise). The entry holds those views, so an address
+    // cannot be reused by a newer view while it is compared.
+    using defaults_views = std::vector<std::shared_ptr<const controller::defaults_view>>;
     struct policy_entry {
         std::shared_ptr<const controller::policy_view> view;
+        defaults_views cluster_defaults, namespace_defaults;
         object_ptr source;  // read once per change
-        std::uint64_t defaults_version = 0;
         std::optional<core::EffectivePolicy> effective;
         std::optional<std::vector<core::StatusRecommendation>> recommendations;
         std::optional<std::vector<core::LifecycleStatusEntry>> lifecycle;
         std::string status_error;  // why recommendations/lifecycle did not decode
     };
     std::unordered_map<std::string, policy_entry> memo;
-
-    struct defaults_state {
-        std::vector<const void*> sources;
-        std::uint64_t version = 0;
-        std::vector<core::AttuneDefaults> cluster;
-        std::map<std::string, std::vector<core::AttuneDefaults>, std::less<>> by_namespace;
-    } defaults;
 
     // attune-api.md §10: the default buckets.
     prometheus::Histogram& pod_duration;
@@ -119,48 +115,39 @@ struct admission_handler::impl {
         return c->get(std::string(ns) + "/" + std::string(name));
     }
 
-    // The decoded defaults, refreshed when any defaults object changed.
-    void refresh_defaults() {
-        std::vector<const void*> now;
-        std::vector<object_ptr> cluster, namespaced;
-        if (caches.cluster_defaults) cluster = caches.cluster_defaults->all();
-        if (caches.namespace_defaults) namespaced = caches.namespace_defaults->all();
-        for (const auto& p : cluster) now.push_back(p.get());
-        now.push_back(nullptr);
-        for (const auto& p : namespaced) now.push_back(p.get());
-        if (now == defaults.sources) return;
-        defaults.sources = std::move(now);
-        ++defaults.version;
-        defaults.cluster.clear();
-        defaults.by_namespace.clear();
-        auto decode = [](const object_ptr& p) -> std::optional<core::AttuneDefaults> {
-            auto d = core::decode_attune_defaults(*p);
-            if (d) return std::move(d).value();
-            spdlog::warn("defaults object ignored by the webhook name={} error=\"{}\"", kube::meta_string(*p, "name"),
-                         d.error().message);
-            return std::nullopt;
-        };
-        for (const auto& p : cluster)
-            if (auto d = decode(p)) defaults.cluster.push_back(std::move(*d));
-        for (const auto& p : namespaced)
-            if (auto d = decode(p)) defaults.by_namespace[d->meta.namespace_].push_back(std::move(*d));
-    }
-
-    policy_entry& entry_for(const std::string& key, std::shared_ptr<const controller::policy_view> view) {
+    // The merge of the policy with both defaults tiers, as the controller's
+    // (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy, of each
+    // tier the object first by name). Any defaults object of a tier that does
+    // not decode fails the merge: the controller reports that policy
+    // InvalidConfig and does not act on it.
+    policy_entry& entry_for(const std::string& key, std::shared_ptr<const controller::policy_view> view,
+                            defaults_views cluster, defaults_views namespaced) {
         auto& e = memo[key];
-        if (e.view == view && e.defaults_version == defaults.version) return e;
+        if (e.view == view && e.cluster_defaults == cluster && e.namespace_defaults == namespaced) return e;
         e = policy_entry{};
         e.view = std::move(view);
-        e.defaults_version = defaults.version;
+        e.cluster_defaults = std::move(cluster);
+        e.namespace_defaults = std::move(namespaced);
         e.source = caches.policies->get(key);
         if (e.source && e.view->error.empty()) {
+            auto tier = [&](const defaults_views& views, const char* kind) -> std::optional<std::vector<core::AttuneDefaults>> {
+                std::vector<core::AttuneDefaults> out;
+                for (const auto& d : views) {
+                    if (d->defaults) {
+                        out.push_back(*d->defaults);
+                        continue;
+                    }
+                    spdlog::warn("policy not applied by the webhook: its defaults do not decode namespace={} name={} "
+                                 "defaults={} {} error=\"{}\"",
+                                 e.view->ns, e.view->name, kind, d->name, d->error);
+                    return std::nullopt;
+                }
+                return out;
+            };
             auto decoded = core::decode_attune_policy(*e.source);
-            if (decoded) {
-                static const std::vector<core::AttuneDefaults> none;
-                auto it = defaults.by_namespace.find(e.view->ns);
-                e.effective = core::merge_effective_policy(decoded.value(), defaults.cluster,
-                                                           it == defaults.by_namespace.end() ? none : it->second);
-            }
+            auto c = tier(e.cluster_defaults, "AttuneDefaults");
+            auto n = c ? tier(e.namespace_defaults, "AttuneNamespaceDefaults") : std::nullopt;
+            if (decoded && c && n) e.effective = core::merge_effective_policy(decoded.value(), *c, *n);
         }
         if (memo.size() > 2 * caches.policies->size() + 64) prune();
         return memo[key];
@@ -177,13 +164,13 @@ struct admission_handler::impl {
     // the cache's decoded views), or a skip reason.
     std::pair<policy_entry*, std::string> managing_policy(const controller::workload_ref& wl) {
         if (!caches.policies) return {nullptr, "no_policy"};
-        refresh_defaults();
         const auto sel = controller::select_policy(controller::policies_in(*caches.policies, wl.ns), wl);
         if (sel.winner.empty()) return {nullptr, sel.opted_out_of.empty() ? "no_policy" : "workload_opted_out"};
         const std::string key = wl.ns + "/" + sel.winner;
         auto view = caches.policies->decoded<controller::policy_view>(key);
         if (!view) return {nullptr, "no_policy"};
-        auto& e = entry_for(key, std::move(view));
+        auto& e = entry_for(key, std::move(view), controller::defaults_in(caches.cluster_defaults, ""),
+                            controller::defaults_in(caches.namespace_defaults, wl.ns));
         if (!e.effective) return {nullptr, "invalid_policy"};
         return {&e, ""};
     }

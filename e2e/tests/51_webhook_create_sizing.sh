@@ -74,12 +74,9 @@ log "the 0 -> 1 scale-up pod of the HPA-held workload was sized"
 
 # Startup boost: CPU request x 2 at CREATE, and when.
 wait_eq 30 400m next_pod_cpu boosted || fail "boosted's next pod would not be boosted"
-k -n "$ns" scale deployment boosted --replicas=1 >/dev/null
-wait_eq 60 1 pod_count boosted || fail "boosted never got a pod"
-bp=$(k -n "$ns" get pods -l app=boosted -o jsonpath='{.items[0].metadata.name}')
+bp=$(scaled_pod boosted 1)
 expect_eq "boosted pod requests" "$(pod_requests "$ns" "$bp" app)" "400m 128Mi"
-at=$(k -n "$ns" get pod "$bp" -o jsonpath='{.metadata.annotations.attune\.io/startup-boost-at}')
-[[ "$at" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]] || fail "attune.io/startup-boost-at is '$at', want RFC 3339 UTC"
+at=$(boost_at "$bp")
 created=$(k -n "$ns" get pod "$bp" -o jsonpath='{.metadata.creationTimestamp}')
 delta=$(( $(date -u -d "$created" +%s) - $(date -u -d "$at" +%s) ))
 [ "${delta#-}" -le 5 ] || fail "startup-boost-at $at is not the pod's creation time $created"

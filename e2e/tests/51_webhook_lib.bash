@@ -175,3 +175,21 @@ template_hash_of() { k -n "$ns" get rs -l "app=$1" -o jsonpath='{.items[0].metad
 next_pod_cpu() { probe_pod_json "$(replicaset_of "$1")" "$(template_hash_of "$1")" | jq -r '.spec.containers[0].resources.requests.cpu'; }
 # pod_count APP: pods of APP that are not being deleted.
 pod_count() { k -n "$ns" get pods -l "app=$1" -o json | jq '[.items[] | select(.metadata.deletionTimestamp == null)] | length'; }
+
+# scaled_pod APP REPLICAS: scales APP to REPLICAS, waits for them, and prints
+# the name of a pod of APP that is not among the names already given after
+# REPLICAS (the one the ReplicaSet controller just created).
+scaled_pod() {
+  local app=$1 replicas=$2; shift 2
+  k -n "$ns" scale deployment "$app" --replicas="$replicas" >/dev/null
+  wait_eq 60 "$replicas" pod_count "$app" || fail "$app never got $replicas pods"
+  k -n "$ns" get pods -l "app=$app" -o json | jq -r --arg seen "$*" \
+    '[.items[].metadata.name | select(. as $n | $seen | split(" ") | index($n) | not)][0]'
+}
+# boost_at POD: its attune.io/startup-boost-at, which must be RFC 3339 UTC.
+boost_at() {
+  local at
+  at=$(k -n "$ns" get pod "$1" -o jsonpath='{.metadata.annotations.attune\.io/startup-boost-at}')
+  [[ "$at" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]] || fail "attune.io/startup-boost-at of $1 is '$at', want RFC 3339 UTC"
+  echo "$at"
+}

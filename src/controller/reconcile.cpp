@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace attune::controller {
 
 const kube::object_cache* cache_views::for_kind(std::string_view kind) const noexcept {
@@ -37,6 +39,25 @@ std::vector<policy_view> policies_in(const kube::object_cache& policies, std::st
 std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns) {
     if (!caches.policies) return {};
     return policies_in(*caches.policies, ns);
+}
+
+void index_defaults(kube::object_cache& defaults) {
+    // Every named object gets a view, an undecodable one with its error: the
+    // merge must fail on it (as the controller's does), not skip it.
+    defaults.decode_as<defaults_view>([](const boost::json::value& obj) -> std::shared_ptr<const void> {
+        auto v = std::make_shared<defaults_view>();
+        v->name = std::string(kube::meta_string(obj, "name"));
+        if (auto d = core::decode_attune_defaults(obj)) v->defaults = std::move(d).value();
+        else v->error = d.error().message;
+        return v;
+    });
+}
+
+std::vector<std::shared_ptr<const defaults_view>> defaults_in(const kube::object_cache* defaults, std::string_view ns) {
+    if (!defaults) return {};
+    auto out = defaults->decoded_in_namespace<defaults_view>(ns);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+    return out;
 }
 
 std::string hpa_scale_target_key(std::string_view ns, std::string_view kind, std::string_view name) {

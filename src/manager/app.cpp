@@ -242,21 +242,7 @@ public:
 private:
     void make_webhook() {
         const auto& w = opts_.webhook;
-        webhook::admission_caches caches;
-        caches.namespaces = &informers_.need("namespaces").cache();
-        caches.policies = &informers_.need("attunepolicies").cache();
-        caches.deployments = &informers_.need("deployments").cache();
-        caches.statefulsets = &informers_.need("statefulsets").cache();
-        caches.daemonsets = &informers_.need("daemonsets").cache();
-        caches.replicasets = &informers_.need("replicasets").cache();
-        caches.jobs = &informers_.need("jobs").cache();
-        caches.cronjobs = &informers_.need("cronjobs").cache();
-        caches.synced = [this] {
-            for (const char* name : {"namespaces", "attunepolicies", "deployments", "statefulsets", "daemonsets",
-                                     "replicasets", "jobs", "cronjobs"})
-                if (!informers_.need(name).has_synced()) return false;
-            return true;
-        };
+        auto caches = webhook_caches(informers_);
         webhook::webhook_service_options o;
         o.host = w.bind.host;
         o.port = w.bind.port;

@@ -5,6 +5,9 @@
 #include <attune/kube/pod_protobuf.hpp>
 #include <attune/kube/transforms.hpp>
 
+#include <utility>
+#include <vector>
+
 namespace attune::manager {
 
 void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
@@ -45,12 +48,44 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
     // Decoded once per change: every workload event selects among its
     // namespace's policies.
     define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic, controller::index_policies);
-    // The two defaults tiers of the merge (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy).
-    define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic);
-    define("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic);
+    // The two defaults tiers of the merge (built-in < AttuneDefaults <
+    // AttuneNamespaceDefaults < policy). Decoded once per change: the
+    // webhook merges them on every review that finds a policy.
+    define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic, controller::index_defaults);
+    define("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic,
+           controller::index_defaults);
     // The executor's admission gates read LimitRanges and ResourceQuotas.
     define("limitranges", kube::resources::limit_ranges(), kube::strip_generic);
     define("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
+}
+
+webhook::admission_caches webhook_caches(kube::informer_registry& registry) {
+    using caches_t = webhook::admission_caches;
+    const std::pair<const char*, const kube::object_cache* caches_t::*> reads[] = {
+        {"namespaces", &caches_t::namespaces},
+        {"attunepolicies", &caches_t::policies},
+        {"attunedefaults", &caches_t::cluster_defaults},
+        {"attunenamespacedefaults", &caches_t::namespace_defaults},
+        {"deployments", &caches_t::deployments},
+        {"statefulsets", &caches_t::statefulsets},
+        {"daemonsets", &caches_t::daemonsets},
+        {"replicasets", &caches_t::replicasets},
+        {"jobs", &caches_t::jobs},
+        {"cronjobs", &caches_t::cronjobs},
+    };
+    caches_t caches;
+    std::vector<const kube::informer*> informers;
+    for (const auto& [name, member] : reads) {
+        const auto& i = registry.need(name);
+        caches.*member = &i.cache();
+        informers.push_back(&i);
+    }
+    caches.synced = [informers = std::move(informers)] {
+        for (const auto* i : informers)
+            if (!i->has_synced()) return false;
+        return true;
+    };
+    return caches;
 }
 
 }  // namespace attune::manager

@@ -2,6 +2,8 @@
 // Every informer attune-manager may run, each with the transform, storage and
 // decoded view that keep its cache lean (docs/manager.md, "What each informer
 // caches"). Defining one costs nothing; features need() the ones they read.
+#include <attune/webhook/admission_handler.hpp>
+
 #include <array>
 #include <functional>
 #include <string_view>
@@ -27,5 +29,10 @@ inline bool is_informer_name(std::string_view name) {
 // `protobuf_lists`: the pod informer's LIST pages in protobuf.
 void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
                       std::function<void()> on_listed);
+
+// The caches the admission webhook reads (needed from the registry, which
+// must hold define_informers' definitions), every one of them counted in
+// `synced`: the webhook sizes nothing before all have listed.
+webhook::admission_caches webhook_caches(kube::informer_registry& registry);
 
 }  // namespace attune::manager

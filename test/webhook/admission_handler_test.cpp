@@ -69,6 +69,8 @@ struct HandlerTest : ::testing::Test {
                        replicasets = cache(), jobs = cache(), cronjobs = cache();
     // Compact text, as the manager holds it: every read parses a new object.
     kube::object_cache policies{kube::strip_generic, kube::cache_storage::compact_text};
+    kube::object_cache cluster_defaults{kube::strip_generic, kube::cache_storage::compact_text};
+    kube::object_cache namespace_defaults{kube::strip_generic, kube::cache_storage::compact_text};
     bool synced = true;
     core::Capabilities caps;
     std::shared_ptr<webhook_metrics> metrics = webhook_metrics::standalone();
@@ -76,7 +78,9 @@ struct HandlerTest : ::testing::Test {
 
     HandlerTest() {
         caps.pod_level_resources_field = true;
-        controller::index_policies(policies);  // as the manager's informer catalog sets it up
+        controller::index_policies(policies);  // as the manager's informer catalog sets them up
+        controller::index_defaults(cluster_defaults);
+        controller::index_defaults(namespace_defaults);
         add(namespaces, kEnabledNamespace);
         add(deployments, kDeployment);
         add(replicasets, kReplicaSet);
@@ -84,6 +88,8 @@ struct HandlerTest : ::testing::Test {
         admission_caches c;
         c.namespaces = &namespaces;
         c.policies = &policies;
+        c.cluster_defaults = &cluster_defaults;
+        c.namespace_defaults = &namespace_defaults;
         c.deployments = &deployments;
         c.statefulsets = &statefulsets;
         c.daemonsets = &daemonsets;
@@ -223,6 +229,71 @@ TEST_F(HandlerTest, StartupBoostIsCounted) {
     for (const auto& f : metrics->startup_boosts.Collect())
         for (const auto& m : f.metric) boosts += m.counter.value;
     EXPECT_EQ(boosts, 1);
+}
+
+std::string defaults(const std::string& kind, const std::string& name, const std::string& spec) {
+    const bool cluster = kind == "AttuneDefaults";
+    return R"({"apiVersion":"attune.io/v1alpha1","kind":")" + kind + R"(","metadata":{"name":")" + name + R"(")" +
+           (cluster ? std::string() : std::string(R"(,"namespace":"shop")")) + R"(,"uid":"u-)" + name +
+           R"("},"spec":)" + spec + "}";
+}
+std::string boost_defaults(const std::string& kind, const std::string& multiplier) {
+    return defaults(kind, "base", R"({"cpu":{"startupBoost":{"multiplier":")" + multiplier + R"(","duration":"2m"}}})");
+}
+
+// The policy sets no startup boost; the tiers do, and each change to them is
+// seen on the very next review (the caches are compact text: every read
+// parses a new object, so only the decoded views say what changed).
+TEST_F(HandlerTest, TheDefaultsTiersDecideWhatThePolicyLeavesUnsetAndTheirChangesAreSeenAtOnce) {
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+    add(cluster_defaults, boost_defaults("AttuneDefaults", "2"));
+    const auto boosted = admitted(pod_review());
+    EXPECT_EQ(cpu_of(boosted), "500m");
+    EXPECT_EQ(boosted.at("metadata").at("annotations").at("attune.io/startup-boost-at"), "2026-12-01T10:00:00Z");
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "500m");
+    add(cluster_defaults, boost_defaults("AttuneDefaults", "3"));
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "750m");
+    // The namespace tier outranks the cluster tier.
+    add(namespace_defaults, boost_defaults("AttuneNamespaceDefaults", "4"));
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "1");
+    add(namespace_defaults, defaults("AttuneNamespaceDefaults", "base", R"({"updateStrategy":{"initialSizing":false}})"));
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "750m");  // initialSizing stays the policy's own true
+    namespace_defaults.apply(kube::watch_event_type::deleted,
+                             json::parse(defaults("AttuneNamespaceDefaults", "base", "{}")));
+    cluster_defaults.apply(kube::watch_event_type::deleted, json::parse(defaults("AttuneDefaults", "base", "{}")));
+    const auto plain = admitted(pod_review());
+    EXPECT_EQ(cpu_of(plain), "250m");
+    EXPECT_FALSE(plain.at("metadata").at("annotations").as_object().contains("attune.io/startup-boost-at"));
+}
+
+TEST_F(HandlerTest, DefaultsInitialSizingIsHonouredWhenThePolicyLeavesItUnset) {
+    add(policies, R"({"metadata":{"name":"web","namespace":"shop","resourceVersion":"2"},
+      "spec":{"targetRef":{"kind":"Deployment","name":"web"},"updateStrategy":{"type":"Auto"}},
+      "status":{"recommendations":[{"workload":"web","kind":"Deployment","stale":false,
+        "containers":[{"name":"app","confidence":0.9,"dataPoints":96,"lastUpdated":"2026-12-01T10:00:00Z",
+          "current":{"cpuRequest":"1","cpuLimit":"0","memoryRequest":"512Mi","memoryLimit":"0"},
+          "recommended":{"cpuRequest":"250m","cpuLimit":"0","memoryRequest":"192Mi","memoryLimit":"0"}}]}]}})");
+    EXPECT_FALSE(sized(admitted(pod_review())));
+    EXPECT_EQ(metric("reason=initial_sizing_disabled"), "1");
+    add(namespace_defaults, defaults("AttuneNamespaceDefaults", "team", R"({"updateStrategy":{"initialSizing":true}})"));
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+}
+
+TEST_F(HandlerTest, AnotherNamespacesDefaultsDoNotApply) {
+    add(namespace_defaults, R"({"apiVersion":"attune.io/v1alpha1","kind":"AttuneNamespaceDefaults",
+      "metadata":{"name":"base","namespace":"elsewhere"},
+      "spec":{"cpu":{"startupBoost":{"multiplier":"2","duration":"2m"}}}})");
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+}
+
+// The controller reports such a policy InvalidConfig and does not act on
+// it; neither does the webhook, until the object is fixed.
+TEST_F(HandlerTest, AnUndecodableDefaultsObjectLeavesThePolicysPodsUnsized) {
+    add(cluster_defaults, defaults("AttuneDefaults", "broken", R"({"cpu":{"overhead":"lots"}})"));
+    EXPECT_FALSE(sized(admitted(pod_review())));
+    EXPECT_EQ(metric("reason=invalid_policy"), "1");
+    add(cluster_defaults, defaults("AttuneDefaults", "broken", R"({"cpu":{"overhead":"20"}})"));
+    EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
 }
 
 TEST_F(HandlerTest, HttpErrorsAreClear) {

@@ -6,9 +6,12 @@
 #include <attune/controller/status_aggregation.hpp>
 #include <attune/controller/workload_key.hpp>
 #include <attune/core/hpa.hpp>
+#include <attune/core/policy.hpp>
 #include <attune/kube/object_cache.hpp>
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +54,23 @@ void index_policies(kube::object_cache& policies);
 // The decoded policies of the namespace (those without a view are skipped).
 std::vector<policy_view> policies_in(const kube::object_cache& policies, std::string_view ns);
 std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns);
+
+// The two defaults caches (AttuneDefaults, AttuneNamespaceDefaults) keep
+// each object decoded (core::decode_attune_defaults, once per change) as a
+// defaults_view, so the admission webhook reads views instead of parsing the
+// compact text on every review. A view's pointer changes exactly when its
+// object does. The raw objects stay readable (all(), in_namespace()).
+struct defaults_view {
+    std::string name;
+    std::optional<core::AttuneDefaults> defaults;  // unset when it does not decode
+    std::string error;                             // why not
+};
+// Call once on each defaults informer's cache (informer_options::setup_cache).
+void index_defaults(kube::object_cache& defaults);
+// The decoded defaults of one tier, sorted by name (a stable order, so two
+// reads of an unchanged cache compare equal): ns "" for the cluster-scoped
+// AttuneDefaults. Empty for a null cache.
+std::vector<std::shared_ptr<const defaults_view>> defaults_in(const kube::object_cache* defaults, std::string_view ns);
 
 // The HPA cache keeps each HPA decoded (core::decode_hpa, once per change)
 // and indexed by its scale target, so a workload event costs one index

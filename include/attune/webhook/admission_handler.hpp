@@ -33,9 +33,10 @@ struct admission_caches {
     // Set up with controller::index_policies (the manager's attunepolicies
     // informer is): selection reads the decoded views.
     const kube::object_cache* policies = nullptr;
-    // AttuneDefaults / AttuneNamespaceDefaults for the defaults merge; may be
-    // null when the manager does not watch them (the policy and the built-ins
-    // then decide alone).
+    // AttuneDefaults / AttuneNamespaceDefaults for the defaults merge, set
+    // up with controller::index_defaults (the manager's informers are): the
+    // merge reads the decoded views. Null: no tier (the policy and the
+    // built-ins decide alone; tests).
     const kube::object_cache* cluster_defaults = nullptr;
     const kube::object_cache* namespace_defaults = nullptr;
     const kube::object_cache* deployments = nullptr;
@@ -44,8 +45,8 @@ struct admission_caches {
     const kube::object_cache* replicasets = nullptr;
     const kube::object_cache* jobs = nullptr;
     const kube::object_cache* cronjobs = nullptr;
-    // True once the namespace and policy caches hold their first list:
-    // before that, "not in the cache" proves nothing and sizing fails closed.
+    // True once every cache above holds its first list: before that, "not
+    // in the cache" proves nothing and sizing fails closed.
     std::function<bool()> synced;
 };
 
