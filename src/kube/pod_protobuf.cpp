@@ -1,12 +1,12 @@
 #include <attune/kube/pod_protobuf.hpp>
 
+#include <attune/core/timestamp.hpp>
 #include <attune/kube/protobuf_reader.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 
-#include <array>
-#include <cstdio>
+#include <chrono>
 #include <optional>
 #include <string>
 
@@ -95,31 +95,8 @@ struct decoder {
             else if (f.number == 2) nanos = integer(f);
         });
         if (seconds == 0 && nanos == 0) return nullptr;
-        return json::string(rfc3339(seconds));
+        return json::string(core::format_timestamp(core::Timestamp(std::chrono::seconds(seconds))));
     }
-    static std::string rfc3339(std::int64_t t) {
-        // Days to civil date (H. Hinnant's algorithm): no time zone database, no locale.
-        std::int64_t days = t / 86400, rem = t % 86400;
-        if (rem < 0) {
-            rem += 86400;
-            --days;
-        }
-        days += 719468;
-        const std::int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-        const std::int64_t doe = days - era * 146097;
-        const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-        const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        const std::int64_t mp = (5 * doy + 2) / 153;
-        const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
-        const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-        const std::int64_t y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-        std::array<char, 64> buf{};
-        std::snprintf(buf.data(), buf.size(), "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", static_cast<long long>(y),
-                      static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(rem / 3600),
-                      static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60));
-        return buf.data();
-    }
-
     json::object owner_reference(std::string_view message) {
         std::string_view api_version, kind, name, uid;
         std::optional<bool> controller;
@@ -423,7 +400,8 @@ struct decoder {
     }
 
     json::object pod(std::string_view message) {
-        json::object md, spec, status;
+        json::object md, status;
+        json::object spec = pod_spec({});  // an absent spec is an empty one: containers null, as JSON writes it
         each(message, [&](const field& f) {
             switch (f.number) {
                 case pod_f::metadata: md = object_meta(bytes(f)); break;
@@ -433,7 +411,6 @@ struct decoder {
             }
         });
         // metadata, spec and status are structs: JSON always writes them.
-        if (!spec.contains("containers")) spec["containers"] = nullptr;
         json::object p;
         p["metadata"] = std::move(md);
         p["spec"] = std::move(spec);
@@ -446,14 +423,11 @@ core::error malformed(std::string_view what) {
     return core::make_error("protobuf_decode", "malformed protobuf " + std::string(what));
 }
 
-}  // namespace
-
-core::result<json::value> pod_from_protobuf(std::string_view message) {
-    decoder d;
-    auto p = d.pod(message);
-    if (!d.ok) return malformed("Pod");
-    return json::value(std::move(p));
-}
+// "k8s\0" + runtime.Unknown{typeMeta, raw}: the raw bytes and their kind.
+struct protobuf_envelope {
+    std::string_view kind;
+    std::string_view raw;
+};
 
 core::result<protobuf_envelope> open_protobuf_envelope(std::string_view body) {
     if (!is_protobuf_body(body)) return core::make_error("protobuf_decode", "not a protobuf answer (no k8s magic)");
@@ -477,12 +451,13 @@ core::result<protobuf_envelope> open_protobuf_envelope(std::string_view body) {
     return env;
 }
 
-core::result<json::value> pod_from_protobuf_envelope(std::string_view body) {
-    auto env = open_protobuf_envelope(body);
-    if (!env) return env.error();
-    if (env.value().kind != "Pod")
-        return core::make_error("protobuf_decode", "expected a Pod, got " + std::string(env.value().kind));
-    return pod_from_protobuf(env.value().raw);
+}  // namespace
+
+core::result<json::value> pod_from_protobuf(std::string_view message) {
+    decoder d;
+    auto p = d.pod(message);
+    if (!d.ok) return malformed("Pod");
+    return json::value(std::move(p));
 }
 
 core::result<json::value> status_from_protobuf(std::string_view body) {

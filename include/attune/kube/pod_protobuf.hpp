@@ -17,17 +17,6 @@ namespace attune::kube {
 // One v1.Pod message (an item of a PodList's raw bytes, no envelope).
 core::result<boost::json::value> pod_from_protobuf(std::string_view message);
 
-// A v1.Pod message inside the "k8s\0" envelope (runtime.Unknown), as a GET
-// of one pod answers; for tests and tools.
-core::result<boost::json::value> pod_from_protobuf_envelope(std::string_view body);
-
-// The envelope's raw bytes and kind: "k8s\0" + runtime.Unknown{typeMeta, raw}.
-struct protobuf_envelope {
-    std::string_view kind;
-    std::string_view raw;
-};
-core::result<protobuf_envelope> open_protobuf_envelope(std::string_view body);
-
 // A meta/v1 Status in the envelope (an error answer to a protobuf request),
 // as the JSON Status api_error reads: kind, status, message, reason, code.
 core::result<boost::json::value> status_from_protobuf(std::string_view body);
