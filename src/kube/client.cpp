@@ -294,15 +294,18 @@ client::task<api_result<list_page>> client::list_stream(resource_type rt, std::s
     auto r = co_await keep->execute(std::move(req), "list", feed, first_page);
     if (!r) co_return r.error();  // HTTP status or transport, possibly after some items
     if (!from_json && !from_protobuf) from_json.emplace(sink);  // an empty body: the JSON decoder says so
-    const bool finished = from_protobuf ? from_protobuf->finish() : from_json->finish();
-    const auto& error = from_protobuf ? from_protobuf->error() : from_json->error();
-    if (!finished || !error.empty()) co_return api_error{error_kind::decode, 200, "", error};
-    list_page page;
-    page.resource_version = from_protobuf ? from_protobuf->resource_version() : from_json->resource_version();
-    page.continue_token = from_protobuf ? from_protobuf->continue_token() : from_json->continue_token();
-    page.item_count = from_protobuf ? from_protobuf->items() : from_json->items();
-    page.protobuf = from_protobuf.has_value();
-    co_return page;
+    // Both decoders answer the same questions.
+    auto page_of = [](auto& decoder, bool protobuf) -> api_result<list_page> {
+        if (!decoder.finish() || !decoder.error().empty()) return api_error{error_kind::decode, 200, "", decoder.error()};
+        list_page page;
+        page.resource_version = decoder.resource_version();
+        page.continue_token = decoder.continue_token();
+        page.item_count = decoder.items();
+        page.protobuf = protobuf;
+        return page;
+    };
+    if (from_protobuf) co_return page_of(*from_protobuf, true);
+    co_return page_of(*from_json, false);
 }
 
 client::task<api_result<list_page>> client::list(resource_type rt, std::string ns, list_options opts) {
