@@ -4,6 +4,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}; shift || true
 cd "$here"
+# meson picks ccache up by itself. Paths under the checkout are hashed relative
+# to it, so another clone or worktree of the same code hits the same cache.
+export CCACHE_BASEDIR="$here" CCACHE_NOHASHDIR=1
 werror=false; [ "${CI:-}" = true ] && werror=true
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" -Dwerror=$werror "$@" >/dev/null
