@@ -87,6 +87,12 @@ struct client::impl : std::enable_shared_from_this<impl> {
         return api_error{error_kind::fenced, 0, "Fenced", "write refused: this manager does not hold the leader lease"};
     }
 
+    bool token_changed_on_reread() {
+        if (!cfg.token || cfg.token->file().empty()) return false;
+        const std::string before = cfg.token->current(steady::now());
+        return cfg.token->force_reread() && cfg.token->current(steady::now()) != before;
+    }
+
     void authorize(http::request& req) {
         std::erase_if(req.headers, [](const http::header& h) { return h.name == "Authorization"; });
         if (cfg.token) {
@@ -124,6 +130,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
         req.target = cfg.path_prefix + req.target;
         if (!http::find_header(req.headers, "Accept")) req.headers.push_back({"Accept", "application/json"});
 
+        bool reauthorized = false;
         for (unsigned retries = 0;; ++retries) {
             if (rate_limited || retries > 0) co_await rate_limit();  // every attempt, retries included
             // Leadership can lapse while queued, rate limited or backing off.
@@ -142,6 +149,15 @@ struct client::impl : std::enable_shared_from_this<impl> {
             if (r.ok() && r.resp.status >= 200 && r.resp.status < 300) {
                 finish();
                 co_return std::move(r.resp);
+            }
+            // A 401 with a token file: the file may hold a newer token than
+            // the one sent (a projected token rotated, the old one revoked
+            // since). Read it now, not at the next refresh, and send once more.
+            if (r.ok() && r.resp.status == 401 && !reauthorized && !r.body_started && token_changed_on_reread()) {
+                reauthorized = true;
+                spdlog::info("kube request unauthorized; sending again with the token file's new token verb={} path={}",
+                             verb_label, req.target);
+                continue;
             }
             attempt_outcome o;
             o.method = req.method;

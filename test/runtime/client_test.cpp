@@ -14,8 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
@@ -70,6 +73,44 @@ TEST_F(ClientTest, GetSendsBearerTokenAndParsesObject) {
     ASSERT_EQ(server.requests().size(), 1u);
     EXPECT_EQ(server.requests()[0].target, "/api/v1/namespaces/ns/pods/p");
     EXPECT_NE(server.requests()[0].head.find("Authorization: Bearer s3cret"), std::string::npos);
+}
+
+// A projected token rotated and the old one revoked: the 401 makes the client
+// read the file again and send once more with the new token.
+TEST_F(ClientTest, UnauthorizedWithARotatedTokenFileSendsAgainWithTheNewToken) {
+    const auto dir = std::filesystem::temp_directory_path() / ("attune-token-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "token";
+    std::ofstream(file) << "old-token\n";
+    auto cfg = config_for(server);
+    cfg.token = token_source::from_file(file);  // re-read every 60 s: not before this test ends
+    client c(io.get_executor(), cfg, fast_settings());
+    std::ofstream(file, std::ios::trunc) << "new-token\n";
+    server.script(scripted_reply::status(401, "Unauthorized", "Unauthorized"));
+    server.script(scripted_reply::http(200, pod_json));
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    std::filesystem::remove_all(dir);
+    ASSERT_TRUE(r.ok()) << r.error().describe();
+    ASSERT_EQ(server.requests().size(), 2u);
+    EXPECT_NE(server.requests()[0].head.find("Authorization: Bearer old-token"), std::string::npos);
+    EXPECT_NE(server.requests()[1].head.find("Authorization: Bearer new-token"), std::string::npos);
+}
+
+TEST_F(ClientTest, UnauthorizedWithAnUnchangedTokenIsTheAnswer) {
+    const auto dir = std::filesystem::temp_directory_path() / ("attune-token-same-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "token";
+    std::ofstream(file) << "only-token\n";
+    auto cfg = config_for(server);
+    cfg.token = token_source::from_file(file);
+    client c(io.get_executor(), cfg, fast_settings());
+    server.script(scripted_reply::status(401, "Unauthorized", "Unauthorized"));
+    server.script(scripted_reply::http(200, pod_json));
+    auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
+    std::filesystem::remove_all(dir);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, 401);
+    EXPECT_EQ(server.requests().size(), 1u) << "sent again with the same token";
 }
 
 TEST_F(ClientTest, KeepAliveReusesOneConnection) {
