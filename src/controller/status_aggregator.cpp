@@ -81,6 +81,7 @@ void status_aggregator::drain() {
         if (plan.deleted) {
             state_.forget_policy(p.ns, p.name);
             latest_.erase(id);
+            policy_uids_.erase(id);
             if (writes_.erase(id)) std::erase(write_order_, id);
             if (metrics_) metrics_->remove_idle(p.ns, p.name);
             spdlog::info("policy forgotten namespace={} name={}", p.ns, p.name);
@@ -128,6 +129,7 @@ void status_aggregator::finish(completed_pass c) {
     }
     const auto id = policy_id(c.ns, c.policy);
     latest_[id] = c.status;
+    if (!c.policy_uid.empty()) policy_uids_[id] = c.policy_uid;
     if (c.changed) {
         queue_write(c.ns, c.policy, c.status);
     } else if (writes_.erase(id)) {
@@ -180,6 +182,17 @@ asio::awaitable<void> status_aggregator::run_writer() {
             if (metrics_) metrics_->status_writes.Add({{"result", "error"}}).Increment();
             spdlog::warn("policy status write failed; pass re-queued namespace={} name={} error=\"{}\"", w.ns,
                          w.policy, r.error().describe());
+            // RBAC without attunepolicies/status: the status cannot say so,
+            // an Event on the policy can (the apiserver's message names the
+            // verb and the resource). Deduplicated like every "D" Event.
+            if (r.error().is_forbidden() && events_) {
+                const auto uid = policy_uids_.find(id);
+                core::EventIntent intent{"Warning", "StatusWriteForbidden", "write-status",
+                                         "the status of this policy cannot be written: " + r.error().message, true};
+                events_->push(policy_event({"attune.io/v1alpha1", std::string(kPolicyKind), w.ns, w.policy,
+                                            uid == policy_uids_.end() ? std::string() : uid->second},
+                                           intent, ""));
+            }
             if (on_write_) on_write_(policy_key, true);
         }
     }

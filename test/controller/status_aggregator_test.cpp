@@ -129,6 +129,36 @@ TEST(StatusAggregator, FailedWriteHandsThePolicyBack) {
     EXPECT_TRUE(h.outcomes[0].second);
 }
 
+TEST(StatusAggregator, AForbiddenWriteIsToldInAnEventThatNamesThePermission) {
+    harness h;
+    const std::string denied = "attunepolicies.attune.io \"web\" is forbidden: User \"system:serviceaccount:a:m\" "
+                               "cannot patch resource \"attunepolicies/status\" in API group \"attune.io\"";
+    h.server.script(scripted_reply::status(403, "Forbidden", denied));
+    h.agg->begin_pass(plan({"shop/Deployment/a"}));
+    h.agg->report(rep("a", core::IdleKind::ManualZero));
+    h.settle();
+    ASSERT_EQ(h.outcomes.size(), 1u);
+    EXPECT_TRUE(h.outcomes[0].second) << "the pass must run again";
+    ASSERT_EQ(h.events.pending().size(), 1u);
+    const auto& ev = h.events.pending()[0];
+    EXPECT_EQ(ev.reason, "StatusWriteForbidden");
+    EXPECT_EQ(ev.type, "Warning");
+    EXPECT_EQ(ev.regarding.kind, "AttunePolicy");
+    EXPECT_EQ(ev.regarding.name, "web");
+    EXPECT_EQ(ev.regarding.uid, "web-uid");
+    EXPECT_NE(ev.note.find("attunepolicies/status"), std::string::npos) << ev.note;
+}
+
+TEST(StatusAggregator, AWriteFailingForAnotherReasonSendsNoEvent) {
+    harness h;
+    h.server.script(scripted_reply::status(500, "InternalError", "etcd is sad"));
+    h.agg->begin_pass(plan({"shop/Deployment/a"}));
+    h.agg->report(rep("a", core::IdleKind::ManualZero));
+    h.settle();
+    ASSERT_EQ(h.outcomes.size(), 1u);
+    EXPECT_TRUE(h.events.pending().empty());
+}
+
 TEST(StatusAggregator, ASlowApiserverNeitherGrowsTheInboxNorHoldsUpAggregation) {
     harness h;
     auto slow = scripted_reply::http(200, R"({"metadata":{"resourceVersion":"9"}})");

@@ -91,6 +91,7 @@ private:
     std::map<std::string, pending_write> writes_;
     std::deque<std::string> write_order_;
     std::map<std::string, policy_status> latest_;  // "ns/name" -> newest computed
+    std::map<std::string, std::string> policy_uids_;  // "ns/name" -> uid, for Events about a failed write
     boost::asio::steady_timer wake_, wake_writer_;
     bool stopping_ = false;
 };

@@ -40,6 +40,7 @@ struct api_error {
     bool is_not_found() const noexcept { return kind == error_kind::api_status && code == 404; }
     // Optimistic-concurrency loss or AlreadyExists: the caller re-reads.
     bool is_conflict() const noexcept { return kind == error_kind::api_status && code == 409; }
+    bool is_forbidden() const noexcept { return kind == error_kind::api_status && code == 403; }
     bool is_already_exists() const noexcept { return is_conflict() && reason == "AlreadyExists"; }
     // The resourceVersion is too old: relist.
     bool is_gone() const noexcept {
