@@ -3,7 +3,7 @@ K8S ?= 1.36
 BUILD ?= build
 MESON_FLAGS ?=
 
-.PHONY: all deps build unit test e2e e2e-matrix cluster cluster-down demo run bench bench-scale bench-resize fuzz golden clean install-plugin krew-manifest
+.PHONY: all deps build image unit test e2e e2e-matrix cluster cluster-down demo run bench bench-scale bench-resize fuzz golden clean install-plugin krew-manifest
 
 all: build
 
@@ -12,6 +12,10 @@ deps:
 
 build: deps
 	hack/build.sh $(BUILD) $(MESON_FLAGS)
+
+# The two OCI images (buildah, no daemon): build/images/{attune-manager,kubectl-attune}.tar
+image: build
+	BUILD=$(BUILD) hack/image.sh
 
 unit: build
 	meson test -C $(BUILD) --print-errorlogs
@@ -24,8 +28,9 @@ test: deps
 e2e: build
 	E2E_REQUIRE_BUILD=1 hack/e2e.sh --k8s $(K8S)
 
-e2e-matrix: build
-	E2E_REQUIRE_BUILD=1 hack/e2e-matrix.sh
+# The manager runs in its image with a ServiceAccount's identity (the image lane).
+e2e-matrix: image
+	E2E_REQUIRE_BUILD=1 E2E_MANAGER_IMAGE=attune/attune-manager:$$(hack/version.sh) hack/e2e-matrix.sh
 
 cluster: deps
 	hack/cluster.sh up --k8s $(K8S)
