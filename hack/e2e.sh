@@ -17,6 +17,10 @@ if ! "$here/hack/cluster.sh" up --k8s "$minor" >"$uplog" 2>&1; then
   exit 1
 fi
 "$here/e2e/run.sh" "$filter"; rc=$?
+# Image-lane managers a failed test left running.
+if command -v podman >/dev/null; then
+  podman ps -aq --filter label=attune-e2e-lane | xargs -r podman rm -f >/dev/null 2>&1 || true
+fi
 "$here/hack/cluster.sh" down >/dev/null 2>&1
 echo "e2e: Kubernetes $minor took $(( $(date +%s) - start ))s"
 exit $rc

@@ -27,6 +27,14 @@ rpass=0; rfail=0
 if (cd deploy/upgrade-gate && promtool test rules alerts_test.yml); then rpass=$((rpass+1)); else rfail=$((rfail+1)); fi
 if hack/upgrade-gate-rules.sh --check; then rpass=$((rpass+1)); else rfail=$((rfail+1)); fi
 echo "alert rules: $rpass passed, $rfail failed"
+# The e2e suite runs the manager in its image, as a ServiceAccount of the
+# rendered RBAC (the image lane, e2e/image-lane): build the image first.
+if BUILD="$build" hack/image.sh >"$build/image.out" 2>&1; then
+  cat "$build/image.out"
+  export E2E_MANAGER_IMAGE="attune/attune-manager:$(hack/version.sh)"
+else
+  cat "$build/image.out"; echo "test: the image build failed"; ufail=$((ufail + 1))
+fi
 E2E_REQUIRE_BUILD=1 hack/e2e.sh --k8s "${K8S:-1.36}" | tee "$build/e2e.out"
 epass=$(grep -oE '^e2e: [0-9]+ passed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); epass=${epass:-0}
 efail=$(grep -oE ', [0-9]+ failed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); efail=${efail:-1}

@@ -38,7 +38,7 @@ kill -0 "$MGR_PID" || fail "the manager died on bad input"
 # Kill the webhook (the whole manager, SIGKILL: no graceful anything).
 calls_before=$(apiserver_metric apiserver_admission_webhook_request_total "name=\"pods.attune.io\"")
 fail_open_before=$(apiserver_metric apiserver_admission_webhook_fail_open_count "name=\"pods.attune.io\"")
-kill -KILL "$MGR_PID"; wait "$MGR_PID" 2>/dev/null || true; MGR_PID=""
+kill_manager_hard "$MGR_PID"; MGR_PID=""
 start=$(date +%s)
 k -n "$ns" scale deployment web --replicas=2 >/dev/null
 wait_eq 60 2 pod_count web || fail "pods were not created with the webhook down"

@@ -61,6 +61,5 @@ has_workload_event() { [ "$(workload_event_count "$1" "$2")" -ge "${3:-1}" ]; }
 kill_manager() {
   local pid=$MGR_PID
   MGR_PID=""
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null || true
+  kill_manager_hard "$pid"
 }

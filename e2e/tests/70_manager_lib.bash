@@ -5,13 +5,48 @@
 # kubeconfig and a loopback port the kernel picks (--metrics-bind-address
 # 127.0.0.1:0; the port is read from its log). Its figures are read from its
 # own /metrics; everything about the cluster is asserted through kubectl.
+# The image lane (E2E_MANAGER_IMAGE set, as make test does): the same tests
+# with the manager in its image under podman, as a ServiceAccount of the
+# rendered RBAC instead of the admin (e2e/image-lane/attune-manager).
+if [ -n "${E2E_MANAGER_IMAGE:-}" ]; then
+  ATTUNE_MANAGER=${ATTUNE_MANAGER:-$E2E_ROOT/image-lane/attune-manager}
+  export E2E_MANAGER_IMAGE ATTUNE_RUN CLUSTER_DIR KUBECTL
+fi
 ATTUNE_MANAGER=${ATTUNE_MANAGER:-$REPO_ROOT/${BUILD:-build}/src/manager/attune-manager}
 MGR_PID=""
 MGR_PORT=""
 MGR_LOG=""
 
 # Under make test (E2E_REQUIRE_BUILD=1) a missing binary fails; by hand it skips.
-require_manager() { require_built "$ATTUNE_MANAGER" attune-manager; }
+require_manager() {
+  if [ -n "${E2E_MANAGER_IMAGE:-}" ]; then
+    podman image exists "$E2E_MANAGER_IMAGE" || fail "the image lane's $E2E_MANAGER_IMAGE is not built (make image)"
+  else
+    require_built "$ATTUNE_MANAGER" attune-manager
+  fi
+}
+
+# manager_os_pid [PID]: the manager's own process (in the image lane, the
+# container's init process, not the podman client).
+manager_os_pid() {
+  local pid=${1:-$MGR_PID}
+  if [ -n "${E2E_MANAGER_IMAGE:-}" ]; then
+    podman inspect -f '{{.State.Pid}}' "attune-mgr-$pid" 2>/dev/null
+  else
+    echo "$pid"
+  fi
+}
+
+# kill_manager_hard PID: SIGKILL, a crash. In the image lane the signal goes to
+# the container (podman forwards every signal but SIGKILL).
+kill_manager_hard() {
+  local pid=$1
+  if [ -n "${E2E_MANAGER_IMAGE:-}" ]; then
+    podman kill -s KILL "attune-mgr-$pid" >/dev/null 2>&1 || true
+  fi
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
 
 # apply_policy_crd: the three Attune CRDs of deploy/kustomize, Established.
 apply_policy_crd() {
@@ -58,7 +93,7 @@ stop_manager() {
   kill -TERM "$pid" 2>/dev/null || return 0
   for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || { wait "$pid" 2>/dev/null; return 0; }; sleep 0.1; done
   echo "  attune-manager ignored SIGTERM for 10 s; killing it" >&2
-  kill -KILL "$pid" 2>/dev/null || true
+  kill_manager_hard "$pid"
   return 1
 }
 

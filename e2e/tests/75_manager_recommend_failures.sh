@@ -59,7 +59,7 @@ fake() {  # fake MODE -> sets FAKE_PORT
   wait_until 10 grep -q '^port ' "$out" || fail "fake_prometheus $1 did not start: $(cat "$out")"
   FAKE_PORT=$(awk '/^port / { print $2 }' "$out")
 }
-rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$MGR_PID/status"; }
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$(manager_os_pid)/status"; }
 loaded_deployment junk 100m 64Mi
 loaded_deployment stuck 100m 64Mi
 fake garbage; garbage_port=$FAKE_PORT
