@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The Helm chart with default values and the kustomize base are one install:
+
+    hack/chart-compare.py HELM_RENDER.yaml KUSTOMIZE_RENDER.yaml
+
+compares them object by object (kind, namespace, name) and exits 1 with a
+diff of each object that differs. The only differences allowed are named
+here: Helm's own labels, and whole objects only one side has.
+"""
+import difflib
+import sys
+
+import yaml
+
+# Labels Helm charts carry and a kustomize base has no value for (the release,
+# the chart version, the tool). Stripped wherever labels appear: metadata,
+# selectors and pod templates.
+HELM_ONLY_LABELS = {
+    "helm.sh/chart",
+    "app.kubernetes.io/managed-by",
+    "app.kubernetes.io/instance",
+    "app.kubernetes.io/version",
+}
+# Objects only the kustomize base has: Helm installs into a namespace it does
+# not own (helm install --create-namespace; README.md says to label it
+# pod-security.kubernetes.io/enforce=restricted as the base does).
+ONLY_KUSTOMIZE = {("Namespace", "", "attune-system")}
+# Objects the chart adds on top of the base by default: the metrics Service
+# (metrics.enabled, as in the Go chart), which the ServiceMonitor selects.
+ONLY_HELM = {("Service", "attune-system", "attune-manager-metrics")}
+
+
+def strip_labels(d):
+    if isinstance(d, dict):
+        for k in HELM_ONLY_LABELS:
+            d.pop(k, None)
+    return d
+
+
+def normalize(o):
+    md = o.get("metadata", {})
+    if "labels" in md:
+        strip_labels(md["labels"])
+        if not md["labels"]:
+            del md["labels"]
+    spec = o.get("spec")
+    if isinstance(spec, dict):
+        sel = spec.get("selector")
+        if isinstance(sel, dict):
+            strip_labels(sel.get("matchLabels", sel if o["kind"] == "Service" else None))
+        tmd = spec.get("template", {}).get("metadata") if isinstance(spec.get("template"), dict) else None
+        if tmd and "labels" in tmd:
+            strip_labels(tmd["labels"])
+    return o
+
+
+def load(path):
+    objs = {}
+    with open(path, encoding="utf-8") as f:
+        for doc in yaml.safe_load_all(f):
+            if not doc:
+                continue
+            md = doc.get("metadata", {})
+            key = (doc["kind"], md.get("namespace", ""), md["name"])
+            if key in objs:
+                sys.exit(f"chart-compare: {path}: {key} twice")
+            objs[key] = normalize(doc)
+    return objs
+
+
+def main():
+    helm, kust = load(sys.argv[1]), load(sys.argv[2])
+    bad = 0
+    for key in sorted(set(helm) | set(kust)):
+        name = "/".join(k for k in key if k)
+        if key not in kust:
+            if key not in ONLY_HELM:
+                print(f"chart-compare: only the chart renders {name}")
+                bad += 1
+            continue
+        if key not in helm:
+            if key not in ONLY_KUSTOMIZE:
+                print(f"chart-compare: only the kustomize base renders {name}")
+                bad += 1
+            continue
+        if helm[key] != kust[key]:
+            bad += 1
+            a = yaml.safe_dump(kust[key], sort_keys=True).splitlines()
+            b = yaml.safe_dump(helm[key], sort_keys=True).splitlines()
+            print(f"chart-compare: {name} differs (- kustomize base, + chart):")
+            print("\n".join(difflib.unified_diff(a, b, "kustomize", "helm", lineterm="", n=2)))
+    for key in ONLY_HELM - set(helm):
+        print(f"chart-compare: the chart no longer renders {'/'.join(key)}; update ONLY_HELM")
+        bad += 1
+    for key in ONLY_KUSTOMIZE - set(kust):
+        print(f"chart-compare: the base no longer renders {'/'.join(key)}; update ONLY_KUSTOMIZE")
+        bad += 1
+    if bad:
+        return 1
+    print(f"chart-compare: {len(helm)} chart objects, {len(kust)} base objects: the same install "
+          f"(allowed: labels {', '.join(sorted(HELM_ONLY_LABELS))}; chart only: metrics Service; base only: Namespace)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
