@@ -6,7 +6,9 @@
 #   untt            the helm-unittest plugin (installed as a Helm plugin
 #                   under plugins/unittest, so `helm unittest` works)
 #   monitoring-crds the Prometheus Operator's own CRD files (ServiceMonitor,
-#                   PrometheusRule, ...) from its module, for server-side dry runs
+#                   PrometheusRule) from its module, for server-side dry runs
+#   cert-manager-crds cert-manager's Issuer and Certificate CRDs from its module,
+#                   likewise (nothing of either project is built or run)
 # Prints the cache directory on stdout; logs go to stderr. Use it as
 #   tools=$(hack/helm-tools.sh); export HELM_PLUGINS=$tools/plugins; "$tools/helm" ...
 set -euo pipefail
@@ -14,6 +16,7 @@ set -euo pipefail
 HELM_VERSION=v3.22.0
 UNITTEST_VERSION=v1.1.2
 PROM_OPERATOR_VERSION=v0.85.0
+CERT_MANAGER_VERSION=v1.21.2
 command -v go >/dev/null || { echo "helm-tools: no Go toolchain on PATH (hack/deps.sh installs one)" >&2; exit 2; }
 gov=$(go env GOVERSION)
 # Keyed on this script too, so a changed recipe rebuilds.
@@ -63,8 +66,11 @@ pdir=$(moddir "github.com/prometheus-operator/prometheus-operator@$PROM_OPERATOR
 rm -rf "$cache/monitoring-crds"; mkdir -p "$cache/monitoring-crds"
 cp "$pdir"/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml \
    "$pdir"/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml "$cache/monitoring-crds/"
-chmod -R u+w "$cache/monitoring-crds"
+cdir=$(moddir "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION")
+rm -rf "$cache/cert-manager-crds"; mkdir -p "$cache/cert-manager-crds"
+cp "$cdir"/deploy/crds/cert-manager.io_issuers.yaml "$cdir"/deploy/crds/cert-manager.io_certificates.yaml "$cache/cert-manager-crds/"
+chmod -R u+w "$cache/monitoring-crds" "$cache/cert-manager-crds"
 echo "$(( $(date +%s) - start ))" > "$cache/build-seconds"
 touch "$done_marker"
-echo "helm-tools: helm $HELM_VERSION, helm-unittest $UNITTEST_VERSION, prometheus-operator CRDs $PROM_OPERATOR_VERSION ready in $(cat "$cache/build-seconds")s" >&2
+echo "helm-tools: helm $HELM_VERSION, helm-unittest $UNITTEST_VERSION, prometheus-operator CRDs $PROM_OPERATOR_VERSION, cert-manager CRDs $CERT_MANAGER_VERSION ready in $(cat "$cache/build-seconds")s" >&2
 echo "$cache"

@@ -3,11 +3,12 @@
 # `kubectl apply --server-side --dry-run=server` of the default install and of
 # ci/all-on-values.yaml (every optional template: the webhook with the
 # manager's own certificates, ServiceMonitor, PrometheusRule, dashboard,
-# NetworkPolicy, PDB, AttuneDefaults, watchNamespaces, Secret reads), with the
-# Prometheus Operator's own CRDs installed from its Go module for the run.
-# The cert-manager variant is not applied: cert-manager's CRDs are not
-# available here (helm-unittest covers its objects). A bad AttuneDefaults is
-# refused by the CRD, so the dry run really validates. Then the metric names
+# NetworkPolicy, PDB, AttuneDefaults, watchNamespaces, Secret reads) and of
+# ci/cert-manager-values.yaml (the webhook with cert-manager's Issuers and
+# Certificates), with the Prometheus Operator's and cert-manager's own CRDs
+# taken from their Go modules and installed for the run only (cert-manager
+# itself does not run: the dry run checks the objects, not their issuance).
+# A bad AttuneDefaults is refused by the CRD, so the dry run really validates. Then the metric names
 # the dashboard and alerts query are checked against a real manager's /metrics.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
@@ -19,22 +20,24 @@ export HELM_PLUGINS=$tools/plugins HELM_CACHE_HOME=$work/hc HELM_CONFIG_HOME=$wo
 render() { "$tools/helm" template attune "$chart" --namespace attune-system --kube-version "$K8S_VERSION" "$@"; }
 
 # The Attune CRDs for real (the chart's crds/ are the kustomize ones, byte for
-# byte: crd-gen --check), and the Prometheus Operator's two CRDs for this run.
+# byte: crd-gen --check), and the Prometheus Operator's and cert-manager's
+# CRDs for this run.
 apply_policy_crd
-for f in "$tools"/monitoring-crds/*.yaml; do
+for f in "$tools"/monitoring-crds/*.yaml "$tools"/cert-manager-crds/*.yaml; do
   name=$(awk '/^  name: /{print $2; exit}' "$f")
   if ! k get crd "$name" >/dev/null 2>&1; then
     k apply --server-side -f "$f" >/dev/null || fail "the Prometheus Operator CRD $f was refused"
     at_exit "k delete crd '$name' --ignore-not-found --wait=false >/dev/null"
   fi
 done
-k wait --for=condition=Established --timeout=60s crd/servicemonitors.monitoring.coreos.com crd/prometheusrules.monitoring.coreos.com >/dev/null \
-  || fail "the Prometheus Operator CRDs never became Established"
+k wait --for=condition=Established --timeout=60s crd/servicemonitors.monitoring.coreos.com crd/prometheusrules.monitoring.coreos.com \
+  crd/issuers.cert-manager.io crd/certificates.cert-manager.io >/dev/null \
+  || fail "the Prometheus Operator and cert-manager CRDs never became Established"
 # A dry run still needs the namespaces the objects live in.
 for n in attune-system attune-chart-a attune-chart-b; do
   if ! k get namespace "$n" >/dev/null 2>&1; then
     k create namespace "$n" >/dev/null || fail "cannot create namespace $n"
-    at_exit "k delete namespace '$n' --ignore-not-found --wait=false >/dev/null"
+    at_exit "k delete namespace '$n' --ignore-not-found --timeout=60s >/dev/null"
   fi
 done
 
@@ -56,8 +59,13 @@ for kind in MutatingWebhookConfiguration ServiceMonitor PrometheusRule ConfigMap
 done
 [ "$(grep -c '^kind: Role$' "$work/all.yaml")" -ge 4 ] || fail "watchNamespaces renders no per-namespace Roles"
 dry_run "ci/all-on-values.yaml" "$work/all.yaml"
+render -f "$chart/ci/cert-manager-values.yaml" >"$work/cm.yaml" || fail "helm template (cert-manager) failed"
+[ "$(grep -c '^kind: Certificate$' "$work/cm.yaml")" = 2 ] && [ "$(grep -c '^kind: Issuer$' "$work/cm.yaml")" = 2 ] \
+  || fail "ci/cert-manager-values.yaml renders no Issuers and Certificates"
+dry_run "ci/cert-manager-values.yaml" "$work/cm.yaml"
 [ -z "$(k get mutatingwebhookconfiguration attune-webhook --ignore-not-found -o name)" ] || fail "the dry run left a MutatingWebhookConfiguration"
 [ -z "$(k get servicemonitor -n attune-system attune-manager --ignore-not-found -o name)" ] || fail "the dry run left a ServiceMonitor"
+[ -z "$(k get certificate -n attune-system attune-webhook --ignore-not-found -o name)" ] || fail "the dry run left a Certificate"
 
 # Bad input is refused: an update strategy the AttuneDefaults CRD does not know.
 render --set defaults.enabled=true --set defaults.updateStrategy.type=Sometimes --show-only templates/attunedefaults.yaml >"$work/bad.yaml" \
