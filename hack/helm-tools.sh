@@ -22,13 +22,11 @@ gov=$(go env GOVERSION)
 # Keyed on this script too, so a changed recipe rebuilds.
 key=$( { printf '%s\n' "$gov"; cat "${BASH_SOURCE[0]}"; } | sha256sum | cut -c1-12)
 cache="${ATTUNE_CACHE:-$HOME/.cache/attune}/helm/$key"
-done_marker="$cache/.complete"
-if [ -f "$done_marker" ]; then echo "$cache"; exit 0; fi
+ready() { [ -f "$cache/.complete" ] && echo "$cache"; }
+ready && exit 0
 mkdir -p "$cache"
-# Two checkouts may want the tools at once: the second waits for the first.
-exec 9>"$cache/.lock"
-flock 9
-if [ -f "$done_marker" ]; then echo "$cache"; exit 0; fi
+exec 9>"$cache/.lock"; flock 9   # a second checkout waits for the first one's build
+ready && exit 0
 start=$(date +%s)
 moddir() { go mod download -json "$1" | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d["Error"]) if d.get("Error") else print(d["Dir"])'; }
 # Build inside the downloaded module with its own go.mod/go.sum (-mod=readonly:
@@ -71,6 +69,6 @@ rm -rf "$cache/cert-manager-crds"; mkdir -p "$cache/cert-manager-crds"
 cp "$cdir"/deploy/crds/cert-manager.io_issuers.yaml "$cdir"/deploy/crds/cert-manager.io_certificates.yaml "$cache/cert-manager-crds/"
 chmod -R u+w "$cache/monitoring-crds" "$cache/cert-manager-crds"
 echo "$(( $(date +%s) - start ))" > "$cache/build-seconds"
-touch "$done_marker"
+touch "$cache/.complete"
 echo "helm-tools: helm $HELM_VERSION, helm-unittest $UNITTEST_VERSION, prometheus-operator CRDs $PROM_OPERATOR_VERSION, cert-manager CRDs $CERT_MANAGER_VERSION ready in $(cat "$cache/build-seconds")s" >&2
 echo "$cache"
