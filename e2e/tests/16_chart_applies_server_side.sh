@@ -8,7 +8,9 @@
 # Certificates), with the Prometheus Operator's and cert-manager's own CRDs
 # taken from their Go modules and installed for the run only (cert-manager
 # itself does not run: the dry run checks the objects, not their issuance).
-# A bad AttuneDefaults is refused by the CRD, so the dry run really validates. Then the metric names
+# A bad AttuneDefaults is refused by the CRD, so the dry run really validates.
+# watchNamespaces' Roles are applied for real and checked with `kubectl auth
+# can-i` as the manager's ServiceAccount. Then the metric names
 # the dashboard and alerts query are checked against a real manager's /metrics.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
@@ -66,6 +68,31 @@ dry_run "ci/cert-manager-values.yaml" "$work/cm.yaml"
 [ -z "$(k get mutatingwebhookconfiguration attune-webhook --ignore-not-found -o name)" ] || fail "the dry run left a MutatingWebhookConfiguration"
 [ -z "$(k get servicemonitor -n attune-system attune-manager --ignore-not-found -o name)" ] || fail "the dry run left a ServiceMonitor"
 [ -z "$(k get certificate -n attune-system attune-webhook --ignore-not-found -o name)" ] || fail "the dry run left a Certificate"
+
+# watchNamespaces' RBAC split, applied for real under another release name
+# (so nothing of another test's attune-manager RBAC is touched) and asked of
+# the apiserver's authorizer as the ServiceAccount: the namespaced rights only
+# in the watched namespaces, the cluster-scoped reads everywhere.
+"$tools/helm" template rbac-check "$chart" --namespace attune-system --kube-version "$K8S_VERSION" -f "$chart/ci/all-on-values.yaml" \
+  --show-only templates/serviceaccount.yaml --show-only templates/rbac.yaml --show-only templates/secret-reads-rbac.yaml >"$work/rbac.yaml" \
+  || fail "helm template (RBAC) failed"
+k apply -f "$work/rbac.yaml" >/dev/null || fail "the chart's RBAC was refused"
+at_exit "k delete -f '$work/rbac.yaml' --ignore-not-found >/dev/null"
+sa=system:serviceaccount:attune-system:rbac-check-attune-manager
+can() { k auth can-i "$@" --as="$sa" >/dev/null 2>&1; }
+wait_until 30 can patch pods --subresource=resize -n attune-chart-a || fail "the ServiceAccount cannot resize pods in a watched namespace"
+can patch pods --subresource=resize -n attune-chart-b || fail "no pods/resize in the second watched namespace"
+can patch attunepolicies.attune.io --subresource=status -n attune-chart-b || fail "no policy status writes in a watched namespace"
+can get secrets -n attune-chart-a || fail "allowSecretReads: no Secret reads in a watched namespace"
+can list nodes || fail "no cluster-wide node reads"
+can watch namespaces || fail "no cluster-wide namespace watch"
+can list attunedefaults.attune.io || fail "no AttuneDefaults reads"
+can update leases.coordination.k8s.io -n attune-system || fail "no Lease in the release namespace"
+! can patch pods --subresource=resize -n default || fail "pods/resize granted outside the watched namespaces"
+! can list pods --all-namespaces || fail "pods listable cluster-wide with watchNamespaces"
+! can get secrets -n default || fail "Secret reads granted outside the watched namespaces"
+! can get secrets -n attune-system || fail "Secret reads granted in the release namespace, which is not watched"
+log "watchNamespaces RBAC: namespaced rights only in attune-chart-a and attune-chart-b, cluster-scoped reads everywhere"
 
 # Bad input is refused: an update strategy the AttuneDefaults CRD does not know.
 render --set defaults.enabled=true --set defaults.updateStrategy.type=Sometimes --show-only templates/attunedefaults.yaml >"$work/bad.yaml" \
