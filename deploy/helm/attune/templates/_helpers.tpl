@@ -57,7 +57,7 @@ app.kubernetes.io/component: manager
 {{- end }}
 
 {{/*
-The manager's RBAC, attune-api.md §12 minus Secrets, split by scope so that
+The manager's RBAC (docs/manager.md, RBAC), split by scope so that
 with watchNamespaces the namespaced part becomes a Role in each namespace.
 Without watchNamespaces both parts form one ClusterRole, rule for rule the
 kustomize base's rbac/role.yaml (hack/chart-test.sh compares them).
