@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""The Helm chart with default values and the kustomize base are one install:
+"""A Helm render and a kustomize render are one install:
 
-    hack/chart-compare.py HELM_RENDER.yaml KUSTOMIZE_RENDER.yaml
+    hack/chart-compare.py HELM.yaml KUSTOMIZE.yaml [--chart-only KIND/NS/NAME]...
+        [--base-only KIND/NS/NAME]... [--chart-arg ARG]...
 
 compares them object by object (kind, namespace, name) and exits 1 with a
-diff of each object that differs. The only differences allowed are named
-here: Helm's own labels, and whole objects only one side has.
+diff of each object that differs. The only differences allowed are Helm's
+own labels (below) and what the caller names: whole objects only one side
+renders (NS empty for cluster-scoped ones), and manager arguments only the
+chart passes (--chart-arg, removed from the chart's Deployment).
 """
+import argparse
 import difflib
 import sys
 
@@ -21,13 +25,6 @@ HELM_ONLY_LABELS = {
     "app.kubernetes.io/instance",
     "app.kubernetes.io/version",
 }
-# Objects only the kustomize base has: Helm installs into a namespace it does
-# not own (helm install --create-namespace; README.md says to label it
-# pod-security.kubernetes.io/enforce=restricted as the base does).
-ONLY_KUSTOMIZE = {("Namespace", "", "attune-system")}
-# Objects the chart adds on top of the base by default: the metrics Service
-# (metrics.enabled, as in the Go chart), which the ServiceMonitor selects.
-ONLY_HELM = {("Service", "attune-system", "attune-manager-metrics")}
 
 
 def strip_labels(d):
@@ -68,8 +65,29 @@ def load(path):
     return objs
 
 
+def key_of(text):
+    kind, ns, name = text.split("/")
+    return (kind, ns, name)
+
+
+def drop_args(objs, args):
+    for (kind, _, _), o in objs.items():
+        if kind == "Deployment":
+            for c in o["spec"]["template"]["spec"]["containers"]:
+                c["args"] = [a for a in c.get("args", []) if a not in args]
+
+
 def main():
-    helm, kust = load(sys.argv[1]), load(sys.argv[2])
+    ap = argparse.ArgumentParser()
+    ap.add_argument("helm")
+    ap.add_argument("kustomize")
+    ap.add_argument("--chart-only", action="append", default=[], type=key_of)
+    ap.add_argument("--base-only", action="append", default=[], type=key_of)
+    ap.add_argument("--chart-arg", action="append", default=[])
+    a = ap.parse_args()
+    ONLY_HELM, ONLY_KUSTOMIZE = set(a.chart_only), set(a.base_only)
+    helm, kust = load(a.helm), load(a.kustomize)
+    drop_args(helm, set(a.chart_arg))
     bad = 0
     for key in sorted(set(helm) | set(kust)):
         name = "/".join(k for k in key if k)
@@ -87,7 +105,7 @@ def main():
             bad += 1
             a = yaml.safe_dump(kust[key], sort_keys=True).splitlines()
             b = yaml.safe_dump(helm[key], sort_keys=True).splitlines()
-            print(f"chart-compare: {name} differs (- kustomize base, + chart):")
+            print(f"chart-compare: {name} differs (- kustomize, + chart):")
             print("\n".join(difflib.unified_diff(a, b, "kustomize", "helm", lineterm="", n=2)))
     for key in ONLY_HELM - set(helm):
         print(f"chart-compare: the chart no longer renders {'/'.join(key)}; update ONLY_HELM")
@@ -97,8 +115,10 @@ def main():
         bad += 1
     if bad:
         return 1
-    print(f"chart-compare: {len(helm)} chart objects, {len(kust)} base objects: the same install "
-          f"(allowed: labels {', '.join(sorted(HELM_ONLY_LABELS))}; chart only: metrics Service; base only: Namespace)")
+    only = lambda ks: ", ".join("/".join(k for k in key if k) for key in sorted(ks)) or "none"  # noqa: E731
+    print(f"chart-compare: {len(helm)} chart objects, {len(kust)} kustomize objects: the same install "
+          f"(allowed: labels {', '.join(sorted(HELM_ONLY_LABELS))}; chart only: {only(ONLY_HELM)}; "
+          f"kustomize only: {only(ONLY_KUSTOMIZE)}; chart-only args: {' '.join(a.chart_arg) or 'none'})")
     return 0
 
 
