@@ -53,6 +53,16 @@ check "helm lint refuses a misspelt nested value (metrics.serviceMonitor.enable)
   refuses "$helm" lint "$chart" --set metrics.serviceMonitor.enable=true
 check "helm lint refuses logging.level=verbose" refuses "$helm" lint "$chart" --set logging.level=verbose
 
+# kubeVersion admits every supported minor and nothing older.
+every_minor() {
+  local patch
+  for patch in $(awk '!/^#/ && NF {print $2}' hack/k8s-versions.txt); do
+    render --kube-version "$patch" -f "$chart/ci/all-on-values.yaml" >/dev/null || { echo "refused $patch"; return 1; }
+  done
+  ! render --kube-version v1.31.9 >/dev/null 2>&1 || { echo "1.31 accepted"; return 1; }
+}
+check "renders for every minor of hack/k8s-versions.txt, refuses 1.31" every_minor
+
 check "helm unittest (deploy/helm/attune/tests)" "$helm" unittest --color=false "$chart"
 
 # One source of truth: the chart with default values is the kustomize base,
