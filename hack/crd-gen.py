@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the three Attune CRDs (deploy/kustomize/base/crd/) from one description.
+"""Writes the three Attune CRDs from one description, into both places that
+ship them: the kustomize base (deploy/kustomize/base/crd/) and the Helm chart
+(deploy/helm/attune/crds/), byte for byte the same.
 
     hack/crd-gen.py           regenerate the files
-    hack/crd-gen.py --check   exit 1 when a committed file differs (meson test 'crds')
+    hack/crd-gen.py --check   exit 1 when a committed file in either place differs (meson test 'crds')
 
 The three kinds share metricsSource, cpu, memory and updateStrategy, and every
 validation message names the full field path ("spec.cpu.overhead must ..."),
@@ -18,7 +20,7 @@ import sys
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "deploy" / "kustomize" / "base" / "crd"
+OUTS = [ROOT / "deploy" / "kustomize" / "base" / "crd", ROOT / "deploy" / "helm" / "attune" / "crds"]
 
 # A decimal number as the Go API writes them in strings ("20", "0.1", "1e-1").
 NUMBER = r"^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
@@ -631,13 +633,15 @@ def main():
     check = "--check" in sys.argv[1:]
     stale = []
     for name, doc in all_crds().items():
-        path = OUT / name
         text = render(doc)
-        if check:
-            if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(str(path.relative_to(ROOT)))
-        else:
-            path.write_text(text, encoding="utf-8")
+        for out in OUTS:
+            path = out / name
+            if check:
+                if not path.exists() or path.read_text(encoding="utf-8") != text:
+                    stale.append(str(path.relative_to(ROOT)))
+            else:
+                out.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
     if stale:
         print("crd-gen: out of date (run hack/crd-gen.py): " + ", ".join(stale), file=sys.stderr)
         return 1

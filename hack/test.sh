@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: unit tests, the alert-rule tests, then the e2e suite on the
-# newest stable minor. Ends with one line `test: N passed, N failed` (gtest
-# cases + rule checks + e2e tests).
+# `make test`: unit tests, the alert-rule tests, the Helm chart's checks, then
+# the e2e suite on the newest stable minor. Ends with one line
+# `test: N passed, N failed` (gtest cases + rule checks + chart checks + e2e tests).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -27,6 +27,11 @@ rpass=0; rfail=0
 if (cd deploy/upgrade-gate && promtool test rules alerts_test.yml); then rpass=$((rpass+1)); else rfail=$((rfail+1)); fi
 if hack/upgrade-gate-rules.sh --check; then rpass=$((rpass+1)); else rfail=$((rfail+1)); fi
 echo "alert rules: $rpass passed, $rfail failed"
+# The Helm chart: lint, helm-unittest, the same install as the kustomize
+# base, its alerts (promtool) and dashboard metrics (hack/chart-test.sh).
+hack/chart-test.sh | tee "$build/chart.out"
+cpass=$(grep -oE '^chart: [0-9]+ passed' "$build/chart.out" | grep -oE '[0-9]+' | tail -1); cpass=${cpass:-0}
+cfail=$(grep -oE '^chart: [0-9]+ passed, [0-9]+ failed' "$build/chart.out" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+'); cfail=${cfail:-1}
 # The e2e suite runs the manager in its image, as a ServiceAccount of the
 # rendered RBAC (the image lane, e2e/image-lane): build the image first.
 if BUILD="$build" hack/image.sh >"$build/image.out" 2>&1; then
@@ -38,5 +43,5 @@ fi
 E2E_REQUIRE_BUILD=1 hack/e2e.sh --k8s "${K8S:-1.36}" | tee "$build/e2e.out"
 epass=$(grep -oE '^e2e: [0-9]+ passed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); epass=${epass:-0}
 efail=$(grep -oE ', [0-9]+ failed' "$build/e2e.out" | grep -oE '[0-9]+' | tail -1); efail=${efail:-1}
-echo "test: $(( upass + rpass + epass )) passed, $(( ufail + rfail + efail )) failed"
-[ $(( ufail + rfail + efail )) -eq 0 ]
+echo "test: $(( upass + rpass + cpass + epass )) passed, $(( ufail + rfail + cfail + efail )) failed"
+[ $(( ufail + rfail + cfail + efail )) -eq 0 ]
