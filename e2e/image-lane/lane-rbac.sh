@@ -10,5 +10,11 @@ set -euo pipefail
 lane=$(cd "$(dirname "$0")" && pwd)
 kubectl=${KUBECTL:-kubectl}
 kc=${CLUSTER_DIR:-${ATTUNE_RUN:?}/cluster}/kubeconfig
-"$kubectl" --kubeconfig "$kc" kustomize "$lane" | python3 "$lane/lane_rbac.py" "$@" |
-  "$kubectl" --kubeconfig "$kc" apply -f - >/dev/null
+rendered=$("$kubectl" --kubeconfig "$kc" kustomize "$lane")
+python3 "$lane/lane_rbac.py" "$@" <<<"$rendered" | "$kubectl" --kubeconfig "$kc" apply -f - >/dev/null
+# The webhook's Secret, which the manifests ship empty for the manager to fill
+# (it may only get and update it): created when missing, never reset.
+created=$(python3 "$lane/lane_rbac.py" --create-only "$@" <<<"$rendered")
+if [ -n "$created" ] && [ "$created" != "[]" ]; then
+  out=$("$kubectl" --kubeconfig "$kc" create -f - <<<"$created" 2>&1) || grep -q AlreadyExists <<<"$out" || { echo "$out" >&2; exit 1; }
+fi

@@ -5,6 +5,9 @@ import sys
 import yaml
 
 KEEP = {"Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}
+# Shipped by the manifests for the manager to fill, never to be reset: created
+# when missing (lane-rbac.sh --create-only), never applied over.
+CREATE_ONLY = {("Secret", "attune-webhook-tls")}
 HOME = "attune-system"
 
 
@@ -34,9 +37,31 @@ def drop_resources(docs, dropped):
             d["rules"] = rules
 
 
+def webhook_secrets(rendered, args):
+    """The webhook's Secret, named and placed as the manager's flags say."""
+    if "--webhook" not in args and "--webhook=true" not in args:
+        return []
+    out = []
+    names = flag_values(args, "webhook-secret-name") or ["attune-webhook-tls"]
+    namespaces = flag_values(args, "webhook-namespace") or [HOME]
+    for d in rendered:
+        if (d.get("kind"), d["metadata"]["name"]) in CREATE_ONLY:
+            for name in names:
+                c = yaml.safe_load(yaml.safe_dump(d))
+                c["metadata"]["name"] = name
+                c["metadata"]["namespace"] = namespaces[-1]
+                out.append(c)
+    return out
+
+
 def main():
-    args = sys.argv[1:]
-    docs = [d for d in yaml.safe_load_all(sys.stdin) if d and d.get("kind") in KEEP]
+    create_only = sys.argv[1:2] == ["--create-only"]
+    args = sys.argv[2:] if create_only else sys.argv[1:]
+    rendered = [d for d in yaml.safe_load_all(sys.stdin) if d]
+    if create_only:
+        yaml.safe_dump_all(webhook_secrets(rendered, args), sys.stdout, sort_keys=False)
+        return
+    docs = [d for d in rendered if d.get("kind") in KEEP]
     dropped = {r for r in os.environ.get("ATTUNE_LANE_RBAC_DROP", "").split(",") if r}
     if dropped:
         drop_resources(docs, dropped)
