@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The oracle (issue #9 §4): across this minor's run, the real apiserver
+# The oracle (docs/resize.md): across this minor's run, the real apiserver
 # answered no /resize of Attune's with a 4xx. Each executor test (90-98)
 # recorded the apiserver's own apiserver_request_total{resource="pods",
 # subresource="resize"} delta while only the manager sent resizes; this
 # prints the table for the minor and fails on any 4xx.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/90_executor_lib.bash"
-[ -s "$ORACLE_FILE" ] || skip "no executor test recorded its /resize counts on $K8S_MINOR in this run"
+if [ ! -s "$ORACLE_FILE" ]; then
+  # Run alone or with a filter, there may be nothing to read; after the whole
+  # suite, nothing recorded means the executor tests proved nothing.
+  [ -n "${E2E_FILTER:-}" ] || fail "the whole suite ran and no executor test recorded its /resize counts on $K8S_MINOR"
+  skip "no executor test recorded its /resize counts on $K8S_MINOR in this run (filter '$E2E_FILTER')"
+fi
 ok=0 bad=0 other=0
 printf '  %-34s %6s %6s %6s\n' "test (Kubernetes $K8S_MINOR)" 2xx 4xx other >&2
 while IFS=$'\t' read -r name o b x; do
