@@ -38,7 +38,7 @@ cluster: deps
 cluster-down:
 	hack/cluster.sh down
 
-demo: build
+demo: image
 	hack/demo.sh --k8s $(K8S)
 
 run: build

@@ -109,7 +109,7 @@ pods_view() {
 }
 
 if [ ! -x "$manager" ]; then
-  step "attune-manager is not built ($manager): make build, then make demo"
+  step "attune-manager is not built ($manager): make build image, then make demo"
   exit 1
 fi
 
@@ -123,6 +123,16 @@ k apply -f "$here/deploy/kustomize/base/crd/" >/dev/null
 k wait --for=condition=Established crd/attunepolicies.attune.io --timeout=30s >/dev/null
 # base+9 is the cluster's Pushgateway: the manager takes the two ports after it.
 port=$(( ${ATTUNE_PORT_BASE:-16440} + 10 ))
+# The manager runs in its image (make image), as a cluster runs it: podman,
+# read-only, non-root, no capabilities, as the ServiceAccount
+# attune-system/attune-manager with the RBAC of deploy/kustomize
+# (e2e/image-lane). Without podman or the image: the host binary.
+image="attune/attune-manager:$("$here/hack/version.sh")"
+if [ -z "${ATTUNE_MANAGER:-}" ] && command -v podman >/dev/null && podman image exists "$image"; then
+  export E2E_MANAGER_IMAGE=$image CLUSTER_DIR="$run/cluster" KUBECTL="$run/cluster/bin/kubectl"
+  manager="$here/e2e/image-lane/attune-manager"
+  echo "attune-manager in its image $image, as system:serviceaccount:attune-system:attune-manager"
+fi
 "$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
   --health-probe-bind-address "127.0.0.1:$((port + 1))" --log-format text --allow-local-metrics-addresses \
   > "$demo/manager.log" 2>&1 &
