@@ -37,7 +37,7 @@ int run(invocation& inv) {
 command make_upgrade_gate_command() {
     command c;
     c.name = "upgrade-gate";
-    c.summary = "Check whether the cluster can be upgraded to a Kubernetes minor (seed 004 compat gate)";
+    c.summary = "Check whether the cluster can be upgraded to a Kubernetes minor (the upgrade compat gate)";
     c.usage = "kubectl attune upgrade-gate [--target 1.N] [--matrix FILE] [-o json|yaml]";
     c.description =
         "Prints one tagged line per blocker on stdout: [ACTIONABLE] (someone can fix it; alerts),\n"

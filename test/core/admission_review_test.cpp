@@ -78,10 +78,22 @@ INSTANTIATE_TEST_SUITE_P(
                   "request.dryRun: expected a boolean"}),
     [](const auto& param_info) { return std::string(param_info.param.name); });
 
-TEST(DecodeAdmissionReview, DeepNestingIsRefusedNotACrash) {
-    std::string deep = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":)";
-    for (int i = 0; i < 100000; ++i) deep += "[";
-    EXPECT_FALSE(decode_admission_review(deep).ok());
+// A well-formed review whose object nests `levels` objects deep.
+std::string nested_review(int levels) {
+    std::string s = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":{"metadata":{"name":"p"},"x":)";
+    for (int i = 0; i < levels; ++i) s += R"({"a":)";
+    s += "1";
+    for (int i = 0; i < levels; ++i) s += "}";
+    return s + "}}}";
+}
+
+TEST(DecodeAdmissionReview, NestingBeyondTheDepthLimitIsRefusedNotACrash) {
+    // Within the limit the same shape decodes: the depth alone decides.
+    EXPECT_TRUE(decode_admission_review(nested_review(100)).ok()) << decode_admission_review(nested_review(100)).error().message;
+    const auto deep = decode_admission_review(nested_review(100000));
+    ASSERT_FALSE(deep.ok());
+    EXPECT_NE(deep.error().message.find("body is not JSON"), std::string::npos) << deep.error().message;
+    EXPECT_NE(deep.error().message.find("deep"), std::string::npos) << deep.error().message;
 }
 
 TEST(EncodeAdmissionReview, EchoesTheUidAndSendsTheBase64Patch) {

@@ -63,7 +63,8 @@ TEST(RevisionFingerprint, StableAcrossRunsAndPlatforms) {
     // FNV-1a 64 reference values.
     StableHasher empty;
     EXPECT_EQ(empty.digest(), 0xcbf29ce484222325ULL);
-    EXPECT_EQ(stable_hash({"a"}), stable_hash({"a"}));
+    EXPECT_NE(stable_hash({"a"}), stable_hash({"b"}));
+    EXPECT_NE(stable_hash({"a"}), stable_hash({"a", ""})) << "an empty field still counts";
     EXPECT_NE(stable_hash({"ab", "c"}), stable_hash({"a", "bc"}));
     const std::string rev = revision_fingerprint(kWeb, two_containers());
     ASSERT_EQ(rev.size(), 20u);

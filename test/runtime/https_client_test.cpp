@@ -67,6 +67,11 @@ TEST(HttpClient, TlsClientAgainstAPlainServerFailsCleanly) {
     https_client c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), t, o);
     auto r = run_coro(io, c.send(get("/")));
     EXPECT_FALSE(r.ok());
+    // Cleanly: a plain server reads the ClientHello as the start of a
+    // request and waits for more, so the handshake's own limit ends it, as a
+    // timeout, and the request itself never left.
+    EXPECT_EQ(r.kind, failure::timeout) << to_string(r.kind);
+    EXPECT_FALSE(r.request_sent);
 }
 
 TEST(HttpClient, ThePerRequestBudgetBoundsAHangingServer) {

@@ -87,7 +87,8 @@ TEST_P(ProtobufPodLists, DecodeToExactlyWhatStripPodKeepsOfTheSamePodsInJson) {
         got.as_object()["metadata"].as_object().erase("resourceVersion");
         expected.as_object()["metadata"].as_object().erase("resourceVersion");
         EXPECT_EQ(got, expected) << key << "\n protobuf: " << json::serialize(got) << "\n json:     " << json::serialize(expected);
-        // The cache stores serialized text: the same bytes either way.
+        // The cache stores serialized text: the same length either way (the
+        // values are equal above; only the members' order may differ).
         EXPECT_EQ(json::serialize(got).size(), json::serialize(expected).size()) << key;
     }
 }
