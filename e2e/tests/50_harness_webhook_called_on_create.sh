@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# A mutating webhook served at https://127.0.0.1:<port> (URL clientConfig with
-# caBundle) is called by the real apiserver on pod CREATE.
+# Harness check, not a proof of Attune: a Python stand-in webhook served at
+# https://127.0.0.1:<port> (URL clientConfig with caBundle) is called by the
+# real apiserver on pod CREATE, so the local control plane can reach loopback
+# webhooks at all. Attune's own webhook is proven by 51-55 and 59.
 . "$(dirname "$0")/../lib.sh"
 require_local
 test_namespace
