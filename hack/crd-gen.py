@@ -9,7 +9,7 @@ ship them: the kustomize base (deploy/kustomize/base/crd/) and the Helm chart
 The three kinds share metricsSource, cpu, memory and updateStrategy, and every
 validation message names the full field path ("spec.cpu.overhead must ..."),
 so the schemas are built here once per path instead of being copied by hand.
-Fields and bounds: docs/api.md (attune-api.md §1-§4, §2.6, §7). Every bound the
+Fields and bounds: docs/api.md. Every bound the
 Go original checks only in its validating webhook is a CEL rule or a pattern
 here; the Prometheus address host rule is not (the controller checks it, see
 core/policy_validation.hpp).
@@ -314,7 +314,7 @@ def metrics_source(path, for_policy):
                                   additionalProperties=quantity(None, None, in_list=True)),
                 }, desc="Overlaid on the live baseline."),
             }, required=["name"]), maxItems=100, **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"]}),
-        }, desc="Attune extension (seed 001): explicit resources per container, overlaid on the live baseline."),
+        }, desc="Attune extension (docs/lifecycle.md): explicit resources per container, overlaid on the live baseline."),
         "datadog": obj({
             "site": string("Datadog site.", default="datadoghq.com",
                            enum=["datadoghq.com", "datadoghq.eu", "us3.datadoghq.com", "us5.datadoghq.com", "ap1.datadoghq.com", "ddog-gov.com"]),
