@@ -21,8 +21,8 @@ unit: build
 	meson test -C $(BUILD) --print-errorlogs
 
 # Unit tests plus the e2e suite on the newest stable minor (1.36).
-test: deps
-	hack/test.sh
+test:
+	ATTUNE_TEST_START=$$(date +%s) && hack/deps.sh && ATTUNE_TEST_START=$$ATTUNE_TEST_START hack/test.sh
 
 # The e2e suite drives binaries from the C++ build (attune-manager, drivers).
 e2e: build
