@@ -34,6 +34,11 @@ if (cd deploy/upgrade-gate && promtool test rules alerts_test.yml); then rpass=$
 if hack/upgrade-gate-rules.sh --check; then rpass=$((rpass+1)); else rfail=$((rfail+1)); fi
 echo "alert rules: $rpass passed, $rfail failed"
 phase "alert rules"
+# The tree itself: no run output, no keys (hack/check-tree.sh).
+hack/check-tree.sh | tee "$build/tree.out"
+rpass=$((rpass + $(grep -oE '^tree: [0-9]+ passed' "$build/tree.out" | grep -oE '[0-9]+' || echo 0)))
+tfail=$(grep -oE '^tree: [0-9]+ passed, [0-9]+ failed' "$build/tree.out" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+rfail=$((rfail + ${tfail:-1}))
 # The Helm chart: lint, helm-unittest, the same install as the kustomize
 # base, its alerts (promtool) and dashboard metrics (hack/chart-test.sh).
 hack/chart-test.sh | tee "$build/chart.out"
