@@ -57,6 +57,8 @@ core::result<std::shared_ptr<prometheus_client>> prometheus_clients::get(const c
     if (token.refused) return *token.refused;
     if (token.source == core::TokenSource::secret) s.bearer_token = secret_token;
     if (token.source == core::TokenSource::flag) s.bearer_token_file = opts_.bearer_token_file;
+    // Bounded: policies choose the origins. Past the bound, origins are logged again.
+    if (withheld_logged_.size() >= 1024) withheld_logged_.clear();
     if (!token.withheld.empty() && withheld_logged_.insert(origin).second)
         spdlog::warn("prometheus token withheld origin={} reason=\"{}\"", origin, token.withheld);
     s.withheld_token_note = std::move(token.withheld);

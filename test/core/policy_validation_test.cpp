@@ -221,8 +221,11 @@ TEST(ResolvedAddress, EveryResolvedAddressIsJudgedByTheSameRule) {
     };
     for (const auto& c : cases) {
         const auto why = check_resolved_address(c.ip, c.allow_loopback);
-        if (std::string(c.refusal).empty()) EXPECT_EQ(why, "") << c.ip;
-        else EXPECT_NE(why.find(c.refusal), std::string::npos) << c.ip << ": " << why;
+        if (std::string(c.refusal).empty()) {
+            EXPECT_EQ(why, "") << c.ip;
+        } else {
+            EXPECT_NE(why.find(c.refusal), std::string::npos) << c.ip << ": " << why;
+        }
     }
 }
 

@@ -30,7 +30,9 @@ TEST(PrometheusOrigin, AddressesAreComparedByNormalisedSchemeHostAndPort) {
                             "https://prom:65536", "https://prom:90x", "https://[::1"}) {
         const auto o = origin_of_url(bad);
         EXPECT_FALSE(o) << bad;
-        if (!o) EXPECT_EQ(o.error().code, "invalid_config");
+        if (!o) {
+            EXPECT_EQ(o.error().code, "invalid_config");
+        }
     }
 }
 
@@ -73,8 +75,11 @@ TEST(PrometheusToken, TheManagersTokenGoesOnlyToListedOriginsAndASecretOnlyWhere
     for (const auto& c : cases) {
         const auto d = decide_prometheus_token(c.origin, c.secret, c.rules);
         EXPECT_EQ(d.source, c.source) << c.name;
-        if (std::string(c.withheld).empty()) EXPECT_EQ(d.withheld, "") << c.name;
-        else EXPECT_NE(d.withheld.find(c.withheld), std::string::npos) << c.name << ": " << d.withheld;
+        if (std::string(c.withheld).empty()) {
+            EXPECT_EQ(d.withheld, "") << c.name;
+        } else {
+            EXPECT_NE(d.withheld.find(c.withheld), std::string::npos) << c.name << ": " << d.withheld;
+        }
         EXPECT_EQ(d.refused.has_value(), c.refused) << c.name;
         if (d.refused) {
             EXPECT_EQ(d.refused->code, "invalid_config");
