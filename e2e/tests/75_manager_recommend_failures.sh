@@ -51,14 +51,6 @@ wait_ready live "False InsufficientData" 60
 log "restarted: $(ready_message live)"
 
 # 3. Garbage and a hang, from fakes on loopback (harness).
-fake() {  # fake MODE -> sets FAKE_PORT
-  local out; out=$(mktemp)
-  python3 "$REPO_ROOT/e2e/testproxy/fake_prometheus.py" "$1" >"$out" 2>&1 &
-  local pid=$!
-  at_exit "kill $pid 2>/dev/null; rm -f $out"
-  wait_until 10 grep -q '^port ' "$out" || fail "fake_prometheus $1 did not start: $(cat "$out")"
-  FAKE_PORT=$(awk '/^port / { print $2 }' "$out")
-}
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$(manager_os_pid)/status"; }
 loaded_deployment junk 100m 64Mi
 loaded_deployment stuck 100m 64Mi

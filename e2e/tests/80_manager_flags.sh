@@ -17,6 +17,9 @@ expect_exit 2 "unknown flag --bogus" --bogus
 expect_exit 2 "--workers: expected an integer from 1 to 256" --workers=0
 expect_exit 2 "--log-format: expected json or text" --log-format=xml
 expect_exit 2 "--metrics-bind-address=8080: expected host:port" --metrics-bind-address=8080
+expect_exit 2 "http://prom:9090 is plain http: the token would be sent in the clear" \
+  --prometheus-token-addresses=http://prom:9090
+expect_exit 2 "give scheme://host:port only" --prometheus-token-addresses=https://prom:9090/api
 expect_exit 0 "--leader-elect" --help
 expect_exit 1 "cannot load the cluster configuration" --kubeconfig /nonexistent/kubeconfig --log-format text
 set -e

@@ -53,6 +53,19 @@ prometheus_source() {
     '{prometheus: {address: $a}, queryStep: "10s", rateWindow: "30s", historyWindow: "1h", minimumDataPoints: 3} * $extra'
 }
 
+# fake MODE [ADDR]: e2e/testproxy/fake_prometheus.py (a harness) on a loopback
+# address -> sets FAKE_PORT, and FAKE_OUT, the file where it logs each
+# request's Authorization header ("auth ..." lines).
+fake() {
+  local out; out=$(mktemp)
+  python3 "$REPO_ROOT/e2e/testproxy/fake_prometheus.py" "$1" ${2:+"$2"} >"$out" 2>&1 &
+  local pid=$!
+  at_exit "kill $pid 2>/dev/null; rm -f $out"
+  wait_until 10 grep -q '^port ' "$out" || fail "fake_prometheus $1 did not start: $(cat "$out")"
+  FAKE_PORT=$(awk '/^port / { print $2 }' "$out")
+  FAKE_OUT=$out
+}
+
 policy_json() { k -n "$ns" get attunepolicy "$1" -o json; }
 # ready NAME -> "Status Reason"
 ready() { policy_json "$1" | jq -r '[.status.conditions[]? | select(.type == "Ready")][0] | "\(.status) \(.reason)"'; }

@@ -54,7 +54,12 @@ core::error transport_error(const http::exchange_result& r, const std::string& a
         case http::failure::body_too_large:
             return core::make_error("response_too_large", "prometheus " + address + " answered more than the response size limit");
         case http::failure::cancelled: return core::make_error("cancelled", "prometheus client shut down");
-        default: return core::make_error("unreachable", "prometheus " + address + " unreachable (" + detail + ")");
+        default:
+            if (!r.detail.empty())
+                return core::make_error("address_refused", "prometheus " + address +
+                                                               " was not connected to: every address its host "
+                                                               "resolves to is refused (" + r.detail + ")");
+            return core::make_error("unreachable", "prometheus " + address + " unreachable (" + detail + ")");
     }
 }
 
@@ -74,6 +79,10 @@ struct prometheus_client::impl {
     std::unique_ptr<http::https_client> http;
     std::string url_query;  // "" or "?k=v&..."
     bool stopped = false;
+
+    std::string withheld_note() const {
+        return s.withheld_token_note.empty() ? "" : " (" + s.withheld_token_note + ")";
+    }
 
     boost::asio::awaitable<prometheus_outcome> run(std::string path, std::string form) {
         const auto t0 = steady::now();
@@ -100,7 +109,8 @@ struct prometheus_client::impl {
                 if (attempt == 0 && token && token->force_reread()) continue;
                 co_return prometheus_outcome(
                     core::make_error("unauthorized", "prometheus " + s.address + " refused the query with " +
-                                                         std::to_string(status) + ": " + excerpt(r.resp.body)),
+                                                         std::to_string(status) + ": " + excerpt(r.resp.body) +
+                                                         withheld_note()),
                     elapsed(), status);
             }
             auto decoded = core::decode_prometheus_response(r.resp.body, s.decode);
@@ -150,6 +160,7 @@ core::result<std::shared_ptr<prometheus_client>> prometheus_client::create(boost
     }
     http::client_options o;
     o.tls = url.scheme == "https";
+    o.endpoint_filter = s.endpoint_filter;
     o.max_body_bytes = s.max_response_bytes;
     o.max_connections = std::max<std::size_t>(s.max_connections, 1);
     // The query's own budget bounds the exchange; the phases only keep their usual ceilings.
@@ -200,7 +211,8 @@ boost::asio::awaitable<prometheus_health> prometheus_client::healthy(std::chrono
     const unsigned status = r.resp.status;
     if (status == 401 || status == 403)
         co_return prometheus_health(core::make_error(
-            "unauthorized", "prometheus " + keep->s.address + " refused /-/healthy with " + std::to_string(status)));
+            "unauthorized", "prometheus " + keep->s.address + " refused /-/healthy with " + std::to_string(status) +
+                                keep->withheld_note()));
     if (status != 200)
         co_return prometheus_health(core::make_error("http_status", "prometheus " + keep->s.address +
                                                                         " answered /-/healthy with " +

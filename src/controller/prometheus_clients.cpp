@@ -1,5 +1,10 @@
 #include <attune/controller/prometheus_clients.hpp>
 
+#include <attune/core/policy_validation.hpp>
+#include <attune/core/prometheus_token.hpp>
+
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
 namespace attune::controller {
@@ -20,6 +25,7 @@ std::string identity(const prometheus_settings& s) {
     add(s.insecure_skip_verify ? "insecure" : "verify");
     add(s.bearer_token_file);
     add(s.bearer_token);
+    add(s.withheld_token_note);
     add(std::to_string(s.query_timeout.count()));
     return id;
 }
@@ -40,8 +46,26 @@ core::result<std::shared_ptr<prometheus_client>> prometheus_clients::get(const c
     s.ca_pem = src.ca;
     if (!secret_ca_pem.empty()) s.ca_pem += (s.ca_pem.empty() ? "" : "\n") + secret_ca_pem;
     s.insecure_skip_verify = src.insecure_skip_verify;
-    if (!secret_token.empty()) s.bearer_token = secret_token;
-    else s.bearer_token_file = opts_.bearer_token_file;
+    auto parsed = core::origin_of_url(src.address);
+    if (!parsed) return core::make_error("invalid_config", "prometheus address " + parsed.error().message);
+    const std::string origin = std::move(parsed).value();
+    core::PrometheusTokenRules rules;
+    rules.has_flag_token = !opts_.bearer_token_file.empty();
+    rules.flag_token_origins = opts_.token_origins;
+    rules.allow_plaintext_credentials = opts_.allow_plaintext_credentials;
+    auto token = core::decide_prometheus_token(origin, !secret_token.empty(), rules);
+    if (token.refused) return *token.refused;
+    if (token.source == core::TokenSource::secret) s.bearer_token = secret_token;
+    if (token.source == core::TokenSource::flag) s.bearer_token_file = opts_.bearer_token_file;
+    // Bounded: policies choose the origins. Past the bound, origins are logged again.
+    if (withheld_logged_.size() >= 1024) withheld_logged_.clear();
+    if (!token.withheld.empty() && withheld_logged_.insert(origin).second)
+        spdlog::warn("prometheus token withheld origin={} reason=\"{}\"", origin, token.withheld);
+    s.withheld_token_note = std::move(token.withheld);
+    if (opts_.check_resolved_addresses)
+        s.endpoint_filter = [allow = opts_.allow_local_addresses](std::string_view ip) {
+            return core::check_resolved_address(ip, allow);
+        };
     s.query_timeout = opts_.query_timeout;
     const auto id = identity(s);
     evict(now);

@@ -116,6 +116,27 @@ bool hostname_char(char c) {
 
 }  // namespace
 
+HostPort split_authority(std::string_view authority) {
+    HostPort out;
+    out.host = authority;
+    if (!authority.empty() && authority.front() == '[') {
+        const auto close = authority.find(']');
+        if (close == std::string_view::npos) {
+            out.error = "the IPv6 address has no closing ]";
+            return out;
+        }
+        out.bracketed = true;
+        out.host = authority.substr(1, close - 1);
+        const auto after = authority.substr(close + 1);
+        if (!after.empty() && after.front() != ':') out.error = "unexpected text after the IPv6 address";
+        else if (!after.empty()) out.port = after.substr(1);
+    } else if (const auto c = authority.rfind(':'); c != std::string_view::npos) {
+        out.host = authority.substr(0, c);
+        out.port = authority.substr(c + 1);
+    }
+    return out;
+}
+
 std::optional<error> check_endpoint_url(std::string_view field, std::string_view url, bool allow_loopback) {
     auto refuse = [&](const std::string& why) {
         return make_error("invalid_config", std::string(field) + " \"" + std::string(url) + "\" is not allowed: " + why);
@@ -129,24 +150,15 @@ std::optional<error> check_endpoint_url(std::string_view field, std::string_view
     rest.remove_prefix(2);
     std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
     if (const auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
-    std::string_view host = authority, port;
-    if (!authority.empty() && authority.front() == '[') {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos) return refuse("the IPv6 address has no closing ]");
-        host = authority.substr(1, close - 1);
-        const auto after = authority.substr(close + 1);
-        if (!after.empty() && after.front() != ':') return refuse("unexpected text after the IPv6 address");
-        if (!after.empty()) port = after.substr(1);
+    const auto split = split_authority(authority);
+    if (!split.error.empty()) return refuse(split.error);
+    const std::string_view host = split.host, port = split.port;
+    if (split.bracketed) {
         std::string ip(host.substr(0, host.find('%')));  // a zone id does not change the address
         std::array<std::uint8_t, 16> bytes{};
         if (inet_pton(AF_INET6, ip.c_str(), bytes.data()) != 1) return refuse("\"" + ip + "\" is not an IPv6 address");
         if (auto why = judge_ipv6(bytes, ip, allow_loopback); !why.empty()) return refuse(why);
     } else {
-        const auto c = authority.rfind(':');
-        if (c != std::string_view::npos) {
-            host = authority.substr(0, c);
-            port = authority.substr(c + 1);
-        }
         if (host.find(':') != std::string_view::npos) return refuse("put an IPv6 address in brackets");
         std::string name = lower(host);
         if (!name.empty() && name.back() == '.') name.pop_back();  // "metadata.internal." is the same host
@@ -164,6 +176,26 @@ std::optional<error> check_endpoint_url(std::string_view field, std::string_view
     if (!std::all_of(port.begin(), port.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) || port.size() > 5)
         return refuse("the port must be a number");
     return std::nullopt;
+}
+
+std::string check_resolved_address(std::string_view ip, bool allow_loopback) {
+    const std::string text(ip.substr(0, ip.find('%')));  // a zone id does not change the address
+    std::array<std::uint8_t, 16> v6{};
+    if (inet_pton(AF_INET6, text.c_str(), v6.data()) == 1) return judge_ipv6(v6, text, allow_loopback);
+    std::array<std::uint8_t, 4> v4{};
+    if (inet_pton(AF_INET, text.c_str(), v4.data()) == 1)
+        return judge_ipv4(static_cast<std::uint32_t>(v4[0]) << 24 | static_cast<std::uint32_t>(v4[1]) << 16 |
+                              static_cast<std::uint32_t>(v4[2]) << 8 | v4[3],
+                          allow_loopback);
+    return "\"" + text + "\" is not an IP address";
+}
+
+std::optional<error> plaintext_credential_refusal(std::string_view what, std::string_view address,
+                                                  bool allow_plaintext_credentials) {
+    if (allow_plaintext_credentials || lower(address.substr(0, address.find(':'))) != "http") return std::nullopt;
+    return make_error("invalid_config", std::string(what) + " would be sent in the clear to " + std::string(address) +
+                                            ": use an https address, or start the manager with "
+                                            "--allow-plaintext-prometheus-credentials");
 }
 
 std::optional<error> validate_effective_policy(const EffectivePolicy& policy, const PolicyValidationOptions& options) {
@@ -187,7 +219,15 @@ std::optional<error> validate_effective_policy(const EffectivePolicy& policy, co
             const auto field = p->origin + ".bearerTokenSecret";
             if (auto e = secret_name(field, *p->bearer_token_secret)) return e;
             if (!options.allow_secret_reads) return needs_secret_reads(field, "mount the token into the manager instead");
+            if (auto e = plaintext_credential_refusal(field, p->address, options.allow_plaintext_credentials)) return e;
         }
+        // Only where it can take effect: an http address has no TLS to skip.
+        if (p->insecure_skip_verify && lower(p->address.substr(0, p->address.find(':'))) == "https" &&
+            !options.allow_insecure_tls)
+            return make_error("invalid_config",
+                              p->origin + ".tls.insecureSkipVerify is true, but this manager verifies every Prometheus' "
+                                          "certificate: give the CA in tls.ca or tls.caSecret, or start the manager "
+                                          "with --allow-prometheus-insecure-tls");
         if (p->ca_secret) {
             const auto field = p->origin + ".tls.caSecret";
             if (auto e = secret_name(field, *p->ca_secret)) return e;

@@ -45,6 +45,7 @@ struct connection {
     beast::flat_buffer buffer;
     steady::time_point idle_since{};
     bool reused = false;
+    std::string refused;  // why client_options::endpoint_filter refused addresses at connect
 
     tls_stream* tls() noexcept { return std::get_if<tls_stream>(&stream); }
     beast::tcp_stream& tcp() noexcept {
@@ -135,6 +136,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         std::unique_ptr<connection> conn;
         failure kind = failure::none;
         error_code ec;
+        std::string refused;  // endpoint_filter's reasons
     };
 
     // Returns a connection to the pool or forgets it, then wakes one waiter.
@@ -187,9 +189,17 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         auto [rec, results] = co_await resolver->async_resolve(host, port, as_tuple_awaitable);
         watchdog->cancel();
         if (rec) co_return std::pair{*fired ? failure::timeout : failure::resolve, rec};
+        std::vector<tcp::endpoint> allowed;
+        for (const auto& r : results) {
+            const auto why = opts.endpoint_filter ? opts.endpoint_filter(r.endpoint().address().to_string()) : "";
+            if (why.empty()) allowed.push_back(r.endpoint());
+            else if (c.refused.find(why) == std::string::npos) c.refused += (c.refused.empty() ? "" : "; ") + why;
+        }
+        if (allowed.empty())
+            co_return std::pair{failure::connect, make_error_code(asio::error::access_denied)};
         auto& low = c.tcp();
         low.expires_after(phase_limit(opts.limits.connect, deadline));
-        auto [cec, ep] = co_await low.async_connect(results, as_tuple_awaitable);
+        auto [cec, ep] = co_await low.async_connect(allowed, as_tuple_awaitable);
         if (cec) co_return std::pair{cec == beast::error::timeout ? failure::timeout : failure::connect, cec};
         error_code ignore;
         low.socket().set_option(tcp::no_delay(true), ignore);
@@ -230,7 +240,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 auto [kind, ec] = co_await connect(*c, request_deadline);
                 if (kind != failure::none) {
                     release(nullptr, false);
-                    co_return acquired{nullptr, kind, ec};
+                    co_return acquired{nullptr, kind, ec, std::move(c->refused)};
                 }
                 co_return acquired{std::move(c)};
             }
@@ -268,6 +278,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             if (!got.conn) {
                 out.kind = got.kind;
                 out.ec = got.ec;
+                out.detail = std::move(got.refused);
                 out.request_sent = false;
                 co_return out;
             }

@@ -28,6 +28,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <spdlog/fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <unistd.h>
@@ -132,6 +133,11 @@ public:
         co.validation.allow_secret_reads = opts.allow_secret_reads;
         co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
         co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
+        co.prometheus.token_origins = opts.prometheus_token_origins;
+        co.prometheus.allow_plaintext_credentials = opts.allow_plaintext_prometheus_credentials;
+        co.prometheus.allow_local_addresses = opts.allow_local_metrics_addresses;
+        co.validation.allow_plaintext_credentials = opts.allow_plaintext_prometheus_credentials;
+        co.validation.allow_insecure_tls = opts.allow_prometheus_insecure_tls;
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,
                                                                metrics_.controller, views, co);
         informers_.need("deployments").add_handler(controller_->on_workload_change("Deployment"));
@@ -529,10 +535,15 @@ int run_manager(const manager_options& opts) {
     }
     spdlog::info("starting attune-manager host={} port={} context={} workers={} leader_elect={} kube_qps={} "
                  "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={} prometheus_query_timeout_ms={} "
-                 "prometheus_bearer_token_file=\"{}\"",
+                 "prometheus_bearer_token_file=\"{}\" prometheus_token_addresses=\"{}\" "
+                 "allow_plaintext_prometheus_credentials={} allow_prometheus_insecure_tls={}",
                  cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst,
                  opts.allow_local_metrics_addresses, opts.allow_secret_reads, opts.prometheus_query_timeout_ms,
-                 opts.prometheus_bearer_token_file);
+                 opts.prometheus_bearer_token_file, fmt::join(opts.prometheus_token_origins, ","),
+                 opts.allow_plaintext_prometheus_credentials, opts.allow_prometheus_insecure_tls);
+    if (!opts.prometheus_bearer_token_file.empty() && opts.prometheus_token_origins.empty())
+        spdlog::warn("--prometheus-bearer-token-file is set but --prometheus-token-addresses is empty: the token is "
+                     "sent to no Prometheus");
     // io_context and manager are deliberately never destroyed: io.stop()
     // may leave coroutine frames that still point into the manager, and the
     // process exits right after. The OS reclaims both.

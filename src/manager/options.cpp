@@ -2,6 +2,7 @@
 
 #include "informer_catalog.hpp"
 #include <attune/core/duration.hpp>
+#include <attune/core/prometheus_token.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -102,6 +103,14 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (auto e = boolean(o.allow_secret_reads)) return *e;
             continue;
         }
+        if (flag == "allow-plaintext-prometheus-credentials") {
+            if (auto e = boolean(o.allow_plaintext_prometheus_credentials)) return *e;
+            continue;
+        }
+        if (flag == "allow-prometheus-insecure-tls") {
+            if (auto e = boolean(o.allow_prometheus_insecure_tls)) return *e;
+            continue;
+        }
         if (flag == "webhook") {
             if (auto e = boolean(o.webhook.enabled)) return *e;
             continue;
@@ -120,7 +129,7 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
             "webhook-ca-overlap", "webhook-cert-resync", "start-informers",
-            "prometheus-query-timeout", "prometheus-bearer-token-file"};
+            "prometheus-query-timeout", "prometheus-bearer-token-file", "prometheus-token-addresses"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
@@ -221,10 +230,31 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
                 static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(d.value()).count());
         } else if (flag == "prometheus-bearer-token-file") {
             o.prometheus_bearer_token_file = std::string(value);
+        } else if (flag == "prometheus-token-addresses") {
+            std::string_view rest = value;
+            while (!rest.empty()) {
+                const auto comma = rest.find(',');
+                const auto entry = rest.substr(0, comma);
+                auto origin = core::origin_of_url(entry);
+                if (!origin) return bad("--prometheus-token-addresses: " + origin.error().message);
+                if (const auto slash = entry.find('/', entry.find("://") + 3); slash != std::string_view::npos)
+                    return bad("--prometheus-token-addresses: \"" + std::string(entry) +
+                               "\": give scheme://host:port only (addresses are compared without a path)");
+                o.prometheus_token_origins.push_back(std::move(origin).value());
+                rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+            }
         } else {
             return bad("unknown flag --" + flag);
         }
     }
+    // The manager's token in the clear is refused here, at start, rather
+    // than on every policy that points there.
+    if (!o.allow_plaintext_prometheus_credentials)
+        for (const auto& origin : o.prometheus_token_origins)
+            if (origin.starts_with("http://"))
+                return bad("--prometheus-token-addresses: " + origin +
+                           " is plain http: the token would be sent in the clear; use https, or add "
+                           "--allow-plaintext-prometheus-credentials");
     if (o.webhook.enabled) {
         // A serving certificate must outlive its own renewal, and a CA must
         // outlive the overlap before its successor signs plus one serving lifetime.
@@ -274,8 +304,16 @@ std::string usage() {
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
   --prometheus-query-timeout D       budget of one Prometheus query, 1s to 10m (default 30s)
-  --prometheus-bearer-token-file F   a token mounted into the manager, sent to Prometheus unless the
-                                     policy names a bearerTokenSecret (default: none)
+  --prometheus-bearer-token-file F   a token mounted into the manager, sent only to the addresses in
+                                     --prometheus-token-addresses, and only to a policy that names no
+                                     bearerTokenSecret (default: none)
+  --prometheus-token-addresses U,... the Prometheus origins (scheme://host:port) that token may go to
+                                     (default: none, so it is sent nowhere)
+  --allow-plaintext-prometheus-credentials
+                                     let a token (that one or a bearerTokenSecret's) go over http://
+                                     (default off: such a policy is Ready=False InvalidConfig)
+  --allow-prometheus-insecure-tls    honour tls.insecureSkipVerify in policies (default off: such a
+                                     policy is Ready=False InvalidConfig)
   -h, --help                         this text
 )";
 }

@@ -68,10 +68,17 @@ struct manager_options {
     // to skip (bench/RESULTS.md). Off: JSON, as every other informer.
     bool protobuf_lists = true;
     // Prometheus: the budget of one query (the whole exchange), and the
-    // bearer token mounted into the manager ("" : none) that every query
-    // carries unless its policy names a bearerTokenSecret.
+    // bearer token mounted into the manager ("" : none), sent only to the
+    // origins below and never instead of a policy's bearerTokenSecret.
     int prometheus_query_timeout_ms = 30'000;
     std::string prometheus_bearer_token_file;
+    // Where that token may go (docs/security.md): normalised origins
+    // (core::origin_of_url) from --prometheus-token-addresses; none: nowhere.
+    std::vector<std::string> prometheus_token_origins;
+    // A credential (that token or a bearerTokenSecret's) over plain http.
+    bool allow_plaintext_prometheus_credentials = false;
+    // A policy's tls.insecureSkipVerify takes effect (else the policy is refused).
+    bool allow_prometheus_insecure_tls = false;
     bool help = false;
 };
 

@@ -58,6 +58,30 @@ TEST(ManagerOptions, PrometheusQueryTimeoutAndTokenFile) {
     EXPECT_NE(usage().find("--prometheus-query-timeout"), std::string::npos);
 }
 
+// The manager's token goes only where the operator lists; nothing is sent in
+// the clear or past a skipped certificate check unless a flag says so.
+TEST(ManagerOptions, CredentialFlagsAreOffAndTheTokenGoesNowhereUntilGiven) {
+    auto o = parse({"--prometheus-bearer-token-file=/t"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_TRUE(o.value().prometheus_token_origins.empty());
+    EXPECT_FALSE(o.value().allow_plaintext_prometheus_credentials);
+    EXPECT_FALSE(o.value().allow_prometheus_insecure_tls);
+    o = parse({"--prometheus-token-addresses=https://Prom.Monitoring:9090,https://thanos.monitoring",
+               "--prometheus-token-addresses", "https://[2001:db8::1]:9091", "--allow-prometheus-insecure-tls"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o.value().prometheus_token_origins,
+              (std::vector<std::string>{"https://prom.monitoring:9090", "https://thanos.monitoring:443",
+                                        "https://[2001:db8::1]:9091"}));
+    EXPECT_TRUE(o.value().allow_prometheus_insecure_tls);
+    o = parse({"--prometheus-token-addresses=http://prom:9090", "--allow-plaintext-prometheus-credentials"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o.value().prometheus_token_origins, std::vector<std::string>{"http://prom:9090"});
+    EXPECT_TRUE(o.value().allow_plaintext_prometheus_credentials);
+    for (const char* flag : {"--prometheus-token-addresses", "--allow-plaintext-prometheus-credentials",
+                             "--allow-prometheus-insecure-tls"})
+        EXPECT_NE(usage().find(flag), std::string::npos) << flag;
+}
+
 TEST(ManagerOptions, EveryFlagBothSpellings) {
     auto o = parse({"--kubeconfig=/k", "--context", "c", "--leader-elect", "--metrics-bind-address", "127.0.0.1:0",
                     "--health-probe-bind-address=:8081", "--log-format=text", "--log-level", "debug",
@@ -103,6 +127,13 @@ TEST(ManagerOptions, BadFlagsNameTheProblem) {
         {{"stray"}, "unexpected argument"},
         {{"--start-informers=pods,secrets"}, "unknown informer \"secrets\""},
         {{"--start-informers=pods,,nodes"}, "unknown informer \"\""},
+        {{"--prometheus-token-addresses=http://prom:9090"},
+         "--prometheus-token-addresses: http://prom:9090 is plain http: the token would be sent in the clear; use "
+         "https, or add --allow-plaintext-prometheus-credentials"},
+        {{"--prometheus-token-addresses=https://prom:9090/api"}, "give scheme://host:port only"},
+        {{"--prometheus-token-addresses=prom:9090"}, "expected http://host:port or https://host:port"},
+        {{"--prometheus-token-addresses=https://prom:0"}, "the port must be a number"},
+        {{"--allow-prometheus-insecure-tls=maybe"}, "true or false"},
     };
     for (const auto& [args, want] : cases) {
         auto o = parse(args);

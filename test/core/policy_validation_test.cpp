@@ -117,7 +117,7 @@ TEST(PolicyValidation, TheMergedAddressIsCheckedAndNamedWhereItCameFrom) {
 
 TEST(PolicyValidation, SecretReferencesNeedSecretReadsAndSayHowToEnableThem) {
     const auto token = merged(
-        R"({"metricsSource":{"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"prom","key":"token"}}}})");
+        R"({"metricsSource":{"prometheus":{"address":"https://prom:9090","bearerTokenSecret":{"name":"prom","key":"token"}}}})");
     auto e = validate_effective_policy(token, {});
     ASSERT_TRUE(e);
     EXPECT_EQ(e->code, "invalid_config");
@@ -142,6 +142,91 @@ TEST(PolicyValidation, SecretReferencesNeedSecretReadsAndSayHowToEnableThem) {
     e = validate_effective_policy(slash, reads);
     ASSERT_TRUE(e);
     EXPECT_NE(e->message.find("must not contain '/'"), std::string::npos) << e->message;
+}
+
+// A credential in the clear and a skipped certificate check are the
+// operator's to allow, not a policy author's: each needs its manager flag.
+TEST(PolicyValidation, PlaintextTokensAndSkippedVerificationNeedTheManagersOptIn) {
+    const auto secret = [](const char* address) {
+        return std::string(R"({"metricsSource":{"prometheus":{"address":")") + address +
+               R"(","bearerTokenSecret":{"name":"prom","key":"token"}}}})";
+    };
+    const auto insecure = [](const char* address) {
+        return std::string(R"({"metricsSource":{"prometheus":{"address":")") + address +
+               R"(","tls":{"insecureSkipVerify":true}}}})";
+    };
+    PolicyValidationOptions reads;
+    reads.allow_secret_reads = true;
+    PolicyValidationOptions plaintext = reads;
+    plaintext.allow_plaintext_credentials = true;
+    PolicyValidationOptions skip = reads;
+    skip.allow_insecure_tls = true;
+    const struct {
+        std::string spec;
+        PolicyValidationOptions options;
+        const char* refusal;  // "" : accepted
+    } cases[] = {
+        {secret("http://prom:9090"), reads,
+         "spec.metricsSource.prometheus.bearerTokenSecret would be sent in the clear to http://prom:9090: use an https "
+         "address, or start the manager with --allow-plaintext-prometheus-credentials"},
+        {secret("HTTP://prom:9090/x"), reads, "would be sent in the clear"},
+        {secret("http://prom:9090"), plaintext, ""},
+        {secret("https://prom:9090"), reads, ""},
+        {insecure("https://prom:9090"), reads,
+         "spec.metricsSource.prometheus.tls.insecureSkipVerify is true, but this manager verifies every Prometheus' "
+         "certificate: give the CA in tls.ca or tls.caSecret, or start the manager with --allow-prometheus-insecure-tls"},
+        {insecure("https://prom:9090"), skip, ""},
+        {insecure("http://prom:9090"), reads, ""},  // no TLS to skip
+        {R"({"metricsSource":{"prometheus":{"address":"http://prom:9090"}}})", reads, ""},  // no credential
+    };
+    for (const auto& c : cases) {
+        const auto e = validate_effective_policy(merged(c.spec), c.options);
+        if (std::string(c.refusal).empty()) {
+            EXPECT_FALSE(e) << c.spec << ": " << e->message;
+            continue;
+        }
+        ASSERT_TRUE(e) << c.spec;
+        EXPECT_EQ(e->code, "invalid_config");
+        EXPECT_NE(e->message.find(c.refusal), std::string::npos) << c.spec << ": " << e->message;
+    }
+}
+
+// The connect-time half of the SSRF rule: what a name resolved to.
+TEST(ResolvedAddress, EveryResolvedAddressIsJudgedByTheSameRule) {
+    const struct {
+        const char* ip;
+        bool allow_loopback;
+        const char* refusal;  // "" : may be connected to
+    } cases[] = {
+        {"10.96.0.20", false, ""},
+        {"192.168.1.10", false, ""},
+        {"2001:db8::1", false, ""},
+        {"127.0.0.1", false, "127.0.0.1 is a loopback address; loopback is allowed only when the manager runs with "
+                             "--allow-local-metrics-addresses"},
+        {"127.0.1.1", false, "127.0.1.1 is a loopback address"},
+        {"127.0.0.1", true, ""},
+        {"::1", false, "::1 is a loopback address"},
+        {"::1", true, ""},
+        {"169.254.169.254", true, "169.254.169.254 is a cloud metadata endpoint"},
+        {"169.254.10.1", true, "169.254.10.1 is a link-local address"},
+        {"fe80::1%eth0", true, "fe80::1 is a link-local address"},
+        {"fd00:ec2::254", true, "fd00:ec2::254 is a cloud metadata endpoint"},
+        {"0.0.0.0", true, "0.0.0.0 is an unspecified address"},
+        {"::", true, ":: is an unspecified address"},
+        {"::ffff:127.0.0.1", false, "::ffff:127.0.0.1 embeds 127.0.0.1 is a loopback address"},
+        {"::ffff:169.254.169.254", true, "embeds 169.254.169.254 is a cloud metadata endpoint"},
+        {"224.0.0.251", true, "224.0.0.251 is a link-local multicast address"},
+        {"prom.example", true, "\"prom.example\" is not an IP address"},
+        {"", true, "\"\" is not an IP address"},
+    };
+    for (const auto& c : cases) {
+        const auto why = check_resolved_address(c.ip, c.allow_loopback);
+        if (std::string(c.refusal).empty()) {
+            EXPECT_EQ(why, "") << c.ip;
+        } else {
+            EXPECT_NE(why.find(c.refusal), std::string::npos) << c.ip << ": " << why;
+        }
+    }
 }
 
 TEST(PolicyValidation, ContainerPolicyBoundsAreCheckedAfterTheOverlay) {

@@ -12,9 +12,11 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace attune::controller {
 
@@ -28,6 +30,12 @@ struct prometheus_settings {
     bool insecure_skip_verify = false;
     std::string bearer_token_file;  // re-read when it changes, and once after a 401/403; empty: none
     std::string bearer_token;       // a token given as is (a Secret's); wins over bearer_token_file
+    // Why the manager's own token is not sent here (core::decide_prometheus_token),
+    // appended to a 401/403 message so the policy's status says it; "" : nothing withheld.
+    std::string withheld_token_note;
+    // Judges every address the host resolves to, at connect time ("" allowed,
+    // else why not): http::client_options::endpoint_filter. Empty: no check.
+    std::function<std::string(std::string_view ip)> endpoint_filter;
     std::chrono::milliseconds query_timeout{30'000};  // the whole exchange of one query
     std::size_t max_response_bytes = 32u << 20;
     std::size_t max_connections = 4;
@@ -36,6 +44,7 @@ struct prometheus_settings {
 
 // Error codes of a query:
 //   "unreachable"        resolve, connect, TLS or the connection failed
+//   "address_refused"    the endpoint_filter refused every address the host resolved to
 //   "timeout"            query_timeout passed
 //   "response_too_large" the body exceeded max_response_bytes
 //   "unauthorized"       401/403, also after re-reading the token file

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace attune::controller {
 
@@ -20,8 +22,18 @@ struct prometheus_clients_options {
     prometheus_clients_options() = default;
     std::chrono::milliseconds query_timeout{30'000};
     // --prometheus-bearer-token-file: the token mounted into the manager,
-    // sent to every Prometheus unless the policy names a bearerTokenSecret.
+    // sent only to the origins in --prometheus-token-addresses
+    // (token_origins, core::normalized_origin), and never instead of a
+    // policy's bearerTokenSecret (core::decide_prometheus_token).
     std::string bearer_token_file;
+    std::vector<std::string> token_origins;
+    bool allow_plaintext_credentials = false;  // --allow-plaintext-prometheus-credentials
+    // The SSRF rule (core::check_resolved_address) on every address a
+    // Prometheus host resolves to, at connect time; loopback allowed with
+    // --allow-local-metrics-addresses. Off only for tests that talk to
+    // loopback servers through the rule's own switch.
+    bool check_resolved_addresses = true;
+    bool allow_local_addresses = false;
     std::size_t max_clients = 64;
     std::chrono::seconds idle_ttl{600};
     // After an unanswered query: how long the client is held back.
@@ -34,9 +46,11 @@ public:
     prometheus_clients(boost::asio::any_io_executor ex, prometheus_clients_options opts);
 
     // `secret_token` / `secret_ca_pem`: read from the policy's Secrets ("" if
-    // none); a token from a Secret replaces the mounted file. Error
+    // none); a token from a Secret replaces the mounted file, which goes only
+    // to the listed origins (logged once per origin when withheld). Error
     // "invalid_config" from prometheus_client::create (a bad address, CA or
-    // header, an unreadable token file).
+    // header, an unreadable token file) or for a token that would go over
+    // plain http without --allow-plaintext-prometheus-credentials.
     core::result<std::shared_ptr<prometheus_client>> get(const core::PrometheusSource& source,
                                                          const std::string& secret_token,
                                                          const std::string& secret_ca_pem, clock::time_point now);
@@ -68,6 +82,7 @@ private:
     boost::asio::any_io_executor ex_;
     prometheus_clients_options opts_;
     std::map<std::string, entry> clients_;  // by the settings' identity
+    std::set<std::string> withheld_logged_;  // origins the flag token was withheld from, logged once
     bool stopped_ = false;
 };
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace attune::http {
 
@@ -25,6 +26,12 @@ struct client_options {
     std::chrono::seconds idle_keepalive{90};  // drop idle pooled connections older than this
     timeouts limits;
     bool tls = true;  // false: plain HTTP; the tls_options are then unused
+    // Optional: judges every address the host resolved to ("" allowed, else
+    // why not) before connecting; only allowed ones are tried, so a name
+    // cannot resolve to one address for a check and another for the
+    // connect. None allowed: failure::connect with access_denied and the
+    // reasons in exchange_result::detail.
+    std::function<std::string(std::string_view ip)> endpoint_filter;
 };
 
 struct exchange_result {
@@ -38,6 +45,7 @@ struct exchange_result {
     // blindly: the caller has consumed part of the body.
     bool body_started = false;
     bool sink_aborted = false;  // the sink returned false; the connection was dropped
+    std::string detail;         // the endpoint_filter's reasons when it refused every address
 
     bool ok() const noexcept { return kind == failure::none; }
 };
