@@ -256,6 +256,8 @@ private:
         o.rotation.ca_validity = std::chrono::duration_cast<std::chrono::seconds>(w.ca_validity);
         o.rotation.ca_overlap = std::chrono::duration_cast<std::chrono::seconds>(w.ca_overlap);
         o.resync = std::chrono::duration_cast<std::chrono::seconds>(w.cert_resync);
+        o.validation.allow_local_metrics_addresses = opts_.allow_local_metrics_addresses;
+        o.validation.allow_secret_reads = opts_.allow_secret_reads;
         spdlog::info("admission webhook enabled namespace={} secret={} configuration={} service={} url={} cert_dir={} "
                      "cert_validity={} ca_validity={} ca_overlap={}",
                      o.ns, o.secret_name, o.configuration_name, o.service_name, o.url.empty() ? "-" : o.url,

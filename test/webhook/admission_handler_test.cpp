@@ -296,6 +296,97 @@ TEST_F(HandlerTest, AnUndecodableDefaultsObjectLeavesThePolicysPodsUnsized) {
     EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
 }
 
+// The webhook runs the controller's core::validate_effective_policy on the
+// merged policy with the manager's options: a policy the controller reports
+// Ready=False InvalidConfig sizes no pod (allowed unchanged, skip reason
+// policy_validation_failed), and the same policy passes where the options allow it.
+std::string policy_with_spec(const std::string& spec_fields) {
+    return R"({"apiVersion":"attune.io/v1alpha1","kind":"AttunePolicy",
+      "metadata":{"name":"web","namespace":"shop","uid":"u-web","resourceVersion":"1"},
+      "spec":{"targetRef":{"kind":"Deployment","name":"web"},"updateStrategy":{"type":"Auto","initialSizing":true},)" +
+           spec_fields + R"(},
+      "status":{"recommendations":[{"workload":"web","kind":"Deployment","stale":false,
+        "containers":[{"name":"app","confidence":0.9,"dataPoints":96,"lastUpdated":"2026-12-01T10:00:00Z",
+          "current":{"cpuRequest":"1","cpuLimit":"0","memoryRequest":"512Mi","memoryLimit":"0"},
+          "recommended":{"cpuRequest":"250m","cpuLimit":"0","memoryRequest":"192Mi","memoryLimit":"0"}}]}]}})";
+}
+
+TEST(AdmissionValidation, APolicyTheControllerRejectsSizesNoPod) {
+    const std::string prom = R"("metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
+    struct row {
+        const char* name;
+        std::string spec;             // policy spec fields besides targetRef/updateStrategy
+        std::string cluster_defaults; // AttuneDefaults spec, "" : none
+        bool allow_local, allow_secrets;
+        bool sized;
+    };
+    const row rows[] = {
+        {"a valid policy is applied", prom, "", false, false, true},
+        {"a loopback address is refused", R"("metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}})", "",
+         false, false, false},
+        {"a loopback address with --allow-local-metrics-addresses",
+         R"("metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}})", "", true, false, true},
+        {"a cloud metadata address is refused even when local ones are allowed",
+         R"("metricsSource":{"prometheus":{"address":"http://169.254.169.254/"}})", "", true, true, false},
+        {"the defaults tier's loopback address is judged after the merge", R"("cpu":{})",
+         R"({"prometheus":{"address":"http://localhost:9090"}})", false, false, false},
+        {"a bearerTokenSecret without --allow-secret-reads",
+         R"("metricsSource":{"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"p","key":"t"}}})",
+         "", false, false, false},
+        {"a bearerTokenSecret with --allow-secret-reads",
+         R"("metricsSource":{"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"p","key":"t"}}})",
+         "", false, true, true},
+        {"a containerPolicies entry with minAllowed over the inherited maxAllowed",
+         prom + R"(,"cpu":{"maxAllowed":"1"},"containerPolicies":[{"containerName":"app","cpu":{"minAllowed":"2"}}])",
+         "", false, false, false},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.name);
+        kube::object_cache namespaces = cache(), deployments = cache(), replicasets = cache();
+        kube::object_cache policies{kube::strip_generic, kube::cache_storage::compact_text};
+        kube::object_cache cluster{kube::strip_generic, kube::cache_storage::compact_text};
+        controller::index_policies(policies);
+        controller::index_defaults(cluster);
+        add(namespaces, kEnabledNamespace);
+        add(deployments, kDeployment);
+        add(replicasets, kReplicaSet);
+        add(policies, policy_with_spec(r.spec));
+        if (!r.cluster_defaults.empty())
+            add(cluster, R"({"apiVersion":"attune.io/v1alpha1","kind":"AttuneDefaults","metadata":{"name":"base"},"spec":)" +
+                             r.cluster_defaults + "}");
+        admission_caches c;
+        c.namespaces = &namespaces;
+        c.policies = &policies;
+        c.cluster_defaults = &cluster;
+        c.deployments = &deployments;
+        c.replicasets = &replicasets;
+        admission_options o;
+        o.now = [] { return std::string("2026-12-01T10:00:00Z"); };
+        o.validation.allow_local_metrics_addresses = r.allow_local;
+        o.validation.allow_secret_reads = r.allow_secrets;
+        core::Capabilities caps;
+        auto metrics = webhook_metrics::standalone();
+        admission_handler h(c, o, &caps, *metrics);
+        http::server_request req;
+        req.method = "POST";
+        req.target = kPodCreatePath;
+        req.content_type = "application/json";
+        const auto body = pod_review();
+        req.body = body;
+        const auto reply = h.handle(req);
+        ASSERT_EQ(reply.status, 200u) << reply.body;
+        const auto resp = json::parse(reply.body).at("response");
+        EXPECT_EQ(resp.at("allowed"), true);
+        EXPECT_EQ(resp.as_object().contains("patch"), r.sized);
+        double validation_skips = 0;
+        for (const auto& f : metrics->skips.Collect())
+            for (const auto& m : f.metric)
+                for (const auto& l : m.label)
+                    if (l.name == "reason" && l.value == "policy_validation_failed") validation_skips += m.counter.value;
+        EXPECT_EQ(validation_skips, r.sized ? 0 : 1);
+    }
+}
+
 TEST_F(HandlerTest, HttpErrorsAreClear) {
     http::server_request get;
     get.method = "GET";
