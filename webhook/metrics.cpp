@@ -63,6 +63,8 @@ std::string_view to_string(http::server_event e) noexcept {
         case http::server_event::bad_request: return "bad_request";
         case http::server_event::read_timeout: return "read_timeout";
         case http::server_event::at_capacity: return "at_capacity";
+        case http::server_event::too_many_requests: return "too_many_requests";
+        case http::server_event::unsupported_media_type: return "unsupported_media_type";
     }
     return "unknown";
 }
