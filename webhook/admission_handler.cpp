@@ -273,7 +273,11 @@ struct admission_handler::impl {
         metrics.admissions.Add({{"operation", kPodOperation}, {"result", resp.patch.empty() ? "unchanged" : "mutated"}})
             .Increment();
         if (sizing.boosted && !resp.patch.empty())
-            metrics.startup_boosts.Add({{"namespace", ns}, {"workload", workload->name}, {"action", "applied"}}).Increment();
+            // By policy, not by workload: the series stay bounded by the
+            // policies; which pod was boosted is in the pod's
+            // attune.io/startup-boost-at annotation.
+            metrics.startup_boosts.Add({{"namespace", ns}, {"policy", policy->view->name}, {"action", "applied"}})
+                .Increment();
         if (spdlog::should_log(spdlog::level::debug)) {
             std::string sized;
             for (const auto& c : sizing.containers) sized += (sized.empty() ? "" : ",") + c.name + "=" + c.outcome;

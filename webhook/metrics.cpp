@@ -18,7 +18,7 @@ webhook_metrics::webhook_metrics(Registry& r)
                 .Register(r)),
       startup_boosts(BuildCounter()
                          .Name("attune_startup_boost_total")
-                         .Help("startup CPU boosts, by namespace, workload and action (applied at CREATE)")
+                         .Help("startup CPU boosts, by namespace, policy and action (applied at CREATE, restored, cleared)")
                          .Register(r)),
       open_connections(BuildGauge()
                            .Name("attune_webhook_open_connections")

@@ -227,7 +227,12 @@ TEST_F(HandlerTest, StartupBoostIsCounted) {
     EXPECT_EQ(pod.at("metadata").at("annotations").at("attune.io/startup-boost-at"), "2026-12-01T10:00:00Z");
     double boosts = 0;
     for (const auto& f : metrics->startup_boosts.Collect())
-        for (const auto& m : f.metric) boosts += m.counter.value;
+        for (const auto& m : f.metric) {
+            boosts += m.counter.value;
+            std::string labels;  // by policy: no label per workload
+            for (const auto& l : m.label) labels += l.name + "=" + l.value + ",";
+            EXPECT_EQ(labels, "action=applied,namespace=shop,policy=web,");
+        }
     EXPECT_EQ(boosts, 1);
 }
 
