@@ -97,10 +97,18 @@ struct HandlerTest : ::testing::Test {
         c.jobs = &jobs;
         c.cronjobs = &cronjobs;
         c.synced = [this] { return synced; };
+        caches = c;
+        make_handler({});
+    }
+
+    admission_caches caches;
+    // A new handler (an empty memo) with these validation options.
+    void make_handler(core::PolicyValidationOptions validation) {
         admission_options o;
         o.operator_namespace = "attune-system";
         o.now = [] { return std::string("2026-12-01T10:00:00Z"); };
-        handler = std::make_unique<admission_handler>(c, o, &caps, *metrics);
+        o.validation = validation;
+        handler = std::make_unique<admission_handler>(caches, o, &caps, *metrics);
     }
 
     http::server_reply post(std::string_view path, const std::string& body) {
@@ -316,12 +324,12 @@ std::string policy_with_spec(const std::string& spec_fields) {
           "recommended":{"cpuRequest":"250m","cpuLimit":"0","memoryRequest":"192Mi","memoryLimit":"0"}}]}]}})";
 }
 
-TEST(AdmissionValidation, APolicyTheControllerRejectsSizesNoPod) {
+TEST_F(HandlerTest, APolicyTheControllerRejectsSizesNoPod) {
     const std::string prom = R"("metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
     struct row {
         const char* name;
-        std::string spec;             // policy spec fields besides targetRef/updateStrategy
-        std::string cluster_defaults; // AttuneDefaults spec, "" : none
+        std::string spec;              // policy spec fields besides targetRef/updateStrategy
+        std::string cluster_defaults;  // AttuneDefaults spec, "" : none
         bool allow_local, allow_secrets;
         bool sized;
     };
@@ -345,50 +353,19 @@ TEST(AdmissionValidation, APolicyTheControllerRejectsSizesNoPod) {
          prom + R"(,"cpu":{"maxAllowed":"1"},"containerPolicies":[{"containerName":"app","cpu":{"minAllowed":"2"}}])",
          "", false, false, false},
     };
+    const std::string base = R"({"apiVersion":"attune.io/v1alpha1","kind":"AttuneDefaults","metadata":{"name":"base"},"spec":)";
     for (const auto& r : rows) {
         SCOPED_TRACE(r.name);
-        kube::object_cache namespaces = cache(), deployments = cache(), replicasets = cache();
-        kube::object_cache policies{kube::strip_generic, kube::cache_storage::compact_text};
-        kube::object_cache cluster{kube::strip_generic, kube::cache_storage::compact_text};
-        controller::index_policies(policies);
-        controller::index_defaults(cluster);
-        add(namespaces, kEnabledNamespace);
-        add(deployments, kDeployment);
-        add(replicasets, kReplicaSet);
         add(policies, policy_with_spec(r.spec));
-        if (!r.cluster_defaults.empty())
-            add(cluster, R"({"apiVersion":"attune.io/v1alpha1","kind":"AttuneDefaults","metadata":{"name":"base"},"spec":)" +
-                             r.cluster_defaults + "}");
-        admission_caches c;
-        c.namespaces = &namespaces;
-        c.policies = &policies;
-        c.cluster_defaults = &cluster;
-        c.deployments = &deployments;
-        c.replicasets = &replicasets;
-        admission_options o;
-        o.now = [] { return std::string("2026-12-01T10:00:00Z"); };
-        o.validation.allow_local_metrics_addresses = r.allow_local;
-        o.validation.allow_secret_reads = r.allow_secrets;
-        core::Capabilities caps;
-        auto metrics = webhook_metrics::standalone();
-        admission_handler h(c, o, &caps, *metrics);
-        http::server_request req;
-        req.method = "POST";
-        req.target = kPodCreatePath;
-        req.content_type = "application/json";
-        const auto body = pod_review();
-        req.body = body;
-        const auto reply = h.handle(req);
-        ASSERT_EQ(reply.status, 200u) << reply.body;
-        const auto resp = json::parse(reply.body).at("response");
-        EXPECT_EQ(resp.at("allowed"), true);
-        EXPECT_EQ(resp.as_object().contains("patch"), r.sized);
-        double validation_skips = 0;
-        for (const auto& f : metrics->skips.Collect())
-            for (const auto& m : f.metric)
-                for (const auto& l : m.label)
-                    if (l.name == "reason" && l.value == "policy_validation_failed") validation_skips += m.counter.value;
-        EXPECT_EQ(validation_skips, r.sized ? 0 : 1);
+        if (r.cluster_defaults.empty()) cluster_defaults.apply(kube::watch_event_type::deleted, json::parse(base + "{}}"));
+        else add(cluster_defaults, base + r.cluster_defaults + "}");
+        core::PolicyValidationOptions v;
+        v.allow_local_metrics_addresses = r.allow_local;
+        v.allow_secret_reads = r.allow_secrets;
+        make_handler(v);
+        const std::string before = metric("reason=policy_validation_failed");
+        EXPECT_EQ(sized(admitted(pod_review())), r.sized);
+        EXPECT_EQ(std::stoi(metric("reason=policy_validation_failed")) - std::stoi(before), r.sized ? 0 : 1);
     }
 }
 
