@@ -21,8 +21,9 @@ k -n "$ns" patch attunepolicy web --type=merge \
   -p '{"spec":{"metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}}}}' >/dev/null
 ready_of() { k -n "$ns" get attunepolicy web -o json | jq -r '[.status.conditions[]? | select(.type == "Ready")][0] | "\(.status) \(.reason)"'; }
 
-# 1. The controller (a leader, no webhook) reports the policy InvalidConfig.
-start_manager "${le_flags[@]}"
+# 1. The controller (the leader) reports the policy InvalidConfig; it also
+# bootstraps the webhook's Secret and caBundle, which a standby only reads.
+start_webhook_manager "${le_flags[@]}"
 wait_eq 30 "False InvalidConfig" ready_of || fail "the controller did not report InvalidConfig: $(ready_of)"
 log "the controller reports web Ready=False InvalidConfig: $(k -n "$ns" get attunepolicy web -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}')"
 stop_manager || fail "the first manager did not stop"
