@@ -388,7 +388,6 @@ int main(int argc, char** argv) {
         handler = std::make_unique<webhook::admission_handler>(w->caches(), ao, &w->caps, *metrics);
         http::server_options so;
         so.max_connections = 1024;
-        so.max_concurrent_requests = 1024;  // the handler's cost under load, not the server's caps
         server = std::make_unique<http::https_server>(
             server_io->get_executor(), [&](const http::server_request& r) { return handler->handle(r); }, so);
         server->set_certificate(srv.cert_pem, srv.key_pem);

@@ -35,7 +35,8 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct connection {
     tls_stream* stream = nullptr;
-    bool busy = false;  // a request has arrived and is not answered yet
+    bool busy = false;   // a request has arrived and is not answered yet
+    bool large = false;  // ... and its body is large (server_options::small_body_bytes)
 };
 
 bhttp::response<bhttp::string_body> plain_reply(unsigned version, bhttp::status status, std::string body) {
@@ -109,9 +110,9 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
         emit(server_event::connection_closed);
     }
 
-    std::size_t busy_count() const {
+    std::size_t large_count() const {
         std::size_t n = 0;
-        for (const auto& c : connections) n += c.busy ? 1 : 0;
+        for (const auto& c : connections) n += c.busy && c.large ? 1 : 0;
         return n;
     }
 
@@ -136,7 +137,7 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
         beast::flat_buffer buffer(opts.max_header_bytes + (8u << 10));
         bool first = true;
         while (!stopping) {
-            conn.busy = false;
+            conn.busy = conn.large = false;
             bhttp::request_parser<bhttp::string_body> parser;
             parser.body_limit(opts.max_body_bytes);
             parser.header_limit(static_cast<std::uint32_t>(opts.max_header_bytes));
@@ -156,11 +157,13 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
             if (!ec) {
                 conn.busy = true;
                 const auto& head = parser.get();
-                if (busy_count() > opts.max_concurrent_requests) {
+                const auto length = parser.content_length();
+                conn.large = parser.chunked() || (length && *length > opts.small_body_bytes);
+                if (conn.large && large_count() > opts.max_large_requests) {
                     emit(server_event::too_many_requests);
                     co_await refuse(stream, head.version(), bhttp::status::service_unavailable,
-                                    "too many concurrent requests (more than " +
-                                        std::to_string(opts.max_concurrent_requests) + "), retry\n");
+                                    "too many large requests at once (more than " +
+                                        std::to_string(opts.max_large_requests) + "), retry\n");
                     co_return;
                 }
                 if (!opts.required_content_type.empty() && carries_body(head.method())) {

@@ -260,7 +260,7 @@ private:
         o.validation.allow_local_metrics_addresses = opts_.allow_local_metrics_addresses;
         o.validation.allow_secret_reads = opts_.allow_secret_reads;
         o.server.max_connections = w.max_connections;
-        o.server.max_concurrent_requests = w.max_concurrent_requests;
+        o.server.max_large_requests = w.max_large_requests;
         if (w.max_body_bytes) o.server.max_body_bytes = w.max_body_bytes;
         if (!w.client_ca_file.empty()) {
             std::ifstream in(w.client_ca_file, std::ios::binary);
@@ -280,9 +280,9 @@ private:
                                          ": cannot read a PEM CA certificate from it");
             o.server.client_ca_pem = pem.str();
         }
-        spdlog::info("admission webhook limits max_connections={} max_concurrent_requests={} max_body_bytes={} "
+        spdlog::info("admission webhook limits max_connections={} max_large_requests={} max_body_bytes={} "
                      "content_type={} client_ca={}",
-                     o.server.max_connections, o.server.max_concurrent_requests, o.server.max_body_bytes,
+                     o.server.max_connections, o.server.max_large_requests, o.server.max_body_bytes,
                      o.server.required_content_type, w.client_ca_file.empty() ? "-" : w.client_ca_file);
         spdlog::info("admission webhook enabled namespace={} secret={} configuration={} service={} url={} cert_dir={} "
                      "cert_validity={} ca_validity={} ca_overlap={}",

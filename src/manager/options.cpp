@@ -120,7 +120,7 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
             "webhook-ca-overlap", "webhook-cert-resync", "webhook-client-ca", "webhook-max-connections",
-            "webhook-max-concurrent-requests", "webhook-max-body-bytes", "start-informers",
+            "webhook-max-large-requests", "webhook-max-body-bytes", "start-informers",
             "prometheus-query-timeout", "prometheus-bearer-token-file"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
@@ -204,11 +204,11 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
         } else if (flag == "webhook-client-ca") {
             if (value.empty()) return bad("--webhook-client-ca must not be empty");
             o.webhook.client_ca_file = std::string(value);
-        } else if (flag == "webhook-max-connections" || flag == "webhook-max-concurrent-requests") {
+        } else if (flag == "webhook-max-connections" || flag == "webhook-max-large-requests") {
             auto v = parse_number<unsigned>(value);
             if (!v || *v < 1 || *v > 4096)
                 return bad("--" + flag + ": expected an integer from 1 to 4096, got \"" + std::string(value) + "\"");
-            (flag == "webhook-max-connections" ? o.webhook.max_connections : o.webhook.max_concurrent_requests) = *v;
+            (flag == "webhook-max-connections" ? o.webhook.max_connections : o.webhook.max_large_requests) = *v;
         } else if (flag == "webhook-max-body-bytes") {
             // Below 64 KiB a plain pod's review does not fit; above 64 MiB the
             // concurrent bodies alone outgrow the manager's memory limit.
@@ -289,7 +289,7 @@ std::string usage() {
   --webhook-client-ca FILE           require a client certificate signed by this PEM CA (the apiserver's;
                                      docs/webhook.md; default: none asked)
   --webhook-max-connections N        open connections; more are reset at once (default 64)
-  --webhook-max-concurrent-requests N  requests read or answered at once; more get 503 (default 8)
+  --webhook-max-large-requests N     requests with a body over 64 KiB read at once; more get 503 (default 8)
   --webhook-max-body-bytes N         AdmissionReview body cap (default 6356992: two 3 MiB objects + 64 KiB)
   --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
   --protobuf-lists=true|false       list pods in protobuf, decoded straight into the cache (default true)

@@ -37,7 +37,7 @@ struct webhook_options {
     core::Duration cert_resync = std::chrono::seconds(30);
     // The server's caps (http::server_options; docs/webhook.md "Limits").
     std::size_t max_connections = 64;
-    std::size_t max_concurrent_requests = 8;
+    std::size_t max_large_requests = 8;
     std::size_t max_body_bytes = 0;  // 0: http::kAdmissionReviewBodyBytes
     // PEM CA file: clients (the apiserver) must present a certificate it signed.
     std::string client_ca_file;

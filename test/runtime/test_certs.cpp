@@ -35,7 +35,7 @@ void leaf(const std::filesystem::path& d, const std::string& name, const std::st
                                     "extendedKeyUsage=" + ext_usage + "\n" + (san.empty() ? "" : "subjectAltName=" + san + "\n"));
     run("openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + p + ".key -out " + p +
         ".csr -subj /CN=" + name);
-    run("openssl x509 -req -in " + p + ".csr -CA " + (d / "ca.crt").string() + " -CAkey " + (d / "ca.key").string() +
+    run("openssl x509 -req -in " + p + ".csr -CA " + (d / (ca + ".crt")).string() + " -CAkey " + (d / (ca + ".key")).string() +
         " -CAcreateserial -days 2 -out " + p + ".crt -extfile " + p + ".ext");
 }
 

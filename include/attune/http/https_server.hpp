@@ -1,7 +1,7 @@
 #pragma once
 // HTTPS/1.1 server as coroutines on the caller's io_context (the admission
 // webhook): TLS 1.2+, optional client certificates, keep-alive, a bounded
-// number of connections, of concurrent requests and of body bytes, deadlines
+// number of connections, of concurrent large requests and of body bytes, deadlines
 // on the handshake, every request and every write, a
 // certificate that can be replaced while serving (new connections get the
 // new one; open ones keep theirs), and a graceful shutdown that lets
@@ -42,7 +42,7 @@ enum class server_event {
     bad_request,        // malformed HTTP: answered 400 where possible
     read_timeout,       // a request did not arrive in time: connection closed
     at_capacity,        // max_connections reached: the new connection was reset at once
-    too_many_requests,  // max_concurrent_requests reached: answered 503 before reading the body
+    too_many_requests,  // max_large_requests reached: a large body answered 503 before it was read
     unsupported_media_type,  // a body that is not required_content_type: answered 415 before reading it
 };
 
@@ -57,14 +57,21 @@ enum class server_event {
 inline constexpr std::size_t kMaxObjectJsonBytes = 3u << 20;
 inline constexpr std::size_t kAdmissionReviewBodyBytes = 2 * kMaxObjectJsonBytes + (64u << 10);
 
-// The defaults bound the server's memory by construction: at most
-// max_concurrent_requests bodies of max_body_bytes are held at once (about
-// 50 MiB), the other connections hold a TLS session and a small read buffer
-// each, and nothing waits in a queue of ours: over a cap the answer is at once.
+// The defaults bound the server's memory by construction: every connection
+// (64) may hold a small body (64 KiB, more than an ordinary pod's review),
+// at most max_large_requests hold a large one (6 MiB), so bodies take
+// 4 + 48 MiB at most; each connection also holds a TLS session and a read
+// buffer of a header's size; nothing waits in a queue of ours: over a cap
+// the answer is at once. Large bodies have slots of their own, so clients
+// that hold them (slowly sent, or huge) never crowd out ordinary reviews.
 struct server_options {
     server_options() = default;
     std::size_t max_connections = 64;          // open TLS connections; more are reset on accept
-    std::size_t max_concurrent_requests = 8;   // requests being read past their header or answered; more get 503
+    // A body is small when its declared Content-Length is at most
+    // small_body_bytes; a larger or chunked one is large. Requests with a
+    // large body being read or answered at once; more get 503.
+    std::size_t small_body_bytes = 64u << 10;
+    std::size_t max_large_requests = 8;
     std::size_t max_body_bytes = kAdmissionReviewBodyBytes;
     std::size_t max_header_bytes = 16u << 10;
     // POST, PUT and PATCH bodies must be of this media type (parameters such
