@@ -342,7 +342,7 @@ TEST_F(HandlerTest, APolicyTheControllerRejectsSizesNoPod) {
         {"a cloud metadata address is refused even when local ones are allowed",
          R"("metricsSource":{"prometheus":{"address":"http://169.254.169.254/"}})", "", true, true, false},
         {"the defaults tier's loopback address is judged after the merge", R"("cpu":{})",
-         R"({"prometheus":{"address":"http://localhost:9090"}})", false, false, false},
+         R"({"metricsSource":{"prometheus":{"address":"http://localhost:9090"}}})", false, false, false},
         {"a bearerTokenSecret without --allow-secret-reads",
          R"("metricsSource":{"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"p","key":"t"}}})",
          "", false, false, false},
