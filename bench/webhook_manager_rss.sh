@@ -19,18 +19,7 @@ webhook_test
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$MGR_PID/status"; }
 
 echo "== $PODS pods"
-for start in $(seq 0 1000 $((PODS - 1))); do
-  jq -n --argjson a "$start" --argjson b "$(( start + 1000 < PODS ? start + 1000 : PODS ))" '{apiVersion: "v1", kind: "List",
-    items: [range($a; $b) | {apiVersion: "v1", kind: "Pod",
-      metadata: {name: "cached-\(.)", labels: {app: "cached", tier: "backend"},
-                 annotations: {"prometheus.io/scrape": "true"}},
-      spec: {schedulerName: "attune-bench-unscheduled",
-             containers: [{name: "app", image: "attune.local/pause:1",
-                           env: [{name: "A", value: "1"}, {name: "B", value: "2"}],
-                           resources: {requests: {cpu: "10m", memory: "16Mi"}, limits: {memory: "32Mi"}}},
-                          {name: "sidecar", image: "attune.local/pause:1", resources: {requests: {cpu: "5m", memory: "8Mi"}}}]}}]}' \
-    | k -n "$opns" create -f - >/dev/null
-done
+unscheduled_pods "$opns" "$PODS"
 deployment_with_policy web '{containers: [{name: app, image: attune.local/pause:1}, {name: log-shipper, image: attune.local/pause:1}]}' \
   '{startupBoost: {multiplier: "1.5", duration: 2m}}' '{controlledValues: RequestsAndLimits}'
 set_recommendation web Deployment web app 320m 410Mi "" 820Mi

@@ -7,6 +7,7 @@
 #include <attune/core/lifecycle_status.hpp>
 #include <attune/core/pod_owner.hpp>
 #include <attune/core/policy.hpp>
+#include <attune/core/policy_validation.hpp>
 #include <attune/core/recommendation_status.hpp>
 #include <attune/core/timestamp.hpp>
 
@@ -79,6 +80,10 @@ struct admission_handler::impl {
         std::optional<std::vector<core::StatusRecommendation>> recommendations;
         std::optional<std::vector<core::LifecycleStatusEntry>> lifecycle;
         std::string status_error;  // why recommendations/lifecycle did not decode
+        // Why effective is empty: the skip reason (invalid_policy: the policy
+        // or a defaults object does not decode; policy_validation_failed: the
+        // merge breaks a rule of validate_effective_policy).
+        std::string invalid_reason;
     };
     std::unordered_map<std::string, policy_entry> memo;
 
@@ -147,8 +152,26 @@ struct admission_handler::impl {
             auto decoded = core::decode_attune_policy(*e.source);
             auto c = tier(e.cluster_defaults, "AttuneDefaults");
             auto n = c ? tier(e.namespace_defaults, "AttuneNamespaceDefaults") : std::nullopt;
-            if (decoded && c && n) e.effective = core::merge_effective_policy(decoded.value(), *c, *n);
+            if (!decoded)
+                spdlog::warn("policy not applied by the webhook: it does not decode namespace={} name={} error=\"{}\"",
+                             e.view->ns, e.view->name, decoded.error().message);
+            if (decoded && c && n) {
+                auto merged = core::merge_effective_policy(decoded.value(), *c, *n);
+                // The controller's own check (workload_snapshot.cpp), with the
+                // manager's same options: a policy it reports InvalidConfig
+                // (e.g. a loopback or metadata Prometheus address) never sizes
+                // a pod here either.
+                if (auto err = core::validate_effective_policy(merged, opts.validation)) {
+                    e.invalid_reason = "policy_validation_failed";
+                    spdlog::warn("policy not applied by the webhook: it fails validation (the controller reports "
+                                 "InvalidConfig) namespace={} name={} error=\"{}\"",
+                                 e.view->ns, e.view->name, err->message);
+                } else {
+                    e.effective = std::move(merged);
+                }
+            }
         }
+        if (!e.effective && e.invalid_reason.empty()) e.invalid_reason = "invalid_policy";
         if (memo.size() > 2 * caches.policies->size() + 64) prune();
         return memo[key];
     }
@@ -171,7 +194,7 @@ struct admission_handler::impl {
         if (!view) return {nullptr, "no_policy"};
         auto& e = entry_for(key, std::move(view), controller::defaults_in(caches.cluster_defaults, ""),
                             controller::defaults_in(caches.namespace_defaults, wl.ns));
-        if (!e.effective) return {nullptr, "invalid_policy"};
+        if (!e.effective) return {nullptr, e.invalid_reason};
         return {&e, ""};
     }
 
@@ -250,7 +273,11 @@ struct admission_handler::impl {
         metrics.admissions.Add({{"operation", kPodOperation}, {"result", resp.patch.empty() ? "unchanged" : "mutated"}})
             .Increment();
         if (sizing.boosted && !resp.patch.empty())
-            metrics.startup_boosts.Add({{"namespace", ns}, {"workload", workload->name}, {"action", "applied"}}).Increment();
+            // By policy, not by workload: the series stay bounded by the
+            // policies; which pod was boosted is in the pod's
+            // attune.io/startup-boost-at annotation.
+            metrics.startup_boosts.Add({{"namespace", ns}, {"policy", policy->view->name}, {"action", "applied"}})
+                .Increment();
         if (spdlog::should_log(spdlog::level::debug)) {
             std::string sized;
             for (const auto& c : sizing.containers) sized += (sized.empty() ? "" : ",") + c.name + "=" + c.outcome;

@@ -18,7 +18,7 @@ webhook_metrics::webhook_metrics(Registry& r)
                 .Register(r)),
       startup_boosts(BuildCounter()
                          .Name("attune_startup_boost_total")
-                         .Help("startup CPU boosts, by namespace, workload and action (applied at CREATE)")
+                         .Help("startup CPU boosts, by namespace, policy and action (applied at CREATE, restored, cleared)")
                          .Register(r)),
       open_connections(BuildGauge()
                            .Name("attune_webhook_open_connections")
@@ -63,6 +63,8 @@ std::string_view to_string(http::server_event e) noexcept {
         case http::server_event::bad_request: return "bad_request";
         case http::server_event::read_timeout: return "read_timeout";
         case http::server_event::at_capacity: return "at_capacity";
+        case http::server_event::too_many_requests: return "too_many_requests";
+        case http::server_event::unsupported_media_type: return "unsupported_media_type";
     }
     return "unknown";
 }

@@ -102,8 +102,12 @@ x509_ptr new_cert(EVP_PKEY* key, const std::string& cn, std::int64_t not_before,
     check(X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("attune"), -1, -1,
                                      0),
           "subject O");
-    check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1,
-                                     -1, 0),
+    // A CN holds 64 characters at most (RFC 5280, ub-common-name), less than
+    // <service>.<namespace>.svc can be; clients match the SANs, which hold
+    // every name whole, so the CN is only a label and is cut.
+    const std::string label = cn.substr(0, 64);
+    check(X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(label.c_str()),
+                                     -1, -1, 0),
           "subject CN");
     return x;
 }

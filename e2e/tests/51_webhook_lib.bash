@@ -193,3 +193,22 @@ boost_at() {
   [[ "$at" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]] || fail "attune.io/startup-boost-at of $1 is '$at', want RFC 3339 UTC"
   echo "$at"
 }
+
+# unscheduled_pods NS COUNT: COUNT pods in NS for a scheduler nobody runs
+# (Pending: only the apiserver and etcd work), for the manager's pod cache
+# in the benchmarks.
+unscheduled_pods() {
+  local ns=$1 PODS=$2 start
+  for start in $(seq 0 1000 $((PODS - 1))); do
+    jq -n --argjson a "$start" --argjson b "$(( start + 1000 < PODS ? start + 1000 : PODS ))" '{apiVersion: "v1", kind: "List",
+      items: [range($a; $b) | {apiVersion: "v1", kind: "Pod",
+        metadata: {name: "cached-\(.)", labels: {app: "cached", tier: "backend"},
+                   annotations: {"prometheus.io/scrape": "true"}},
+        spec: {schedulerName: "attune-bench-unscheduled",
+               containers: [{name: "app", image: "attune.local/pause:1",
+                             env: [{name: "A", value: "1"}, {name: "B", value: "2"}],
+                             resources: {requests: {cpu: "10m", memory: "16Mi"}, limits: {memory: "32Mi"}}},
+                            {name: "sidecar", image: "attune.local/pause:1", resources: {requests: {cpu: "5m", memory: "8Mi"}}}]}}]}' \
+      | k -n "$ns" create -f - >/dev/null
+  done
+}

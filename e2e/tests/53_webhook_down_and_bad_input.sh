@@ -33,6 +33,18 @@ expect_eq "status of a well-formed review" "$(send '{"apiVersion":"admission.k8s
 expect_eq "echoed uid" "$(body | jq -r '.response.uid + " " + (.response.allowed | tostring)')" "u-1 true"
 [ "$(metric_sum attune_webhook_admissions_total 'result="malformed"')" -ge 3 ] || fail "malformed reviews were not counted"
 log "malformed AdmissionReviews get 400 with the reason; a valid one is answered"
+# The server's limits (docs/webhook.md "Limits"): a body that is not JSON is
+# refused unread, and a declared body over the cap from its header alone.
+expect_eq "status of a text/plain body" "$(curl -sS --max-time 5 --cacert "$ca" -H 'Content-Type: text/plain' \
+  -o "$ATTUNE_RUN/$ns-body" -w '%{http_code}' --data-binary '{}' "$url")" 415
+grep -q "Content-Type must be application/json" "$ATTUNE_RUN/$ns-body" || fail "unclear 415: $(body)"
+head -c 7000000 /dev/zero | tr '\0' ' ' > "$ATTUNE_RUN/$ns-big"
+at_exit "rm -f '$ATTUNE_RUN/$ns-big'"
+expect_eq "status of a 7 MB body" "$(curl -sS --max-time 10 --cacert "$ca" -H 'Content-Type: application/json' \
+  -o "$ATTUNE_RUN/$ns-body" -w '%{http_code}' --data-binary "@$ATTUNE_RUN/$ns-big" "$url" 2>/dev/null)" 413
+[ "$(metric_sum attune_webhook_connection_events_total 'event="unsupported_media_type"')" -ge 1 ] || fail "the 415 was not counted"
+[ "$(metric_sum attune_webhook_connection_events_total 'event="body_too_large"')" -ge 1 ] || fail "the 413 was not counted"
+log "a text/plain body gets 415, a 7 MB body 413"
 kill -0 "$MGR_PID" || fail "the manager died on bad input"
 
 # Kill the webhook (the whole manager, SIGKILL: no graceful anything).

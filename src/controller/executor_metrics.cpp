@@ -37,7 +37,7 @@ executor_metrics::executor_metrics(Registry& r)
       infeasible_skipped(counter(r, "attune_infeasible_skipped_total",
                                  "Infeasible resizes left alone under InPlaceOnly (InfeasibleBlocked)")),
       template_patches(counter(r, "attune_template_patch_total", "pod template persistence patches, by result")),
-      startup_boost(counter(r, "attune_startup_boost_total", "startup boost restores, by action")),
+      startup_boost(counter(r, "attune_startup_boost_total", "startup CPU boosts, by namespace, policy and action (applied at CREATE, restored, cleared)")),
       capacity_skips(counter(r, "attune_capacity_skip_total", "resizes held by a gate or the planner, by reason")),
       schedule_skipped(counter(r, "attune_schedule_skipped_total", "increases held outside the schedule windows")),
       budget_exhausted(counter(r, "attune_budget_exhausted_total", "increases held by the cycle budget")),

@@ -139,7 +139,7 @@ asio::awaitable<void> resize_executor::settle_applied(pass_context& c, in_flight
             co_await patch_pod_metadata(pod, json::serialize(core::clear_tracking_patch(pod)), "clear tracking");
             break;
         case core::TrackedKind::BoostRestore:
-            metrics_.startup_boost.Add({{"namespace", c.snap.key.ns}, {"workload", c.snap.key.name}, {"action", "restored"}})
+            metrics_.startup_boost.Add({{"namespace", c.snap.key.ns}, {"policy", c.policy_name}, {"action", "restored"}})
                 .Increment();
             spdlog::info("startup boost ended namespace={} pod={} uid={} changes=\"{}\"", pod.namespace_, pod.name,
                          pod.uid, core::describe_changes(f.t.changes));

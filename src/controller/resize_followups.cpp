@@ -150,7 +150,7 @@ asio::awaitable<void> resize_executor::restore_boosts(pass_context& c) {
             case core::BoostRestoreAction::Clear:
                 if (co_await patch_pod_metadata(pod, json::serialize(core::boost_restore_done_patch()), "startup boost done"))
                     metrics_.startup_boost
-                        .Add({{"namespace", c.snap.key.ns}, {"workload", c.snap.key.name}, {"action", "cleared"}})
+                        .Add({{"namespace", c.snap.key.ns}, {"policy", c.policy_name}, {"action", "cleared"}})
                         .Increment();
                 break;
             case core::BoostRestoreAction::Restore: {

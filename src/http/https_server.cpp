@@ -17,6 +17,8 @@
 
 #include <openssl/ssl.h>
 
+#include <algorithm>
+#include <cctype>
 #include <list>
 #include <stdexcept>
 
@@ -33,7 +35,8 @@ constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 struct connection {
     tls_stream* stream = nullptr;
-    bool busy = false;  // a request has arrived and is not answered yet
+    bool busy = false;   // a request has arrived and is not answered yet
+    bool large = false;  // ... and its body is large (server_options::small_body_bytes)
 };
 
 bhttp::response<bhttp::string_body> plain_reply(unsigned version, bhttp::status status, std::string body) {
@@ -44,11 +47,23 @@ bhttp::response<bhttp::string_body> plain_reply(unsigned version, bhttp::status 
     res.prepare_payload();
     return res;
 }
+
+// The media type of a Content-Type value, parameters (charset) aside.
+bool media_type_is(std::string_view value, std::string_view want) {
+    value = value.substr(0, value.find(';'));
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    return std::equal(value.begin(), value.end(), want.begin(), want.end(), [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+    });
+}
+
+bool carries_body(bhttp::verb v) { return v == bhttp::verb::post || v == bhttp::verb::put || v == bhttp::verb::patch; }
 }  // namespace
 
 struct https_server::impl : std::enable_shared_from_this<impl> {
     impl(asio::any_io_executor ex, handler h, server_options o)
-        : executor(ex), acceptor(ex), on_request(std::move(h)), opts(std::move(o)), capacity(ex) {}
+        : executor(ex), acceptor(ex), on_request(std::move(h)), opts(std::move(o)) {}
 
     asio::any_io_executor executor;
     tcp::acceptor acceptor;
@@ -57,7 +72,6 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
     std::shared_ptr<ssl::context> tls;  // replaced whole by set_certificate
     std::uint64_t generation = 0;
     std::list<connection> connections;
-    asio::steady_timer capacity;  // cancelled whenever a connection closes
     bool stopping = false;
 
     void emit(server_event e) const {
@@ -93,8 +107,22 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
         }
         close(stream);
         connections.erase(it);
-        capacity.cancel();
         emit(server_event::connection_closed);
+    }
+
+    std::size_t large_count() const {
+        std::size_t n = 0;
+        for (const auto& c : connections) n += c.busy && c.large ? 1 : 0;
+        return n;
+    }
+
+    // Answers without the handler and ends the connection.
+    asio::awaitable<void> refuse(tls_stream& stream, unsigned version, bhttp::status status, std::string body) {
+        auto res = plain_reply(version, status, std::move(body));
+        // The apiserver's REST client may retry a 5xx that carries
+        // Retry-After (client-go rest/request.go, checkWait).
+        if (status == bhttp::status::service_unavailable) res.set(bhttp::field::retry_after, "1");
+        co_await write(stream, res);
     }
 
     asio::awaitable<void> session(tls_stream& stream, connection& conn) {
@@ -104,41 +132,69 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
             emit(server_event::handshake_failed);
             co_return;
         }
-        beast::flat_buffer buffer;
+        // The read buffer holds a header at most (the body goes straight
+        // into the parser's string), so an idle connection costs little.
+        beast::flat_buffer buffer(opts.max_header_bytes + (8u << 10));
         bool first = true;
         while (!stopping) {
-            conn.busy = false;
+            conn.busy = conn.large = false;
             bhttp::request_parser<bhttp::string_body> parser;
             parser.body_limit(opts.max_body_bytes);
             parser.header_limit(static_cast<std::uint32_t>(opts.max_header_bytes));
-            beast::get_lowest_layer(stream).expires_after(first ? opts.read_timeout : opts.idle_timeout);
+            if (!first && buffer.size() == 0) {
+                // Kept alive: wait up to idle_timeout for the next request's
+                // first byte; from then on the request has read_timeout in
+                // all, so a client that trickles its header byte by byte
+                // holds the connection no longer than that.
+                beast::get_lowest_layer(stream).expires_after(opts.idle_timeout);
+                auto [iec, got] = co_await stream.async_read_some(buffer.prepare(512), use_tuple);
+                if (iec) co_return;  // idle timeout or the peer closed: nothing was asked
+                buffer.commit(got);
+            }
             first = false;
+            beast::get_lowest_layer(stream).expires_after(opts.read_timeout);
             auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
-            if (!ec && !parser.is_done()) {
+            if (!ec) {
                 conn.busy = true;
-                beast::get_lowest_layer(stream).expires_after(opts.read_timeout);
-                std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
+                const auto& head = parser.get();
+                const auto length = parser.content_length();
+                conn.large = parser.chunked() || (length && *length > opts.small_body_bytes);
+                if (conn.large && large_count() > opts.max_large_requests) {
+                    emit(server_event::too_many_requests);
+                    co_await refuse(stream, head.version(), bhttp::status::service_unavailable,
+                                    "too many large requests at once (more than " +
+                                        std::to_string(opts.max_large_requests) + "), retry\n");
+                    co_return;
+                }
+                if (!opts.required_content_type.empty() && carries_body(head.method())) {
+                    auto ct = head.find(bhttp::field::content_type);
+                    if (ct == head.end() || !media_type_is(ct->value(), opts.required_content_type)) {
+                        emit(server_event::unsupported_media_type);
+                        co_await refuse(stream, head.version(), bhttp::status::unsupported_media_type,
+                                        "Content-Type must be " + opts.required_content_type + "\n");
+                        co_return;
+                    }
+                }
+                if (!parser.is_done()) std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
             }
             if (ec) {
                 const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
                 if (ec == bhttp::error::body_limit) {
+                    // A declared Content-Length over the cap is refused at
+                    // the header, a chunked body at the first byte past it.
                     emit(server_event::body_too_large);
-                    auto res = plain_reply(version, bhttp::status::payload_too_large,
-                                           "request body larger than " + std::to_string(opts.max_body_bytes) +
-                                               " bytes\n");
-                    co_await write(stream, res);
+                    co_await refuse(stream, version, bhttp::status::payload_too_large,
+                                    "request body larger than " + std::to_string(opts.max_body_bytes) + " bytes\n");
                 } else if (ec == beast::error::timeout) {
-                    if (conn.busy || buffer.size() > 0) emit(server_event::read_timeout);
+                    emit(server_event::read_timeout);
                 } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
                            ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
                     emit(server_event::bad_request);
-                    auto res = plain_reply(version, bhttp::status::bad_request, "malformed HTTP request: " +
-                                                                                    ec.message() + "\n");
-                    co_await write(stream, res);
+                    co_await refuse(stream, version, bhttp::status::bad_request,
+                                    "malformed HTTP request: " + ec.message() + "\n");
                 }
                 co_return;
             }
-            conn.busy = true;
             const auto& req = parser.get();
             server_request sr;
             sr.method = req.method_string();
@@ -170,6 +226,17 @@ void https_server::set_certificate(const std::string& cert_chain_pem, const std:
     auto ctx = std::make_shared<ssl::context>(make_server_tls_context(cert_chain_pem, key_pem));
     if (SSL_CTX_check_private_key(ctx->native_handle()) != 1)
         throw std::runtime_error("tls: server key does not match the server certificate");
+    // An idle kept-alive connection gives its TLS read and write buffers
+    // back (about 34 KiB each) until its next record.
+    SSL_CTX_set_mode(ctx->native_handle(), SSL_MODE_RELEASE_BUFFERS);
+    if (!impl_->opts.client_ca_pem.empty()) {
+        try {
+            ctx->add_certificate_authority(asio::buffer(impl_->opts.client_ca_pem));
+        } catch (const boost::system::system_error& e) {
+            throw std::runtime_error("tls: cannot load the client CA: " + e.code().message());
+        }
+        ctx->set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
+    }
     impl_->tls = std::move(ctx);
     ++impl_->generation;
 }
@@ -184,21 +251,22 @@ asio::awaitable<void> https_server::run() {
     auto self = impl_;
     if (!self->tls) throw std::logic_error("https_server::run without a certificate");
     while (!self->stopping) {
-        if (self->connections.size() >= self->opts.max_connections) {
-            // Backpressure: leave further connections in the kernel's
-            // backlog until one of ours closes.
-            self->emit(server_event::at_capacity);
-            while (!self->stopping && self->connections.size() >= self->opts.max_connections) {
-                self->capacity.expires_at(asio::steady_timer::time_point::max());
-                co_await self->capacity.async_wait(use_tuple);
-            }
-            continue;
-        }
         auto [ec, socket] = co_await self->acceptor.async_accept(use_tuple);
         if (self->stopping) break;
         if (ec) {
             if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) break;
             continue;  // e.g. the peer reset before we accepted: nothing to serve
+        }
+        if (self->connections.size() >= self->opts.max_connections) {
+            // Refused at once with a reset, before any TLS work, rather
+            // than left in the backlog until the caller's timeout: the
+            // apiserver sees the call fail and applies the webhook's
+            // failurePolicy (Ignore: the object is admitted unchanged).
+            self->emit(server_event::at_capacity);
+            boost::system::error_code ignored;
+            socket.set_option(asio::socket_base::linger(true, 0), ignored);
+            socket.close(ignored);
+            continue;
         }
         boost::system::error_code ignored;
         socket.set_option(tcp::no_delay(true), ignored);
@@ -212,7 +280,6 @@ asio::awaitable<void> https_server::shutdown(std::chrono::milliseconds grace) {
     self->stopping = true;
     boost::system::error_code ignored;
     self->acceptor.close(ignored);
-    self->capacity.cancel();
     for (auto& c : self->connections)
         if (!c.busy) impl::close(*c.stream);
     asio::steady_timer t(self->executor);
@@ -228,7 +295,6 @@ void https_server::stop() noexcept {
     impl_->stopping = true;
     boost::system::error_code ignored;
     impl_->acceptor.close(ignored);
-    impl_->capacity.cancel();
     for (auto& c : impl_->connections) impl::close(*c.stream);
 }
 

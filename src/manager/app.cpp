@@ -25,6 +25,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -262,6 +263,33 @@ private:
         o.rotation.ca_validity = std::chrono::duration_cast<std::chrono::seconds>(w.ca_validity);
         o.rotation.ca_overlap = std::chrono::duration_cast<std::chrono::seconds>(w.ca_overlap);
         o.resync = std::chrono::duration_cast<std::chrono::seconds>(w.cert_resync);
+        o.validation.allow_local_metrics_addresses = opts_.allow_local_metrics_addresses;
+        o.validation.allow_secret_reads = opts_.allow_secret_reads;
+        o.server.max_connections = w.max_connections;
+        o.server.max_large_requests = w.max_large_requests;
+        if (w.max_body_bytes) o.server.max_body_bytes = w.max_body_bytes;
+        if (!w.client_ca_file.empty()) {
+            std::ifstream in(w.client_ca_file, std::ios::binary);
+            std::ostringstream pem;
+            pem << in.rdbuf();
+            bool usable = in && pem.str().find("-----BEGIN CERTIFICATE-----") != std::string::npos;
+            if (usable) {
+                try {  // refused now, not at the first certificate load
+                    asio::ssl::context probe(asio::ssl::context::tls_server);
+                    probe.add_certificate_authority(asio::buffer(pem.str()));
+                } catch (const std::exception&) {
+                    usable = false;
+                }
+            }
+            if (!usable)
+                throw std::runtime_error("--webhook-client-ca " + w.client_ca_file +
+                                         ": cannot read a PEM CA certificate from it");
+            o.server.client_ca_pem = pem.str();
+        }
+        spdlog::info("admission webhook limits max_connections={} max_large_requests={} max_body_bytes={} "
+                     "content_type={} client_ca={}",
+                     o.server.max_connections, o.server.max_large_requests, o.server.max_body_bytes,
+                     o.server.required_content_type, w.client_ca_file.empty() ? "-" : w.client_ca_file);
         spdlog::info("admission webhook enabled namespace={} secret={} configuration={} service={} url={} cert_dir={} "
                      "cert_validity={} ca_validity={} ca_overlap={}",
                      o.ns, o.secret_name, o.configuration_name, o.service_name, o.url.empty() ? "-" : o.url,

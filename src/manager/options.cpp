@@ -128,7 +128,8 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
             "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
-            "webhook-ca-overlap", "webhook-cert-resync", "start-informers",
+            "webhook-ca-overlap", "webhook-cert-resync", "webhook-client-ca", "webhook-max-connections",
+            "webhook-max-large-requests", "webhook-max-body-bytes", "start-informers",
             "prometheus-query-timeout", "prometheus-bearer-token-file", "prometheus-token-addresses"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
@@ -209,6 +210,22 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
                            : flag == "webhook-ca-overlap"  ? o.webhook.ca_overlap
                                                            : o.webhook.cert_resync;
             target = d.value();
+        } else if (flag == "webhook-client-ca") {
+            if (value.empty()) return bad("--webhook-client-ca must not be empty");
+            o.webhook.client_ca_file = std::string(value);
+        } else if (flag == "webhook-max-connections" || flag == "webhook-max-large-requests") {
+            auto v = parse_number<unsigned>(value);
+            if (!v || *v < 1 || *v > 4096)
+                return bad("--" + flag + ": expected an integer from 1 to 4096, got \"" + std::string(value) + "\"");
+            (flag == "webhook-max-connections" ? o.webhook.max_connections : o.webhook.max_large_requests) = *v;
+        } else if (flag == "webhook-max-body-bytes") {
+            // Below 64 KiB a plain pod's review does not fit; above 64 MiB the
+            // concurrent bodies alone outgrow the manager's memory limit.
+            auto v = parse_number<unsigned>(value);
+            if (!v || *v < (64u << 10) || *v > (64u << 20))
+                return bad("--webhook-max-body-bytes: expected bytes from 65536 to 67108864, got \"" +
+                           std::string(value) + "\"");
+            o.webhook.max_body_bytes = *v;
         } else if (flag == "start-informers") {
             o.start_informers.clear();
             std::string_view rest = value;
@@ -299,6 +316,11 @@ std::string usage() {
   --webhook-ca-validity D            CA lifetime (default 8760h)
   --webhook-ca-overlap D             a new CA is in the caBundle this long before it signs (default 10m)
   --webhook-cert-resync D            re-read the Secret or DIR this often (default 30s)
+  --webhook-client-ca FILE           require a client certificate signed by this PEM CA (the apiserver's;
+                                     docs/webhook.md; default: none asked)
+  --webhook-max-connections N        open connections; more are reset at once (default 64)
+  --webhook-max-large-requests N     requests with a body over 64 KiB read at once; more get 503 (default 8)
+  --webhook-max-body-bytes N         AdmissionReview body cap (default 6356992: two 3 MiB objects + 64 KiB)
   --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
   --protobuf-lists=true|false       list pods in protobuf, decoded straight into the cache (default true)
   --start-informers A,B              also run these informers although no enabled feature reads them

@@ -4,6 +4,7 @@
 #include <attune/core/duration.hpp>
 #include <attune/core/result.hpp>
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,12 @@ struct webhook_options {
     core::Duration ca_validity = std::chrono::hours(24 * 365);
     core::Duration ca_overlap = std::chrono::minutes(10);
     core::Duration cert_resync = std::chrono::seconds(30);
+    // The server's caps (http::server_options; docs/webhook.md "Limits").
+    std::size_t max_connections = 64;
+    std::size_t max_large_requests = 8;
+    std::size_t max_body_bytes = 0;  // 0: http::kAdmissionReviewBodyBytes
+    // PEM CA file: clients (the apiserver) must present a certificate it signed.
+    std::string client_ca_file;
 };
 
 struct manager_options {

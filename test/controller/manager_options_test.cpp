@@ -181,6 +181,25 @@ TEST(ManagerOptions, WebhookFlags) {
     EXPECT_NE(usage().find("--webhook-url"), std::string::npos);
 }
 
+TEST(ManagerOptions, WebhookLimitsAndClientCa) {
+    auto defaults = parse({"--webhook"});
+    ASSERT_TRUE(defaults.ok());
+    EXPECT_EQ(defaults.value().webhook.max_connections, 64u);
+    EXPECT_EQ(defaults.value().webhook.max_large_requests, 8u);
+    EXPECT_EQ(defaults.value().webhook.max_body_bytes, 0u);  // the server's default cap
+    EXPECT_EQ(defaults.value().webhook.client_ca_file, "");
+    auto o = parse({"--webhook", "--webhook-max-connections=16", "--webhook-max-large-requests", "4",
+                    "--webhook-max-body-bytes=1048576", "--webhook-client-ca=/etc/attune/apiserver-ca.crt"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o.value().webhook.max_connections, 16u);
+    EXPECT_EQ(o.value().webhook.max_large_requests, 4u);
+    EXPECT_EQ(o.value().webhook.max_body_bytes, 1048576u);
+    EXPECT_EQ(o.value().webhook.client_ca_file, "/etc/attune/apiserver-ca.crt");
+    for (const char* flag : {"--webhook-client-ca", "--webhook-max-connections", "--webhook-max-large-requests",
+                             "--webhook-max-body-bytes"})
+        EXPECT_NE(usage().find(flag), std::string::npos) << flag;
+}
+
 TEST(ManagerOptions, BadWebhookFlagsSayWhatIsWrong) {
     struct {
         std::vector<std::string_view> args;
@@ -192,6 +211,11 @@ TEST(ManagerOptions, BadWebhookFlagsSayWhatIsWrong) {
         {{"--webhook-ca-overlap=0s"}, "--webhook-ca-overlap: expected a duration of at least 1s"},
         {{"--webhook-secret-name="}, "--webhook-secret-name must not be empty"},
         {{"--webhook-bind-address=nope"}, "--webhook-bind-address=nope: expected host:port"},
+        {{"--webhook-max-connections=0"}, "--webhook-max-connections: expected an integer from 1 to 4096"},
+        {{"--webhook-max-large-requests=lots"}, "--webhook-max-large-requests: expected an integer"},
+        {{"--webhook-max-body-bytes=1024"}, "--webhook-max-body-bytes: expected bytes from 65536 to 67108864"},
+        {{"--webhook-max-body-bytes=1073741824"}, "--webhook-max-body-bytes: expected bytes from 65536"},
+        {{"--webhook-client-ca="}, "--webhook-client-ca must not be empty"},
         {{"--webhook", "--webhook-cert-validity=2h", "--webhook-ca-validity=1h"}, "at least --webhook-cert-validity"},
         {{"--webhook", "--webhook-ca-validity=1h", "--webhook-cert-validity=10m", "--webhook-ca-overlap=30m"},
          "--webhook-ca-overlap must be under a third"},

@@ -28,13 +28,14 @@ void run(const std::string& cmd) {
     if (std::system((cmd + " >/dev/null 2>&1").c_str()) != 0) throw std::runtime_error("failed: " + cmd);
 }
 
-void leaf(const std::filesystem::path& d, const std::string& name, const std::string& san, const std::string& ext_usage) {
+void leaf(const std::filesystem::path& d, const std::string& name, const std::string& san, const std::string& ext_usage,
+          const std::string& ca = "ca") {
     const auto p = (d / name).string();
     write_file(d / (name + ".ext"), "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\n"
                                     "extendedKeyUsage=" + ext_usage + "\n" + (san.empty() ? "" : "subjectAltName=" + san + "\n"));
     run("openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout " + p + ".key -out " + p +
         ".csr -subj /CN=" + name);
-    run("openssl x509 -req -in " + p + ".csr -CA " + (d / "ca.crt").string() + " -CAkey " + (d / "ca.key").string() +
+    run("openssl x509 -req -in " + p + ".csr -CA " + (d / (ca + ".crt")).string() + " -CAkey " + (d / (ca + ".key")).string() +
         " -CAcreateserial -days 2 -out " + p + ".crt -extfile " + p + ".ext");
 }
 
@@ -48,6 +49,9 @@ test_pki make() {
     leaf(d, "server", "IP:127.0.0.1,DNS:localhost", "serverAuth");
     leaf(d, "wrongip", "IP:10.1.2.3", "serverAuth");
     leaf(d, "client", "", "clientAuth");
+    run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=stranger-ca "
+        "-keyout " + (d / "stranger-ca.key").string() + " -out " + (d / "stranger-ca.crt").string());
+    leaf(d, "stranger", "", "clientAuth", "stranger-ca");
     k.ca_file = d / "ca.crt";
     k.client_cert_file = d / "client.crt";
     k.client_key_file = d / "client.key";
@@ -58,6 +62,8 @@ test_pki make() {
     k.wrong_ip_key_pem = read_file(d / "wrongip.key");
     k.client_cert_pem = read_file(k.client_cert_file);
     k.client_key_pem = read_file(k.client_key_file);
+    k.stranger_cert_pem = read_file(d / "stranger.crt");
+    k.stranger_key_pem = read_file(d / "stranger.key");
     return k;
 }
 

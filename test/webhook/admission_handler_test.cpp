@@ -97,10 +97,18 @@ struct HandlerTest : ::testing::Test {
         c.jobs = &jobs;
         c.cronjobs = &cronjobs;
         c.synced = [this] { return synced; };
+        caches = c;
+        make_handler({});
+    }
+
+    admission_caches caches;
+    // A new handler (an empty memo) with these validation options.
+    void make_handler(core::PolicyValidationOptions validation) {
         admission_options o;
         o.operator_namespace = "attune-system";
         o.now = [] { return std::string("2026-12-01T10:00:00Z"); };
-        handler = std::make_unique<admission_handler>(c, o, &caps, *metrics);
+        o.validation = validation;
+        handler = std::make_unique<admission_handler>(caches, o, &caps, *metrics);
     }
 
     http::server_reply post(std::string_view path, const std::string& body) {
@@ -227,7 +235,12 @@ TEST_F(HandlerTest, StartupBoostIsCounted) {
     EXPECT_EQ(pod.at("metadata").at("annotations").at("attune.io/startup-boost-at"), "2026-12-01T10:00:00Z");
     double boosts = 0;
     for (const auto& f : metrics->startup_boosts.Collect())
-        for (const auto& m : f.metric) boosts += m.counter.value;
+        for (const auto& m : f.metric) {
+            boosts += m.counter.value;
+            std::string labels;  // by policy: no label per workload
+            for (const auto& l : m.label) labels += l.name + "=" + l.value + ",";
+            EXPECT_EQ(labels, "action=applied,namespace=shop,policy=web,");
+        }
     EXPECT_EQ(boosts, 1);
 }
 
@@ -294,6 +307,66 @@ TEST_F(HandlerTest, AnUndecodableDefaultsObjectLeavesThePolicysPodsUnsized) {
     EXPECT_EQ(metric("reason=invalid_policy"), "1");
     add(cluster_defaults, defaults("AttuneDefaults", "broken", R"({"cpu":{"overhead":"20"}})"));
     EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
+}
+
+// The webhook runs the controller's core::validate_effective_policy on the
+// merged policy with the manager's options: a policy the controller reports
+// Ready=False InvalidConfig sizes no pod (allowed unchanged, skip reason
+// policy_validation_failed), and the same policy passes where the options allow it.
+std::string policy_with_spec(const std::string& spec_fields) {
+    return R"({"apiVersion":"attune.io/v1alpha1","kind":"AttunePolicy",
+      "metadata":{"name":"web","namespace":"shop","uid":"u-web","resourceVersion":"1"},
+      "spec":{"targetRef":{"kind":"Deployment","name":"web"},"updateStrategy":{"type":"Auto","initialSizing":true},)" +
+           spec_fields + R"(},
+      "status":{"recommendations":[{"workload":"web","kind":"Deployment","stale":false,
+        "containers":[{"name":"app","confidence":0.9,"dataPoints":96,"lastUpdated":"2026-12-01T10:00:00Z",
+          "current":{"cpuRequest":"1","cpuLimit":"0","memoryRequest":"512Mi","memoryLimit":"0"},
+          "recommended":{"cpuRequest":"250m","cpuLimit":"0","memoryRequest":"192Mi","memoryLimit":"0"}}]}]}})";
+}
+
+TEST_F(HandlerTest, APolicyTheControllerRejectsSizesNoPod) {
+    const std::string prom = R"("metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
+    struct row {
+        const char* name;
+        std::string spec;              // policy spec fields besides targetRef/updateStrategy
+        std::string cluster_defaults;  // AttuneDefaults spec, "" : none
+        bool allow_local, allow_secrets;
+        bool sized;
+    };
+    const row rows[] = {
+        {"a valid policy is applied", prom, "", false, false, true},
+        {"a loopback address is refused", R"("metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}})", "",
+         false, false, false},
+        {"a loopback address with --allow-local-metrics-addresses",
+         R"("metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}})", "", true, false, true},
+        {"a cloud metadata address is refused even when local ones are allowed",
+         R"("metricsSource":{"prometheus":{"address":"http://169.254.169.254/"}})", "", true, true, false},
+        {"the defaults tier's loopback address is judged after the merge", R"("cpu":{})",
+         R"({"metricsSource":{"prometheus":{"address":"http://localhost:9090"}}})", false, false, false},
+        {"a bearerTokenSecret without --allow-secret-reads",
+         R"("metricsSource":{"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"p","key":"t"}}})",
+         "", false, false, false},
+        {"a bearerTokenSecret with --allow-secret-reads",
+         R"("metricsSource":{"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"p","key":"t"}}})",
+         "", false, true, true},
+        {"a containerPolicies entry with minAllowed over the inherited maxAllowed",
+         prom + R"(,"cpu":{"maxAllowed":"1"},"containerPolicies":[{"containerName":"app","cpu":{"minAllowed":"2"}}])",
+         "", false, false, false},
+    };
+    const std::string base = R"({"apiVersion":"attune.io/v1alpha1","kind":"AttuneDefaults","metadata":{"name":"base"},"spec":)";
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.name);
+        add(policies, policy_with_spec(r.spec));
+        if (r.cluster_defaults.empty()) cluster_defaults.apply(kube::watch_event_type::deleted, json::parse(base + "{}}"));
+        else add(cluster_defaults, base + r.cluster_defaults + "}");
+        core::PolicyValidationOptions v;
+        v.allow_local_metrics_addresses = r.allow_local;
+        v.allow_secret_reads = r.allow_secrets;
+        make_handler(v);
+        const std::string before = metric("reason=policy_validation_failed");
+        EXPECT_EQ(sized(admitted(pod_review())), r.sized);
+        EXPECT_EQ(std::stoi(metric("reason=policy_validation_failed")) - std::stoi(before), r.sized ? 0 : 1);
+    }
 }
 
 TEST_F(HandlerTest, HttpErrorsAreClear) {

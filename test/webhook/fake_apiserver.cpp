@@ -34,8 +34,10 @@ std::string rv_of(const json::value& obj) {
 }  // namespace
 
 fake_apiserver::fake_apiserver(boost::asio::io_context& io) {
+    http::server_options o;
+    o.required_content_type.clear();  // merge and JSON patches too, as the apiserver takes them
     server_ = std::make_unique<http::https_server>(
-        io.get_executor(), [this](const http::server_request& r) { return handle(r); }, http::server_options{});
+        io.get_executor(), [this](const http::server_request& r) { return handle(r); }, o);
     server_->set_certificate(pki().server_cert_pem, pki().server_key_pem);
     server_->listen("127.0.0.1", "0");
     boost::asio::co_spawn(io, server_->run(), boost::asio::detached);

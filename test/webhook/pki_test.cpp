@@ -37,6 +37,19 @@ TEST(Pki, ACaSignsAServingCertificateForTheWantedNames) {
     EXPECT_FALSE(signed_by(srv.cert_pem, other_ca.cert_pem));
 }
 
+// A namespace name may take 63 characters: <service>.<namespace>.svc then
+// exceeds the 64 a CN can hold; the certificate is issued all the same and
+// its SANs carry the whole names.
+TEST(Pki, AServiceNameLongerThanACommonNameIsServed) {
+    serving_names n;
+    const std::string ns(63, 'n');
+    n.dns = {"attune-webhook." + ns + ".svc", "attune-webhook." + ns + ".svc.cluster.local"};
+    const auto ca = generate_ca("attune-webhook-ca", kNow - 60, kNow + 3600);
+    const auto srv = issue_serving_certificate(ca, n, kNow - 60, kNow + 600);
+    EXPECT_TRUE(signed_by(srv.cert_pem, ca.cert_pem));
+    EXPECT_TRUE(covers_names(srv.cert_pem, n));
+}
+
 TEST(Pki, ValidityAndFingerprintsReadBack) {
     const auto ca = generate_ca("ca", kNow - 60, kNow + 3600);
     const auto info = certificate_info(ca.cert_pem);

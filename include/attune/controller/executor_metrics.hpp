@@ -28,7 +28,7 @@ struct executor_metrics {
     prometheus::Family<prometheus::Counter>& evictions;           // {namespace, workload, result}
     prometheus::Family<prometheus::Counter>& infeasible_skipped;  // {namespace, workload}
     prometheus::Family<prometheus::Counter>& template_patches;    // {namespace, workload, result}
-    prometheus::Family<prometheus::Counter>& startup_boost;       // {namespace, workload, action}
+    prometheus::Family<prometheus::Counter>& startup_boost;       // {namespace, policy, action}: bounded by the policies
     prometheus::Family<prometheus::Counter>& capacity_skips;      // {namespace, policy, reason}
     prometheus::Family<prometheus::Counter>& schedule_skipped;    // {namespace, policy}
     prometheus::Family<prometheus::Counter>& budget_exhausted;    // {namespace, policy}

@@ -1,7 +1,8 @@
 #pragma once
 // HTTPS/1.1 server as coroutines on the caller's io_context (the admission
-// webhook): TLS 1.2+, keep-alive, a bounded number of connections and of
-// body bytes, deadlines on the handshake, every read and every write, a
+// webhook): TLS 1.2+, optional client certificates, keep-alive, a bounded
+// number of connections, of concurrent large requests and of body bytes, deadlines
+// on the handshake, every request and every write, a
 // certificate that can be replaced while serving (new connections get the
 // new one; open ones keep theirs), and a graceful shutdown that lets
 // requests already received finish. Beast stays in the .cpp.
@@ -36,20 +37,51 @@ struct server_reply {
 enum class server_event {
     connection_opened,
     connection_closed,
-    handshake_failed,   // TLS handshake error or timeout
+    handshake_failed,   // TLS handshake error or timeout (a missing or untrusted client certificate too)
     body_too_large,     // answered 413
     bad_request,        // malformed HTTP: answered 400 where possible
     read_timeout,       // a request did not arrive in time: connection closed
-    at_capacity,        // max_connections reached: accepting paused until one closes
+    at_capacity,        // max_connections reached: the new connection was reset at once
+    too_many_requests,  // max_large_requests reached: a large body answered 503 before it was read
+    unsupported_media_type,  // a body that is not required_content_type: answered 415 before reading it
 };
 
+// The request body cap. An AdmissionReview carries the object and, for an
+// UPDATE, the oldObject. The apiserver decodes no write body over 3 MiB
+// (kubernetes staging/src/k8s.io/apiserver/pkg/server/config.go, NewConfig:
+// MaxRequestBodyBytes = 3 * 1024 * 1024, twice etcd's default 1.5 MiB
+// request limit, etcd embed/config.go DefaultMaxRequestBytes, because JSON
+// is larger than the protobuf stored), and what etcd holds re-encodes to no
+// more, so neither object exceeds 3 MiB of JSON; 64 KiB more holds the
+// review's own fields (uid, kind, userInfo, options).
+inline constexpr std::size_t kMaxObjectJsonBytes = 3u << 20;
+inline constexpr std::size_t kAdmissionReviewBodyBytes = 2 * kMaxObjectJsonBytes + (64u << 10);
+
+// The defaults bound the server's memory by construction: every connection
+// (64) may hold a small body (64 KiB, more than an ordinary pod's review),
+// at most max_large_requests hold a large one (6 MiB), so bodies take
+// 4 + 48 MiB at most; each connection also holds a TLS session and a read
+// buffer of a header's size; nothing waits in a queue of ours: over a cap
+// the answer is at once. Large bodies have slots of their own, so clients
+// that hold them (slowly sent, or huge) never crowd out ordinary reviews.
 struct server_options {
     server_options() = default;
-    std::size_t max_connections = 256;
-    std::size_t max_body_bytes = 8u << 20;   // an AdmissionReview holds object and oldObject
+    std::size_t max_connections = 64;          // open TLS connections; more are reset on accept
+    // A body is small when its declared Content-Length is at most
+    // small_body_bytes; a larger or chunked one is large. Requests with a
+    // large body being read or answered at once; more get 503.
+    std::size_t small_body_bytes = 64u << 10;
+    std::size_t max_large_requests = 8;
+    std::size_t max_body_bytes = kAdmissionReviewBodyBytes;
     std::size_t max_header_bytes = 16u << 10;
+    // POST, PUT and PATCH bodies must be of this media type (parameters such
+    // as charset aside), or get 415 unread; empty: any.
+    std::string required_content_type = "application/json";
+    // PEM CA bundle: when set, every client must present a certificate it
+    // signed (the TLS handshake fails otherwise).
+    std::string client_ca_pem;
     std::chrono::milliseconds handshake_timeout{5'000};
-    std::chrono::milliseconds read_timeout{10'000};   // one request, once its first byte arrived
+    std::chrono::milliseconds read_timeout{10'000};   // one request (header and body), once its first byte arrived
     std::chrono::milliseconds write_timeout{10'000};  // one response
     std::chrono::milliseconds idle_timeout{90'000};   // between requests on a kept-alive connection
     std::function<void(server_event)> on_event;       // metrics; may be empty
@@ -72,8 +104,9 @@ public:
     https_server(const https_server&) = delete;
     https_server& operator=(const https_server&) = delete;
 
-    // Throws std::runtime_error (OpenSSL's reason) when the PEMs are unusable;
-    // the certificate served so far stays in place then.
+    // Throws std::runtime_error (OpenSSL's reason) when the PEMs (or
+    // server_options::client_ca_pem) are unusable; the certificate served so
+    // far stays in place then.
     void set_certificate(const std::string& cert_chain_pem, const std::string& key_pem);
     bool has_certificate() const noexcept;
 

@@ -14,6 +14,7 @@
 // never denies a request.
 #include <attune/core/admission_review.hpp>
 #include <attune/core/capabilities.hpp>
+#include <attune/core/policy_validation.hpp>
 #include <attune/http/https_server.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/webhook/metrics.hpp>
@@ -55,6 +56,10 @@ struct admission_options {
     std::string operator_namespace;  // its pods are never sized
     // RFC 3339 "now" for attune.io/startup-boost-at; the system clock when empty.
     std::function<std::string()> now;
+    // The controller's validation options (--allow-local-metrics-addresses,
+    // --allow-secret-reads): a merged policy that fails
+    // core::validate_effective_policy with them sizes no pod.
+    core::PolicyValidationOptions validation;
 };
 
 class admission_handler {

@@ -1,9 +1,10 @@
 #pragma once
 // The webhook's metrics, built once against the manager's registry.
-// attune_webhook_duration_seconds{operation} and
-// attune_startup_boost_total{namespace,workload,action} are attune-api.md
-// §10's names; the others are Attune's own. Labels are keywords, except the
-// namespace/workload pair §10 prescribes for the boost counter.
+// attune_webhook_duration_seconds{operation} and attune_startup_boost_total
+// are attune-api.md §10's names; the others are Attune's own. Labels are
+// keywords, or namespace and policy (bounded by the AttunePolicies): the
+// boost counter is {namespace, policy, action}, not §10's per-workload
+// {namespace, workload, action}, whose series grow with the cluster.
 #include <attune/http/https_server.hpp>
 
 #include <prometheus/counter.h>
@@ -24,7 +25,7 @@ struct webhook_metrics {
     prometheus::Family<prometheus::Histogram>& duration;      // {operation}: pod_create | workload_update
     prometheus::Family<prometheus::Counter>& admissions;      // {operation, result}: mutated | unchanged | skipped | malformed
     prometheus::Family<prometheus::Counter>& skips;           // {operation, reason}
-    prometheus::Family<prometheus::Counter>& startup_boosts;  // {namespace, workload, action}
+    prometheus::Family<prometheus::Counter>& startup_boosts;  // {namespace, policy, action}
     prometheus::Gauge& open_connections;
     prometheus::Family<prometheus::Counter>& connection_events;  // {event}
     prometheus::Family<prometheus::Gauge>& certificate_not_after;  // {certificate}: serving | ca, unix seconds

@@ -32,6 +32,7 @@ struct webhook_service_options {
     core::RotationSettings rotation;
     std::chrono::seconds resync{30};
     http::server_options server;
+    core::PolicyValidationOptions validation;  // the controller's, for the admission path
 };
 
 // The serving certificate's names: <svc>.<ns>.svc and
