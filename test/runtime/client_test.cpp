@@ -36,7 +36,7 @@ rest_config config_for(const scripted_tls_server& s) {
     c.host = "127.0.0.1";
     c.port = std::to_string(s.port());
     c.tls.ca_pem = pki().ca_pem;
-    c.token = token_source::fixed("s3cret");
+    c.credentials = token_source::fixed("s3cret");
     return c;
 }
 

@@ -48,6 +48,7 @@ test_pki make() {
     leaf(d, "server", "IP:127.0.0.1,DNS:localhost", "serverAuth");
     leaf(d, "wrongip", "IP:10.1.2.3", "serverAuth");
     leaf(d, "client", "", "clientAuth");
+    leaf(d, "client2", "", "clientAuth");
     k.ca_file = d / "ca.crt";
     k.client_cert_file = d / "client.crt";
     k.client_key_file = d / "client.key";
@@ -58,6 +59,8 @@ test_pki make() {
     k.wrong_ip_key_pem = read_file(d / "wrongip.key");
     k.client_cert_pem = read_file(k.client_cert_file);
     k.client_key_pem = read_file(k.client_key_file);
+    k.client2_cert_pem = read_file(d / "client2.crt");
+    k.client2_key_pem = read_file(d / "client2.key");
     return k;
 }
 

@@ -12,7 +12,8 @@ struct test_pki {
     std::string ca_pem;
     std::string server_cert_pem, server_key_pem;        // SAN: IP 127.0.0.1, DNS localhost
     std::string wrong_ip_cert_pem, wrong_ip_key_pem;    // SAN: IP 10.1.2.3 only
-    std::string client_cert_pem, client_key_pem;
+    std::string client_cert_pem, client_key_pem;    // CN=client
+    std::string client2_cert_pem, client2_key_pem;  // CN=client2: a rotated identity
     std::filesystem::path ca_file, client_cert_file, client_key_file;
 };
 
