@@ -1,4 +1,5 @@
 // Behaviour of kube::client against a scripted loopback HTTPS server.
+#include "fast_client_settings.hpp"
 #include "run_coro.hpp"
 #include "scripted_tls_server.hpp"
 #include "test_certs.hpp"
@@ -40,19 +41,7 @@ rest_config config_for(const scripted_tls_server& s) {
     return c;
 }
 
-client_settings fast_settings() {
-    client_settings s;
-    s.qps = 1000;
-    s.burst = 100;
-    s.seed = 42;
-    s.retry.max_retries = 3;
-    s.retry.backoff = {10ms, 2.0, 100ms, 0.5};
-    s.transport.limits.connect = 2s;
-    s.transport.limits.handshake = 2s;
-    s.transport.limits.write = 2s;
-    s.transport.limits.read = 2s;
-    return s;
-}
+client_settings fast_settings() { return test::fast_client_settings(); }
 
 const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns","resourceVersion":"7"}})";
 

@@ -4,6 +4,7 @@
 // handling, and kube::client presenting what the plugin returned (a token,
 // or a client certificate that changes on refresh) against a loopback
 // HTTPS server.
+#include "fast_client_settings.hpp"
 #include "run_coro.hpp"
 #include "scripted_tls_server.hpp"
 #include "test_certs.hpp"
@@ -343,19 +344,7 @@ TEST_F(ExecPlugin, AWaiterGivesUpAtItsDeadlineWhileTheRunGoesOn) {
     EXPECT_EQ(count(), 1);
 }
 
-client_settings fast_settings() {
-    client_settings s;
-    s.qps = 1000;
-    s.burst = 100;
-    s.seed = 42;
-    s.retry.max_retries = 3;
-    s.retry.backoff = {10ms, 2.0, 100ms, 0.5};
-    s.transport.limits.connect = 2s;
-    s.transport.limits.handshake = 2s;
-    s.transport.limits.write = 2s;
-    s.transport.limits.read = 2s;
-    return s;
-}
+client_settings fast_settings() { return test::fast_client_settings(); }
 
 const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns"}})";
 
