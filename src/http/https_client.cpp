@@ -35,12 +35,16 @@ constexpr std::size_t error_body_limit = 1 << 20;
 // context. Every read and write goes through with_stream, so the pool,
 // timeouts and parsing are the same code for both.
 struct connection {
-    connection(const asio::any_io_executor& ex, asio::ssl::context* ctx) {
+    connection(const asio::any_io_executor& ex, std::shared_ptr<asio::ssl::context> c, std::uint64_t id)
+        : ctx(std::move(c)), identity(id) {
         if (ctx)
             stream.emplace<tls_stream>(ex, *ctx);
         else
             stream.emplace<beast::tcp_stream>(ex);
     }
+    // The context it was made with (its client identity); kept alive with it.
+    std::shared_ptr<asio::ssl::context> ctx;
+    std::uint64_t identity = 0;
     std::variant<std::monostate, beast::tcp_stream, tls_stream> stream;
     beast::flat_buffer buffer;
     steady::time_point idle_since{};
@@ -110,7 +114,7 @@ bool stale_pooled(const error_code& ec) {
 struct https_client::impl : std::enable_shared_from_this<impl> {
     impl(asio::any_io_executor e, std::string h, std::string p, tls_options t, client_options o)
         : ex(std::move(e)), host(std::move(h)), port(std::move(p)), tls(std::move(t)), opts(o) {
-        if (opts.tls) ctx.emplace(make_client_tls_context(tls));
+        if (opts.tls) ctx = std::make_shared<asio::ssl::context>(make_client_tls_context(tls));
         verify_name = tls.server_name.empty() ? host : tls.server_name;
         const bool default_port = port == (opts.tls ? "443" : "80");
         host_header = default_port ? host : host + ":" + port;
@@ -121,10 +125,28 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
     std::string host, port;
     tls_options tls;
     client_options opts;
-    std::optional<asio::ssl::context> ctx;  // none: plain HTTP
+    std::shared_ptr<asio::ssl::context> ctx;  // none: plain HTTP
+    std::uint64_t identity = 0;                // bumped by set_client_identity
     std::string verify_name, host_header;
 
-    std::unique_ptr<connection> make_connection() { return std::make_unique<connection>(ex, ctx ? &*ctx : nullptr); }
+    std::unique_ptr<connection> make_connection() { return std::make_unique<connection>(ex, ctx, identity); }
+
+    void set_client_identity(std::string cert_pem, std::string key_pem) {
+        tls_options t = tls;
+        t.client_cert_pem = std::move(cert_pem);
+        t.client_key_pem = std::move(key_pem);
+        auto fresh = std::make_shared<asio::ssl::context>(make_client_tls_context(t));  // throws before anything changes
+        tls = std::move(t);
+        ctx = std::move(fresh);
+        ++identity;
+        // Pooled connections authenticated as the old identity; those in use
+        // finish their exchange and are not pooled again (release()).
+        for (auto& c : idle) {
+            c->close();
+            if (open > 0) --open;
+        }
+        idle.clear();
+    }
 
     std::vector<std::unique_ptr<connection>> idle;
     std::unordered_set<connection*> active;  // checked out or streaming: closed by abort_all()
@@ -142,7 +164,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
     // Returns a connection to the pool or forgets it, then wakes one waiter.
     void release(std::unique_ptr<connection> c, bool reusable) noexcept {
         if (c) active.erase(c.get());
-        if (c && reusable && !closing) {
+        if (c && reusable && !closing && c->identity == identity) {
             c->idle_since = steady::now();
             c->reused = true;
             idle.push_back(std::move(c));
@@ -525,6 +547,11 @@ asio::awaitable<exchange_result> https_client::send(request req, body_sink sink)
 asio::awaitable<stream_result> https_client::open_stream(request req, std::chrono::milliseconds idle_timeout) {
     auto keep = impl_;
     co_return co_await keep->open_stream(std::move(req), idle_timeout);
+}
+
+void https_client::set_client_identity(std::string cert_pem, std::string key_pem) {
+    if (!impl_->opts.tls) throw std::runtime_error("tls: a client identity needs a TLS connection");
+    impl_->set_client_identity(std::move(cert_pem), std::move(key_pem));
 }
 
 void https_client::close_idle() noexcept { impl_->close_idle(); }

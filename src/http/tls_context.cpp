@@ -31,7 +31,25 @@ void load(const char* what, F&& f) {
     }
 }
 
+void use_client_identity(ssl::context& ctx, const std::string& cert_pem, const std::string& key_pem) {
+    load("client-certificate", [&] { ctx.use_certificate_chain(boost::asio::buffer(cert_pem)); });
+    load("client-key", [&] { ctx.use_private_key(boost::asio::buffer(key_pem), ssl::context::pem); });
+    if (SSL_CTX_check_private_key(ctx.native_handle()) != 1) {
+        throw std::runtime_error("tls: client key does not match client certificate");
+    }
+}
+
 }  // namespace
+
+std::string check_client_identity(const std::string& cert_pem, const std::string& key_pem) {
+    try {
+        ssl::context ctx(ssl::context::tls_client);
+        use_client_identity(ctx, cert_pem, key_pem);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return {};
+}
 
 ssl::context make_client_tls_context(const tls_options& tls) {
     ssl::context ctx(ssl::context::tls_client);
@@ -44,13 +62,7 @@ ssl::context make_client_tls_context(const tls_options& tls) {
     if (tls.client_cert_pem.empty() != tls.client_key_pem.empty()) {
         throw std::runtime_error("tls: client certificate and client key must be given together");
     }
-    if (!tls.client_cert_pem.empty()) {
-        load("client-certificate", [&] { ctx.use_certificate_chain(boost::asio::buffer(tls.client_cert_pem)); });
-        load("client-key", [&] { ctx.use_private_key(boost::asio::buffer(tls.client_key_pem), ssl::context::pem); });
-        if (SSL_CTX_check_private_key(ctx.native_handle()) != 1) {
-            throw std::runtime_error("tls: client key does not match client certificate");
-        }
-    }
+    if (!tls.client_cert_pem.empty()) use_client_identity(ctx, tls.client_cert_pem, tls.client_key_pem);
     ctx.set_verify_mode(tls.insecure_skip_verify ? ssl::verify_none : ssl::verify_peer);
     return ctx;
 }

@@ -87,18 +87,46 @@ struct client::impl : std::enable_shared_from_this<impl> {
         return api_error{error_kind::fenced, 0, "Fenced", "write refused: this manager does not hold the leader lease"};
     }
 
-    bool token_changed_on_reread() {
-        if (!cfg.token || cfg.token->file().empty()) return false;
-        const std::string before = cfg.token->current(steady::now());
-        return cfg.token->force_reread() && cfg.token->current(steady::now()) != before;
+    // The TLS client identity the transports present: the generation of the
+    // credential whose certificate they were last given (0: the static one).
+    std::uint64_t identity_generation = 0;
+    std::string identity_cert, identity_key;  // that certificate, for a transport made later
+
+    // Puts the current credential on `req` (and its certificate, when it has
+    // one, on the transports). `generation` receives the credential's, for a
+    // 401 to name. An error: no credential could be had before `deadline`.
+    asio::awaitable<std::optional<api_error>> authorize(http::request& req, std::uint64_t& generation,
+                                                        steady::time_point deadline) {
+        std::erase_if(req.headers, [](const http::header& h) { return h.name == "Authorization"; });
+        generation = 0;
+        if (!cfg.credentials) co_return std::nullopt;
+        auto keep = cfg.credentials;
+        auto got = co_await keep->get(ex, deadline);
+        if (!got.value) co_return api_error{error_kind::credentials, 0, "", got.error};
+        const credential& c = *got.value;
+        generation = c.generation;
+        if (!c.client_cert_pem.empty() && c.generation != identity_generation) {
+            try {
+                http.set_client_identity(c.client_cert_pem, c.client_key_pem);
+                if (direct_http) direct_http->set_client_identity(c.client_cert_pem, c.client_key_pem);
+            } catch (const std::exception& e) {
+                co_return api_error{error_kind::credentials, 0, "", e.what()};
+            }
+            identity_generation = c.generation;
+            identity_cert = c.client_cert_pem;
+            identity_key = c.client_key_pem;
+        }
+        if (!c.token.empty()) req.headers.push_back({"Authorization", "Bearer " + c.token});
+        co_return std::nullopt;
     }
 
-    void authorize(http::request& req) {
-        std::erase_if(req.headers, [](const http::header& h) { return h.name == "Authorization"; });
-        if (cfg.token) {
-            const auto& t = cfg.token->current(steady::now());
-            if (!t.empty()) req.headers.push_back({"Authorization", "Bearer " + t});
-        }
+    // A 401 for a request sent with `generation`: true when the credential
+    // source can offer another one, so the request is worth one more try.
+    bool refused(std::uint64_t generation, const http::request& req) {
+        if (!cfg.credentials || stopped) return false;
+        const bool again = cfg.credentials->refused(generation);
+        spdlog::info("kube request unauthorized path={} retry_with_fresh_credential={}", req.target, again);
+        return again;
     }
 
     asio::awaitable<void> rate_limit() {
@@ -130,7 +158,7 @@ struct client::impl : std::enable_shared_from_this<impl> {
         req.target = cfg.path_prefix + req.target;
         if (!http::find_header(req.headers, "Accept")) req.headers.push_back({"Accept", "application/json"});
 
-        bool reauthorized = false;
+        bool reauthorized = false;  // one retry after a 401, with a fresh credential
         for (unsigned retries = 0;; ++retries) {
             if (rate_limited || retries > 0) co_await rate_limit();  // every attempt, retries included
             // Leadership can lapse while queued, rate limited or backing off.
@@ -140,7 +168,13 @@ struct client::impl : std::enable_shared_from_this<impl> {
                 e.attempts = retries;
                 co_return e;
             }
-            authorize(req);
+            std::uint64_t generation = 0;
+            auto denied = co_await authorize(req, generation, steady::time_point::max());
+            if (denied) {
+                finish();
+                denied->attempts = retries;
+                co_return std::move(*denied);
+            }
             // (No co_await inside ?: : GCC 12 miscompiles it.)
             http::exchange_result r;
             if (sink) r = co_await http.send(req, sink);
@@ -150,13 +184,9 @@ struct client::impl : std::enable_shared_from_this<impl> {
                 finish();
                 co_return std::move(r.resp);
             }
-            // A 401 with a token file: the file may hold a newer token than
-            // the one sent (a projected token rotated, the old one revoked
-            // since). Read it now, not at the next refresh, and send once more.
-            if (r.ok() && r.resp.status == 401 && !reauthorized && !r.body_started && token_changed_on_reread()) {
+            // A 401 carries no body for the sink, so even a streamed list may go again.
+            if (r.ok() && r.resp.status == 401 && !reauthorized && refused(generation, req)) {
                 reauthorized = true;
-                spdlog::info("kube request unauthorized; sending again with the token file's new token verb={} path={}",
-                             verb_label, req.target);
                 continue;
             }
             attempt_outcome o;
@@ -220,6 +250,7 @@ client::task<client::json_result> client::direct(http::verb method, std::string 
         o.limits.connect = o.limits.handshake = o.limits.write = o.limits.read = o.limits.pool_wait = deadline;
         self->direct_http = std::make_shared<http::https_client>(self->ex, self->cfg.host, self->cfg.port,
                                                                  self->cfg.tls, o);
+        if (!self->identity_cert.empty()) self->direct_http->set_client_identity(self->identity_cert, self->identity_key);
     }
     auto conn = self->direct_http;
     http::request req;
@@ -230,7 +261,9 @@ client::task<client::json_result> client::direct(http::verb method, std::string 
         req.headers.push_back({"Content-Type", "application/json"});
         req.body = json::serialize(*body);
     }
-    self->authorize(req);
+    std::uint64_t generation = 0;
+    auto denied = co_await self->authorize(req, generation, steady::now() + deadline);
+    if (denied) co_return std::move(*denied);
     // Watchdog: the phases are bounded one by one; this bounds their sum.
     auto timer = std::make_shared<asio::steady_timer>(self->ex);
     auto fired = std::make_shared<bool>(false);
@@ -248,6 +281,8 @@ client::task<client::json_result> client::direct(http::verb method, std::string 
     self->metrics->observe_duration(verb_label, std::chrono::duration<double>(steady::now() - start).count());
     if (*fired) co_return api_error::from_transport(http::failure::timeout, "deadline passed");
     if (!r.ok()) co_return api_error::from_transport(r.kind, r.ec.message());
+    // Not retried within this deadline-bound call; the next one has a fresh credential.
+    if (r.resp.status == 401) self->refused(generation, req);
     if (r.resp.status < 200 || r.resp.status >= 300) co_return api_error::from_response(r.resp.status, r.resp.body);
     co_return parse_json(std::move(r.resp));
 }
@@ -449,15 +484,25 @@ client::task<api_result<std::unique_ptr<http::body_stream>>> client::watch(resou
     http::request req;
     req.target = self.cfg.path_prefix + collection_path(rt, ns) + q.encode();
     req.headers.push_back({"Accept", "application/json"});
-    // Watches skip the request queue (they live for minutes) but not the rate limiter.
-    co_await self.rate_limit();
-    self.authorize(req);
     // The server ends the stream after timeoutSeconds and sends bookmarks
     // meanwhile; silence well beyond that means the connection is dead.
     auto idle = self.s.watch_idle_timeout;
     if (idle.count() <= 0) idle = std::chrono::seconds(wo.timeout_seconds > 0 ? wo.timeout_seconds + 30 : 330);
-    auto r = co_await self.http.open_stream(std::move(req), idle);
-    self.metrics->count_request("watch", r.kind == http::failure::none ? r.status : 0);
+    http::stream_result r;
+    for (bool reauthorized = false;;) {
+        // Watches skip the request queue (they live for minutes) but not the rate limiter.
+        co_await self.rate_limit();
+        std::uint64_t generation = 0;
+        auto denied = co_await self.authorize(req, generation, steady::time_point::max());
+        if (denied) co_return std::move(*denied);
+        r = co_await self.http.open_stream(req, idle);
+        self.metrics->count_request("watch", r.kind == http::failure::none ? r.status : 0);
+        if (r.kind == http::failure::none && r.status == 401 && !reauthorized && self.refused(generation, req)) {
+            reauthorized = true;
+            continue;
+        }
+        break;
+    }
     if (r.kind != http::failure::none) co_return api_error::from_transport(r.kind, r.ec.message());
     if (r.status != 200) {
         auto e = api_error::from_response(r.status, r.error_body);

@@ -1,6 +1,8 @@
 #include <attune/core/base64.hpp>
+#include <attune/kube/exec_credential_source.hpp>
 #include <attune/kube/kubeconfig.hpp>
 
+#include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -69,6 +71,91 @@ std::string material(const named& e, const std::string& field, const std::string
     return *content;
 }
 
+// YAML to JSON for a cluster's exec extension, which the plugin receives
+// verbatim: quoted scalars stay strings, plain ones become null, booleans or
+// numbers when they read as such (YAML 1.2 core schema).
+boost::json::value to_json(const YAML::Node& n) {
+    switch (n.Type()) {
+        case YAML::NodeType::Map: {
+            boost::json::object o;
+            for (const auto& kv : n) o[kv.first.as<std::string>()] = to_json(kv.second);
+            return o;
+        }
+        case YAML::NodeType::Sequence: {
+            boost::json::array a;
+            for (const auto& item : n) a.push_back(to_json(item));
+            return a;
+        }
+        case YAML::NodeType::Scalar: {
+            const std::string text = n.Scalar();
+            if (n.Tag() != "?") return boost::json::value(text);  // quoted or tagged
+            if (text == "null" || text == "~" || text == "Null" || text == "NULL") return nullptr;
+            if (text == "true" || text == "True" || text == "TRUE") return true;
+            if (text == "false" || text == "False" || text == "FALSE") return false;
+            boost::system::error_code ec;
+            auto num = boost::json::parse(text, ec);
+            if (!ec && num.is_number()) return num;
+            return boost::json::value(text);
+        }
+        default: return nullptr;
+    }
+}
+
+// users[].user.exec, read field by field; check_exec_config judges it.
+exec_config read_exec(const named& u, const std::string& where) {
+    const YAML::Node x = u.body["exec"];
+    if (!x.IsMap()) fail(u.file, where + ": 'exec' must be a mapping");
+    const named e{x, u.file};
+    const std::string ew = where + ": exec";
+    exec_config_input in;
+    in.api_version = scalar(e, "apiVersion", ew);
+    in.command = scalar(e, "command", ew);
+    in.install_hint = scalar(e, "installHint", ew);
+    in.provide_cluster_info = flag(e, "provideClusterInfo", ew);
+    if (x["interactiveMode"]) in.mode = scalar(e, "interactiveMode", ew);
+    if (const auto args = x["args"]; args && !args.IsNull()) {
+        if (!args.IsSequence()) fail(u.file, ew + ": 'args' must be a list of strings");
+        for (const auto& a : args) {
+            if (!a.IsScalar()) fail(u.file, ew + ": 'args' must be a list of strings");
+            in.args.push_back(a.Scalar());
+        }
+    }
+    if (const auto env = x["env"]; env && !env.IsNull()) {
+        if (!env.IsSequence()) fail(u.file, ew + ": 'env' must be a list of {name, value}");
+        std::size_t i = 0;
+        for (const auto& item : env) {
+            const std::string iw = ew + ": env[" + std::to_string(i++) + "]";
+            if (!item.IsMap()) fail(u.file, iw + " must be a mapping with name and value");
+            const named ev{item, u.file};
+            in.env.push_back({scalar(ev, "name", iw), scalar(ev, "value", iw)});
+        }
+    }
+    auto checked = check_exec_config(in);
+    if (!checked) fail(u.file, where + ": " + checked.error().message);
+    exec_config cfg = std::move(checked).value();
+    cfg.command = resolve_exec_command(cfg.command, u.file.parent_path().string());
+    return cfg;
+}
+
+// What spec.cluster tells a plugin with provideClusterInfo.
+exec_cluster_info read_exec_cluster(const named& cl, const std::string& where, const rest_config& out) {
+    exec_cluster_info info;
+    info.server = scalar(cl, "server", where);
+    info.tls_server_name = out.tls.server_name;
+    info.insecure_skip_tls_verify = out.tls.insecure_skip_verify;
+    info.certificate_authority_data = out.tls.ca_pem;
+    info.proxy_url = scalar(cl, "proxy-url", where);
+    if (const auto exts = cl.body["extensions"]; exts && !exts.IsNull()) {
+        if (!exts.IsSequence()) fail(cl.file, where + ": 'extensions' must be a list");
+        for (const auto& ext : exts) {
+            if (!ext.IsMap() || !ext["name"] || !ext["name"].IsScalar()) continue;
+            if (ext["name"].Scalar() != exec_cluster_extension) continue;
+            if (const auto body = ext["extension"]; body && !body.IsNull()) info.config = to_json(body);
+        }
+    }
+    return info;
+}
+
 struct merged {
     std::map<std::string, named> clusters, users, contexts;
     std::string current_context;
@@ -96,13 +183,13 @@ void collect(const kubeconfig_source& src, const YAML::Node& root, const char* l
 
 namespace {
 rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
-                            bool allow_insecure_tls);
+                            bool allow_insecure_tls, const exec_plugin_options& exec);
 }  // namespace
 
 rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
-                               bool allow_insecure_tls) {
+                               bool allow_insecure_tls, const exec_plugin_options& exec) {
     try {
-        return resolve_checked(sources, context_override, allow_insecure_tls);
+        return resolve_checked(sources, context_override, allow_insecure_tls, exec);
     } catch (const YAML::Exception& e) {
         // Any yaml-cpp complaint not mapped above still becomes a config_error.
         throw config_error("kubeconfig " + (sources.empty() ? std::string() : sources.front().path.string()) +
@@ -112,7 +199,7 @@ rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, st
 
 namespace {
 rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
-                            bool allow_insecure_tls) {
+                            bool allow_insecure_tls, const exec_plugin_options& exec) {
     if (sources.empty()) throw config_error("kubeconfig: no configuration file found");
     merged m;
     for (const auto& src : sources) {
@@ -179,7 +266,6 @@ rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::
         if (u_it == m.users.end()) fail(ctx.file, ctx_where + ": user '" + user_name + "' not found");
         const named& u = u_it->second;
         const std::string u_where = "user '" + user_name + "'";
-        if (u.body["exec"]) fail(u.file, u_where + ": exec credential plugins are not supported");
         if (u.body["auth-provider"]) fail(u.file, u_where + ": auth-provider is not supported");
         if (!scalar(u, "username", u_where).empty() || !scalar(u, "password", u_where).empty())
             fail(u.file, u_where + ": basic authentication is not supported");
@@ -190,15 +276,22 @@ rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::
         const std::string token = scalar(u, "token", u_where);
         const std::string token_file = scalar(u, "tokenFile", u_where);
         if (!token.empty()) {
-            out.token = token_source::fixed(token);
+            out.credentials = token_source::fixed(token);
         } else if (!token_file.empty()) {
             fs::path p(token_file);
             if (p.is_relative()) p = u.file.parent_path() / p;
             try {
-                out.token = token_source::from_file(p);
+                out.credentials = token_source::from_file(p);
             } catch (const config_error& e) {
                 fail(u.file, u_where + ": " + e.what());
             }
+        }
+        if (u.body["exec"] && !u.body["exec"].IsNull()) {
+            exec_config ec = read_exec(u, u_where);
+            // As client-go: a token or client certificate given alongside
+            // wins, and the plugin is not run.
+            if (!out.credentials && out.tls.client_cert_pem.empty())
+                out.credentials = exec_credential_source::make(std::move(ec), read_exec_cluster(cl, cl_where, out), exec);
         }
     }
     return out;
@@ -223,7 +316,8 @@ std::vector<kubeconfig_source> read_sources(const std::vector<fs::path>& paths, 
 
 rest_config load_kubeconfig(const kubeconfig_options& opts) {
     if (!opts.kubeconfig_flag.empty()) {
-        return resolve_kubeconfig(read_sources({opts.kubeconfig_flag}, true), opts.context, opts.allow_insecure_tls);
+        return resolve_kubeconfig(read_sources({opts.kubeconfig_flag}, true), opts.context, opts.allow_insecure_tls,
+                                  opts.exec);
     }
     if (opts.kubeconfig_env && !opts.kubeconfig_env->empty()) {
         std::vector<fs::path> paths;
@@ -236,11 +330,11 @@ rest_config load_kubeconfig(const kubeconfig_options& opts) {
         }
         auto sources = read_sources(paths, false);
         if (sources.empty()) throw config_error("KUBECONFIG=" + *opts.kubeconfig_env + ": none of the files can be read");
-        return resolve_kubeconfig(sources, opts.context, opts.allow_insecure_tls);
+        return resolve_kubeconfig(sources, opts.context, opts.allow_insecure_tls, opts.exec);
     }
     if (opts.home.empty()) throw config_error("kubeconfig: no --kubeconfig, $KUBECONFIG or home directory");
     return resolve_kubeconfig(read_sources({opts.home / ".kube" / "config"}, true), opts.context,
-                              opts.allow_insecure_tls);
+                              opts.allow_insecure_tls, opts.exec);
 }
 
 rest_config load_in_cluster(const in_cluster_options& opts) {
@@ -253,7 +347,7 @@ rest_config load_in_cluster(const in_cluster_options& opts) {
     auto ca = read_whole(opts.dir / "ca.crt");
     if (!ca || ca->empty()) throw config_error("in-cluster: cannot read " + (opts.dir / "ca.crt").string());
     out.tls.ca_pem = std::move(*ca);
-    out.token = token_source::from_file(opts.dir / "token", opts.token_refresh);
+    out.credentials = token_source::from_file(opts.dir / "token", opts.token_refresh);
     if (auto ns = read_whole(opts.dir / "namespace"); ns && !ns->empty()) {
         while (!ns->empty() && (ns->back() == '\n' || ns->back() == ' ')) ns->pop_back();
         out.default_namespace = *ns;
@@ -262,8 +356,10 @@ rest_config load_in_cluster(const in_cluster_options& opts) {
     return out;
 }
 
-rest_config load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls) {
+rest_config load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
+                                exec_plugin_options exec) {
     kubeconfig_options o;
+    o.exec = std::move(exec);
     o.kubeconfig_flag = std::move(kubeconfig_flag);
     o.context = std::move(context);
     o.allow_insecure_tls = allow_insecure_tls;

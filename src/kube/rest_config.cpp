@@ -39,6 +39,7 @@ bool token_source::reread() {
     std::string s = ss.str();
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ' || s.back() == '\t')) s.pop_back();
     if (s.empty() || s.find_first_of("\r\n") != std::string::npos) return false;
+    if (s != token_) ++generation_;
     token_ = std::move(s);
     mtime_ = seen;
     return true;
@@ -53,6 +54,21 @@ const std::string& token_source::current(clock::time_point now) {
         read_at_ = now;
     }
     return token_;
+}
+
+boost::asio::awaitable<credential_result> token_source::get(boost::asio::any_io_executor, clock::time_point) {
+    credential_result r;
+    const auto& t = current(clock::now());
+    r.value = credential{t, {}, {}, generation_};
+    co_return r;
+}
+
+bool token_source::refused(std::uint64_t generation) {
+    if (generation != generation_) return true;  // already re-read since that request
+    const auto before = generation_;
+    force_reread();
+    read_at_ = clock::now();
+    return generation_ != before;
 }
 
 void parse_server_url(std::string_view url, rest_config& out) {

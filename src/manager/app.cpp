@@ -556,7 +556,12 @@ private:
 int run_manager(const manager_options& opts) {
     kube::rest_config cfg;
     try {
-        cfg = kube::load_default_config(opts.kubeconfig, opts.context, opts.allow_insecure_tls);
+        // A daemon has nobody at a terminal: an exec plugin never gets stdin,
+        // and one that insists on it (interactiveMode Always) fails clearly.
+        kube::exec_plugin_options exec;
+        exec.stdin_unavailable = true;
+        exec.stdin_unavailable_reason = "attune-manager runs unattended";
+        cfg = kube::load_default_config(opts.kubeconfig, opts.context, opts.allow_insecure_tls, exec);
     } catch (const std::exception& e) {
         spdlog::error("cannot load the cluster configuration error=\"{}\"", e.what());
         return 1;

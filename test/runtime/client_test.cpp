@@ -1,4 +1,5 @@
 // Behaviour of kube::client against a scripted loopback HTTPS server.
+#include "fast_client_settings.hpp"
 #include "run_coro.hpp"
 #include "scripted_tls_server.hpp"
 #include "test_certs.hpp"
@@ -39,23 +40,11 @@ rest_config config_for(const scripted_tls_server& s) {
     c.host = "127.0.0.1";
     c.port = std::to_string(s.port());
     c.tls.ca_pem = pki().ca_pem;
-    c.token = token_source::fixed("s3cret");
+    c.credentials = token_source::fixed("s3cret");
     return c;
 }
 
-client_settings fast_settings() {
-    client_settings s;
-    s.qps = 1000;
-    s.burst = 100;
-    s.seed = 42;
-    s.retry.max_retries = 3;
-    s.retry.backoff = {10ms, 2.0, 100ms, 0.5};
-    s.transport.limits.connect = 2s;
-    s.transport.limits.handshake = 2s;
-    s.transport.limits.write = 2s;
-    s.transport.limits.read = 2s;
-    return s;
-}
+client_settings fast_settings() { return test::fast_client_settings(); }
 
 const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns","resourceVersion":"7"}})";
 
@@ -83,7 +72,7 @@ TEST_F(ClientTest, UnauthorizedWithARotatedTokenFileSendsAgainWithTheNewToken) {
     const auto file = dir / "token";
     std::ofstream(file) << "old-token\n";
     auto cfg = config_for(server);
-    cfg.token = token_source::from_file(file);  // re-read every 60 s: not before this test ends
+    cfg.credentials = token_source::from_file(file);  // re-read every 60 s: not before this test ends
     client c(io.get_executor(), cfg, fast_settings());
     std::ofstream(file, std::ios::trunc) << "new-token\n";
     server.script(scripted_reply::status(401, "Unauthorized", "Unauthorized"));
@@ -102,7 +91,7 @@ TEST_F(ClientTest, UnauthorizedWithAnUnchangedTokenIsTheAnswer) {
     const auto file = dir / "token";
     std::ofstream(file) << "only-token\n";
     auto cfg = config_for(server);
-    cfg.token = token_source::from_file(file);
+    cfg.credentials = token_source::from_file(file);
     client c(io.get_executor(), cfg, fast_settings());
     server.script(scripted_reply::status(401, "Unauthorized", "Unauthorized"));
     server.script(scripted_reply::http(200, pod_json));

@@ -16,6 +16,9 @@ using test::pki;
 using test::write_file;
 using ::testing::HasSubstr;
 
+// The token source a kubeconfig user with token or tokenFile gets (null: another kind, or none).
+token_source* as_token(const rest_config& cfg) { return dynamic_cast<token_source*>(cfg.credentials.get()); }
+
 struct Kubeconfig : ::testing::Test {
     fs::path dir;
     void SetUp() override {
@@ -64,7 +67,7 @@ TEST_F(Kubeconfig, FilesRelativeToTheKubeconfig) {
     EXPECT_EQ(cfg.tls.ca_pem, pki().ca_pem);
     EXPECT_EQ(cfg.tls.client_cert_pem, pki().client_cert_pem);
     EXPECT_EQ(cfg.tls.client_key_pem, pki().client_key_pem);
-    EXPECT_FALSE(cfg.token);
+    EXPECT_FALSE(cfg.credentials);
 }
 
 TEST_F(Kubeconfig, InlineDataAndBearerToken) {
@@ -72,22 +75,22 @@ TEST_F(Kubeconfig, InlineDataAndBearerToken) {
                                 "    token: abc.def\n");
     auto cfg = resolve_kubeconfig({{dir / "config", yaml}}, "", false);
     EXPECT_EQ(cfg.tls.ca_pem, pki().ca_pem);
-    ASSERT_TRUE(cfg.token);
-    EXPECT_EQ(cfg.token->current(token_source::clock::now()), "abc.def");
+    ASSERT_TRUE(as_token(cfg));
+    EXPECT_EQ(as_token(cfg)->current(token_source::clock::now()), "abc.def");
 }
 
 TEST_F(Kubeconfig, TokenFileIsReadAndReRead) {
     write("tok", "first\n");
     const auto yaml = good_yaml("certificate-authority-data: " + base64_encode(pki().ca_pem), "    tokenFile: tok\n");
     auto cfg = resolve_kubeconfig({{dir / "config", yaml}}, "", false);
-    ASSERT_TRUE(cfg.token);
+    ASSERT_TRUE(as_token(cfg));
     const auto t0 = token_source::clock::now();
-    EXPECT_EQ(cfg.token->current(t0), "first");
+    EXPECT_EQ(as_token(cfg)->current(t0), "first");
     write("tok", "second");
-    EXPECT_EQ(cfg.token->current(t0 + std::chrono::seconds(1)), "first");   // not yet due
-    EXPECT_EQ(cfg.token->current(t0 + std::chrono::seconds(61)), "second");  // refreshed
+    EXPECT_EQ(as_token(cfg)->current(t0 + std::chrono::seconds(1)), "first");   // not yet due
+    EXPECT_EQ(as_token(cfg)->current(t0 + std::chrono::seconds(61)), "second");  // refreshed
     fs::remove(dir / "tok");
-    EXPECT_EQ(cfg.token->current(t0 + std::chrono::seconds(200)), "second");  // keeps the last good one
+    EXPECT_EQ(as_token(cfg)->current(t0 + std::chrono::seconds(200)), "second");  // keeps the last good one
 }
 
 TEST_F(Kubeconfig, TokenFileWatchedForChangesAndForcedReread) {
@@ -117,7 +120,7 @@ TEST_F(Kubeconfig, ContextFlagOverridesCurrentContext) {
     auto cfg = resolve_kubeconfig({{dir / "config", yaml}}, "prod", false);
     EXPECT_EQ(cfg.context, "prod");
     EXPECT_EQ(cfg.default_namespace, "default");
-    EXPECT_FALSE(cfg.token);
+    EXPECT_FALSE(cfg.credentials);
 }
 
 TEST_F(Kubeconfig, KubeconfigListMergesFirstDefinitionWins) {
@@ -135,8 +138,8 @@ TEST_F(Kubeconfig, KubeconfigListMergesFirstDefinitionWins) {
     EXPECT_EQ(cfg.context, "from-a");
     EXPECT_EQ(cfg.host, "10.0.0.1");  // a's cluster wins
     EXPECT_EQ(cfg.port, "443");
-    ASSERT_TRUE(cfg.token);            // the user comes from b
-    EXPECT_EQ(cfg.token->current(token_source::clock::now()), "from-b-token");
+    ASSERT_TRUE(as_token(cfg));            // the user comes from b
+    EXPECT_EQ(as_token(cfg)->current(token_source::clock::now()), "from-b-token");
 }
 
 TEST_F(Kubeconfig, FlagBeatsEnvironmentAndMustExist) {
@@ -195,7 +198,7 @@ TEST_F(Kubeconfig, MalformedInputsHaveClearErrors) {
     expect_error("current-context: dev\n" + cl + ctx + "users:\n- name: u1\n  user:\n    client-certificate-data: eA==\n",
                  "must be given together");
     expect_error("current-context: dev\n" + cl + ctx + "users:\n- name: u1\n  user:\n    exec: {command: x}\n",
-                 "exec credential plugins are not supported");
+                 "exec: apiVersion must be set");
     expect_error("current-context: dev\n" + cl + ctx + "users:\n- name: u1\n  user:\n    username: a\n    password: b\n",
                  "basic authentication is not supported");
     expect_error("current-context: dev\n" + cl + ctx + "users:\n- name: u1\n  user:\n    tokenFile: /nonexistent\n",
@@ -208,6 +211,50 @@ TEST_F(Kubeconfig, MalformedInputsHaveClearErrors) {
     expect_error("current-context: dev\nclusters:\n- name: c1\n  cluster:\n    server: https://h\n"
                  "    insecure-skip-tls-verify: true\n" + ca + ctx + users_ok,
                  "cannot be combined", {}, true);
+}
+
+TEST_F(Kubeconfig, ExecUserErrorsNameTheField) {
+    const std::string head = "current-context: dev\nclusters:\n- name: c1\n  cluster:\n    server: https://h:6443\n"
+                             "contexts:\n- name: dev\n  context:\n    cluster: c1\n    user: u1\n"
+                             "users:\n- name: u1\n  user:\n    exec:\n";
+    const std::string v1 = "      apiVersion: client.authentication.k8s.io/v1\n";
+    struct row {
+        std::string exec;
+        const char* error;
+    };
+    const std::vector<row> rows = {
+        {"      command: p\n      interactiveMode: Never\n", "user 'u1': exec: apiVersion must be set"},
+        {"      apiVersion: client.authentication.k8s.io/v1alpha1\n      command: p\n",
+         "apiVersion 'client.authentication.k8s.io/v1alpha1' is not supported"},
+        {v1 + "      command: p\n", "interactiveMode must be set for client.authentication.k8s.io/v1"},
+        {v1 + "      interactiveMode: Never\n", "exec: command must be set"},
+        {v1 + "      command: p\n      interactiveMode: Maybe\n", "interactiveMode 'Maybe' is not one of"},
+        {v1 + "      command: p\n      interactiveMode: Never\n      args: x\n", "'args' must be a list of strings"},
+        {v1 + "      command: p\n      interactiveMode: Never\n      args: [[a]]\n", "'args' must be a list of strings"},
+        {v1 + "      command: p\n      interactiveMode: Never\n      env: [x]\n", "env[0] must be a mapping"},
+        {v1 + "      command: p\n      interactiveMode: Never\n      env: [{value: x}]\n", "env[0] has no name"},
+        {v1 + "      command: p\n      interactiveMode: Never\n      provideClusterInfo: perhaps\n",
+         "field 'provideClusterInfo' must be true or false"},
+        {v1 + "      command: [p]\n      interactiveMode: Never\n", "field 'command' must be a string"},
+    };
+    for (const auto& r : rows) expect_error(head + r.exec, r.error);
+    expect_error(head.substr(0, head.size() - 1) + " [a]\n", "'exec' must be a mapping");
+}
+
+TEST_F(Kubeconfig, ExecUserIsASourceAndStaticCredentialsWin) {
+    const std::string head = "current-context: dev\nclusters:\n- name: c1\n  cluster:\n    server: https://h:6443\n"
+                             "contexts:\n- name: dev\n  context:\n    cluster: c1\n    user: u1\n"
+                             "users:\n- name: u1\n  user:\n";
+    const std::string exec = "    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: p\n"
+                             "      interactiveMode: Never\n      args: [a, b]\n      env: [{name: A, value: '1'}]\n"
+                             "      installHint: get p\n";
+    auto only = resolve_kubeconfig({{dir / "config", head + exec}}, "", false);
+    ASSERT_TRUE(only.credentials);
+    EXPECT_EQ(as_token(only), nullptr);  // an exec source, not a token
+    // As kubectl: a token given alongside is used and the plugin never runs.
+    auto both = resolve_kubeconfig({{dir / "config", head + "    token: static\n" + exec}}, "", false);
+    ASSERT_TRUE(as_token(both));
+    EXPECT_EQ(as_token(both)->current(token_source::clock::now()), "static");
 }
 
 TEST_F(Kubeconfig, ServerUrlForms) {
@@ -236,7 +283,7 @@ TEST_F(Kubeconfig, InCluster) {
     auto cfg = load_in_cluster(o);
     EXPECT_EQ(cfg.host, "10.96.0.1");
     EXPECT_EQ(cfg.default_namespace, "attune-system");
-    EXPECT_EQ(cfg.token->current(token_source::clock::now()), "sa-token");
+    EXPECT_EQ(as_token(cfg)->current(token_source::clock::now()), "sa-token");
     EXPECT_EQ(cfg.tls.ca_pem, pki().ca_pem);
     o.service_host.clear();
     EXPECT_THROW(load_in_cluster(o), config_error);

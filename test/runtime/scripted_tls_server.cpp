@@ -13,6 +13,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
 #include <algorithm>
 #include <istream>
 #include <type_traits>
@@ -85,9 +88,15 @@ using requests_t = std::shared_ptr<std::vector<recorded_request>>;
 template <class Stream>
 asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, requests_t reqs, int conn_id) {
     constexpr bool tls = !std::is_same_v<Stream, tcp::socket>;
+    std::string client_cn;
     if constexpr (tls) {
         auto [hec] = co_await stream->async_handshake(asio::ssl::stream_base::server, tuple_aw);
         if (hec) co_return;
+        if (X509* peer = SSL_get1_peer_certificate(stream->native_handle())) {
+            char cn[256] = {};
+            if (X509_NAME_get_text_by_NID(X509_get_subject_name(peer), NID_commonName, cn, sizeof cn) > 0) client_cn = cn;
+            X509_free(peer);
+        }
     }
     asio::streambuf buf;
     for (;;) {
@@ -96,6 +105,7 @@ asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, r
         recorded_request rr;
         rr.at = std::chrono::steady_clock::now();
         rr.connection = conn_id;
+        rr.client_cn = client_cn;
         rr.head.assign(asio::buffers_begin(buf.data()), asio::buffers_begin(buf.data()) + n);
         buf.consume(n);
         std::istringstream line(rr.head);
@@ -195,6 +205,11 @@ scripted_tls_server::scripted_tls_server(asio::io_context& io, const std::string
 }
 
 scripted_tls_server::~scripted_tls_server() { stop(); }
+
+void scripted_tls_server::request_client_certificate(const std::string& ca_pem) {
+    ctx_->add_certificate_authority(asio::buffer(ca_pem));
+    ctx_->set_verify_mode(asio::ssl::verify_peer);
+}
 
 void scripted_tls_server::stop() {
     boost::system::error_code ec;

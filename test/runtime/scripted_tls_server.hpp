@@ -37,6 +37,7 @@ struct recorded_request {
     std::string body;
     std::chrono::steady_clock::time_point at;
     int connection = 0;  // index of the TCP connection it came on
+    std::string client_cn;  // CN of the client certificate presented (require_client_certificate)
 };
 
 class scripted_tls_server {
@@ -49,6 +50,9 @@ public:
     ~scripted_tls_server();
 
     void script(scripted_reply r) { replies_->push_back(std::move(r)); }
+    // Asks every new connection for a client certificate signed by `ca_pem`
+    // (a connection without one still gets in; its requests have no client_cn).
+    void request_client_certificate(const std::string& ca_pem);
     unsigned short port() const { return port_; }
     const std::vector<recorded_request>& requests() const { return *requests_; }
     int connections() const { return *connections_; }

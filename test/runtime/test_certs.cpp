@@ -52,6 +52,7 @@ test_pki make() {
     run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=stranger-ca "
         "-keyout " + (d / "stranger-ca.key").string() + " -out " + (d / "stranger-ca.crt").string());
     leaf(d, "stranger", "", "clientAuth", "stranger-ca");
+    leaf(d, "client2", "", "clientAuth");
     k.ca_file = d / "ca.crt";
     k.client_cert_file = d / "client.crt";
     k.client_key_file = d / "client.key";
@@ -64,6 +65,8 @@ test_pki make() {
     k.client_key_pem = read_file(k.client_key_file);
     k.stranger_cert_pem = read_file(d / "stranger.crt");
     k.stranger_key_pem = read_file(d / "stranger.key");
+    k.client2_cert_pem = read_file(d / "client2.crt");
+    k.client2_key_pem = read_file(d / "client2.key");
     return k;
 }
 

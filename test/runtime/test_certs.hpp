@@ -15,6 +15,7 @@ struct test_pki {
     std::string wrong_ip_cert_pem, wrong_ip_key_pem;    // SAN: IP 10.1.2.3 only
     std::string client_cert_pem, client_key_pem;
     std::string stranger_cert_pem, stranger_key_pem;    // clientAuth, signed by a CA of its own
+    std::string client2_cert_pem, client2_key_pem;  // CN=client2: a rotated identity
     std::filesystem::path ca_file, client_cert_file, client_key_file;
 };
 

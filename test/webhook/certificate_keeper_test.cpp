@@ -42,7 +42,7 @@ struct KeeperTest : ::testing::Test {
         c.host = "127.0.0.1";
         c.port = std::to_string(api.port());
         c.tls.ca_pem = test::pki().ca_pem;
-        c.token = kube::token_source::fixed("t");
+        c.credentials = kube::token_source::fixed("t");
         kube::client_settings s;
         s.qps = 1000;
         s.burst = 1000;

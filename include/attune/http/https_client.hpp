@@ -104,6 +104,12 @@ public:
     boost::asio::awaitable<stream_result> open_stream(request req,
                                                       std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(0));
 
+    // Connections opened from now on present this client certificate chain
+    // and key (an exec credential plugin rotated them); idle ones are dropped
+    // and those in use are not pooled again. Throws std::runtime_error (the
+    // OpenSSL reason) and keeps the old identity when the pair is unusable.
+    void set_client_identity(std::string cert_pem, std::string key_pem);
+
     // Drops idle connections and fails waiters; no new requests start.
     void close_idle() noexcept;
     // close_idle() plus closing every connection in use, streams included:

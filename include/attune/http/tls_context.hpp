@@ -15,6 +15,10 @@ namespace attune::http {
 // Throws std::runtime_error naming the part that failed to load.
 boost::asio::ssl::context make_client_tls_context(const tls_options& tls);
 
+// Loads a client certificate chain and key the way make_client_tls_context
+// does; empty when usable, else the reason (bad PEM, key not matching).
+std::string check_client_identity(const std::string& cert_pem, const std::string& key_pem);
+
 // Server context for our own listeners (webhook, metrics, test servers).
 boost::asio::ssl::context make_server_tls_context(const std::string& cert_chain_pem, const std::string& key_pem);
 

@@ -2,6 +2,7 @@
 // Loading a rest_config from kubeconfig files (kubectl's rules) or from the
 // in-cluster service account. Every malformed input is a config_error whose
 // message names the file, the entry and the field.
+#include <attune/kube/exec_credential.hpp>
 #include <attune/kube/rest_config.hpp>
 
 #include <chrono>
@@ -19,6 +20,7 @@ struct kubeconfig_options {
     std::optional<std::string> kubeconfig_env;  // $KUBECONFIG (':'-separated list)
     std::filesystem::path home;                 // for ~/.kube/config
     bool allow_insecure_tls = false;            // without it, insecure-skip-tls-verify is refused
+    exec_plugin_options exec;                   // how a users[].user.exec plugin is run
 };
 
 struct kubeconfig_source {
@@ -29,8 +31,10 @@ struct kubeconfig_source {
 // Merges the sources in order (for clusters, users and contexts the first
 // definition of a name wins; the first non-empty current-context wins) and
 // resolves the selected context.
+// A user with an exec plugin gets an exec_credential_source (nothing runs
+// yet: the plugin runs on the first request).
 rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, std::string_view context,
-                               bool allow_insecure_tls);
+                               bool allow_insecure_tls, const exec_plugin_options& exec = {});
 
 // Reads the files named by --kubeconfig, else $KUBECONFIG (missing entries
 // skipped, at least one must exist), else ~/.kube/config.
@@ -47,6 +51,7 @@ rest_config load_in_cluster(const in_cluster_options& opts);
 
 // Environment-driven choice used by the binaries: --kubeconfig, $KUBECONFIG,
 // in-cluster when KUBERNETES_SERVICE_HOST is set, then ~/.kube/config.
-rest_config load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls);
+rest_config load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
+                                exec_plugin_options exec = {});
 
 }  // namespace attune::kube
