@@ -13,6 +13,16 @@
 #endif
 
 namespace attune::controller {
+
+namespace {
+// The connect-time SSRF rule and the plaintext opt-in follow the same flags
+// as policy validation: one switch each, not two that could disagree.
+prometheus_clients_options with_validation_flags(prometheus_clients_options o, const core::PolicyValidationOptions& v) {
+    o.allow_local_addresses = v.allow_local_metrics_addresses;
+    o.allow_plaintext_credentials = v.allow_plaintext_credentials;
+    return o;
+}
+}  // namespace
 namespace asio = boost::asio;
 
 namespace {
@@ -53,7 +63,7 @@ controller::controller(asio::any_io_executor ex, kube::client& client, kube::eve
           [this] { return now_seconds(); }),
       policies_(opts_.validation),
       secrets_(opts_.validation.allow_secret_reads ? std::make_unique<secret_reader>(client) : nullptr),
-      prometheus_(ex, opts_.prometheus), recommender_(prometheus_, secrets_.get(), &metrics, now_) {
+      prometheus_(ex, with_validation_flags(opts_.prometheus, opts_.validation)), recommender_(prometheus_, secrets_.get(), &metrics, now_) {
     // The recommendation gauges follow the store: set with an entry, gone with it.
     store_.on_change([this](const object_key& k) { publish_gauges(k); });
 }

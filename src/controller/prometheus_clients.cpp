@@ -62,10 +62,9 @@ core::result<std::shared_ptr<prometheus_client>> prometheus_clients::get(const c
     if (!token.withheld.empty() && withheld_logged_.insert(origin).second)
         spdlog::warn("prometheus token withheld origin={} reason=\"{}\"", origin, token.withheld);
     s.withheld_token_note = std::move(token.withheld);
-    if (opts_.check_resolved_addresses)
-        s.endpoint_filter = [allow = opts_.allow_local_addresses](std::string_view ip) {
-            return core::check_resolved_address(ip, allow);
-        };
+    s.endpoint_filter = [allow = opts_.allow_local_addresses](std::string_view ip) {
+        return core::check_resolved_address(ip, allow);
+    };
     s.query_timeout = opts_.query_timeout;
     const auto id = identity(s);
     evict(now);

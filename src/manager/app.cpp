@@ -135,8 +135,6 @@ public:
         co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
         co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
         co.prometheus.token_origins = opts.prometheus_token_origins;
-        co.prometheus.allow_plaintext_credentials = opts.allow_plaintext_prometheus_credentials;
-        co.prometheus.allow_local_addresses = opts.allow_local_metrics_addresses;
         co.validation.allow_plaintext_credentials = opts.allow_plaintext_prometheus_credentials;
         co.validation.allow_insecure_tls = opts.allow_prometheus_insecure_tls;
         controller_ = std::make_unique<controller::controller>(io.get_executor(), client_, &events_,

@@ -27,12 +27,11 @@ struct prometheus_clients_options {
     // policy's bearerTokenSecret (core::decide_prometheus_token).
     std::string bearer_token_file;
     std::vector<std::string> token_origins;
-    bool allow_plaintext_credentials = false;  // --allow-plaintext-prometheus-credentials
+    bool allow_plaintext_credentials = false;  // --allow-plaintext-prometheus-credentials (the controller copies
+                                               // it, and allow_local_addresses, from its validation options)
     // The SSRF rule (core::check_resolved_address) on every address a
-    // Prometheus host resolves to, at connect time; loopback allowed with
-    // --allow-local-metrics-addresses. Off only for tests that talk to
-    // loopback servers through the rule's own switch.
-    bool check_resolved_addresses = true;
+    // Prometheus host resolves to, always, at connect time; loopback allowed
+    // with --allow-local-metrics-addresses.
     bool allow_local_addresses = false;
     std::size_t max_clients = 64;
     std::chrono::seconds idle_ttl{600};
