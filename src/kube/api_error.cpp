@@ -20,6 +20,7 @@ std::string api_error::describe() const {
         case error_kind::decode: return "cannot decode response: " + message;
         case error_kind::cancelled: return "request cancelled";
         case error_kind::fenced: return message;
+        case error_kind::out_of_scope: return message;
     }
     return message;
 }

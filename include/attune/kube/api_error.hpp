@@ -19,6 +19,7 @@ enum class error_kind {
     decode,      // a 2xx body that is not the JSON we expected
     cancelled,
     fenced,      // a write refused before sending: this manager is not (or no longer) the leader
+    out_of_scope,  // refused before sending: the path names a namespace outside --watch-namespaces
 };
 
 struct api_error {
