@@ -61,6 +61,7 @@ struct webhook_service::impl {
     static admission_options handler_options(const webhook_service_options& o) {
         admission_options a;
         a.operator_namespace = o.ns;
+        a.watch_scope = o.watch_scope;
         return a;
     }
     static http::server_options server_options(const webhook_service_options& o, webhook_metrics& m) {
