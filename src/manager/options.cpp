@@ -2,6 +2,7 @@
 
 #include "informer_catalog.hpp"
 #include <attune/core/duration.hpp>
+#include <attune/kube/watch_scope.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -119,7 +120,7 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
             "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
-            "webhook-ca-overlap", "webhook-cert-resync", "start-informers",
+            "webhook-ca-overlap", "webhook-cert-resync", "start-informers", "watch-namespaces",
             "prometheus-query-timeout", "prometheus-bearer-token-file"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
@@ -212,6 +213,10 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
                 o.start_informers.emplace_back(informer);
                 rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
             }
+        } else if (flag == "watch-namespaces") {
+            auto list = kube::parse_namespace_list(value);
+            if (!list) return bad("--watch-namespaces: " + list.error().message);
+            o.watch_namespaces = std::move(list).value();
         } else if (flag == "prometheus-query-timeout") {
             auto d = core::parse_duration(value);
             if (!d || d.value() < std::chrono::seconds(1) || d.value() > std::chrono::minutes(10))
@@ -271,6 +276,8 @@ std::string usage() {
   --webhook-cert-resync D            re-read the Secret or DIR this often (default 30s)
   --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
   --protobuf-lists=true|false       list pods in protobuf, decoded straight into the cache (default true)
+  --watch-namespaces A,B             list, watch and write only in these namespaces (one list/watch per
+                                     namespace: Roles there suffice; default: cluster-wide)
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
   --prometheus-query-timeout D       budget of one Prometheus query, 1s to 10m (default 30s)
