@@ -94,11 +94,7 @@ expect_eq "can list pods cluster-wide" "$(k auth can-i list pods --all-namespace
 token=$(k -n "$watched_a" create token "$sa" --duration=1h) || fail "cannot mint a token for $sa"
 sa_kubeconfig=$ATTUNE_RUN/$id.kubeconfig
 at_exit "rm -f $sa_kubeconfig"
-k config view --raw --minify -o json | jq --arg t "$token" '
-  {apiVersion: "v1", kind: "Config", "current-context": "attune",
-   clusters: [{name: "c", cluster: .clusters[0].cluster}],
-   users: [{name: "attune-manager", user: {token: $t}}],
-   contexts: [{name: "attune", context: {cluster: "c", user: "attune-manager"}}]}' >"$sa_kubeconfig"
+kubeconfig_for_token "$token" "$sa_kubeconfig"
 
 apiserver_403s() {
   k get --raw /metrics | awk '/^apiserver_request_total\{/ && /code="403"/ { s += $NF } END { print s + 0 }'
@@ -136,18 +132,7 @@ stop_manager || fail "attune-manager did not stop on SIGTERM"
 
 # --- Negative control: the same identity, cluster-wide. ----------------------
 log "negative control: the same Role-only identity without --watch-namespaces"
-MGR_LOG=$ATTUNE_RUN/manager-logs/$(basename "$0" .sh)-cluster-wide-$RANDOM.log
-KUBECONFIG=$sa_kubeconfig "$ATTUNE_MANAGER" --kubeconfig "$sa_kubeconfig" --metrics-bind-address 127.0.0.1:0 \
-  --log-format text >"$MGR_LOG" 2>&1 &
-MGR_PID=$!
-at_exit stop_manager
-MGR_PORT=""
-for i in $(seq 1 100); do
-  MGR_PORT=$(sed -n 's/.*serving \/metrics .*address=127\.0\.0\.1:\([0-9]*\).*/\1/p' "$MGR_LOG" | head -1)
-  [ -n "$MGR_PORT" ] && break
-  sleep 0.1
-done
-[ -n "$MGR_PORT" ] || { tail -20 "$MGR_LOG" >&2; fail "the cluster-wide manager never reported its port"; }
+KUBECONFIG=$sa_kubeconfig launch_manager
 wait_until 20 manager_ready && fail "ready cluster-wide with Roles only: the namespaced paths cannot be what made it work"
 readyz=$(curl -s --max-time 2 "http://127.0.0.1:$MGR_PORT/readyz" || true)
 log "cluster-wide /readyz after 20 s: $readyz"
