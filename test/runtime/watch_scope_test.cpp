@@ -18,7 +18,7 @@ TEST(WatchScope, ParsesNamespaceListsAndRejectsBadOnesWithTheReason) {
         {"team-a", {"team-a"}, ""},
         {"b,a", {"b", "a"}, ""},  // order kept
         {"a1,0b,x-y", {"a1", "0b", "x-y"}, ""},
-        {std::string_view("abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefgh"), {}, "longer than 63"},
+        {std::string_view("abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefghij-abcdefghi"), {}, "longer than 63"},
         {",a", {}, "element 1 is empty"},
         {"a,,b", {}, "element 2 is empty"},
         {"a,", {}, "element 2 is empty"},
@@ -113,14 +113,16 @@ TEST(WatchScope, NamespacedResourcesGetOneStreamPerNamespaceClusterScopedOnesSta
             labels.push_back(watched_namespace_of(t));
         }
         // Each stream is labelled with the watched namespace it covers.
-        if (r.scope->cluster_wide() || (!r.rt.namespaced && r.rt.plural != "namespaces"))
+        if (r.scope->cluster_wide() || (!r.rt.namespaced && r.rt.plural != "namespaces")) {
             EXPECT_EQ(labels, std::vector<std::string>{""}) << r.what;
-        else
+        } else {
             EXPECT_EQ(labels, r.scope->namespaces()) << r.what;
+        }
         EXPECT_EQ(paths, r.paths) << r.what;
         // A scoped stream of a namespaced resource never lists across namespaces.
-        if (!r.scope->cluster_wide() && r.rt.namespaced)
+        if (!r.scope->cluster_wide() && r.rt.namespaced) {
             for (const auto& p : paths) EXPECT_TRUE(namespace_of_path(p).has_value()) << r.what << ": " << p;
+        }
     }
 }
 

@@ -374,17 +374,17 @@ TEST_F(HandlerTest, WithoutAValidatedEntryATemplateChangeIsUntouched) {
 TEST_F(HandlerTest, RequestsOfAnUnwatchedNamespaceAreAllowedUnchanged) {
     rebuild(kube::watch_scope({"team-a"}));
     EXPECT_FALSE(sized(admitted(pod_review())));  // sized at 250m without the flag (the first test)
-    EXPECT_EQ(metric("reason=namespace_not_watched"), "1");
+    EXPECT_EQ(metric("operation=pod_create,reason=namespace_not_watched"), "1");
     add(policies, policy("web", 100, R"({})", kAwaitingStatus));
     const auto dep = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
     EXPECT_EQ(dep.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"), "1");
-    EXPECT_EQ(metric("reason=namespace_not_watched"), "2");
+    EXPECT_EQ(metric("operation=workload_update,reason=namespace_not_watched"), "1");
     // The same requests in a watched namespace: persisted as without the flag.
     rebuild(kube::watch_scope({"team-a", "shop"}));
     const auto again = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
     EXPECT_EQ(again.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"),
               "200m");
-    EXPECT_EQ(metric("reason=namespace_not_watched"), "2");
+    EXPECT_EQ(metric("operation=workload_update,reason=namespace_not_watched"), "1");
 }
 
 }  // namespace
