@@ -236,6 +236,7 @@ struct admission_handler::impl {
             return skip(std::move(resp), kPodOperation, "not_a_pod_create");
         const std::string ns = !req.namespace_.empty() ? req.namespace_
                                                        : std::string(core::string_at(req.object, {"metadata", "namespace"}));
+        if (!opts.watch_scope.contains(ns)) return skip(std::move(resp), kPodOperation, "namespace_not_watched");
         if (auto gate = core::create_sizing_gate(ns, namespace_info(ns), opts.operator_namespace,
                                                  string_map_at(req.object, {"metadata", "annotations"})))
             return skip(std::move(resp), kPodOperation, *gate);
@@ -302,6 +303,7 @@ struct admission_handler::impl {
         const auto* old_tmpl = core::json_at(req.old_object, {"spec", "template"});
         if (tmpl && old_tmpl && *tmpl == *old_tmpl) return skip(std::move(resp), kWorkloadOperation, "template_unchanged");
         const std::string& ns = req.namespace_;
+        if (!opts.watch_scope.contains(ns)) return skip(std::move(resp), kWorkloadOperation, "namespace_not_watched");
         if (ns == "kube-system" || (!opts.operator_namespace.empty() && ns == opts.operator_namespace))
             return skip(std::move(resp), kWorkloadOperation, "system_namespace");
         const auto info = namespace_info(ns);

@@ -62,6 +62,7 @@ struct webhook_service::impl {
         admission_options a;
         a.operator_namespace = o.ns;
         a.validation = o.validation;
+        a.watch_scope = o.watch_scope;
         return a;
     }
     static http::server_options server_options(const webhook_service_options& o, webhook_metrics& m) {

@@ -63,8 +63,9 @@ attune_crds_established() {
 
 manager_ready() { curl -fsS --max-time 2 "http://127.0.0.1:$MGR_PORT/readyz" >/dev/null; }
 
-# start_manager [FLAGS...]: starts attune-manager and waits for /readyz.
-start_manager() {
+# launch_manager [FLAGS...]: starts attune-manager and reads its metrics port
+# from its log, without waiting for /readyz (start_manager waits).
+launch_manager() {
   local logdir="$ATTUNE_RUN/manager-logs"
   mkdir -p "$logdir"
   MGR_LOG="$logdir/$(basename "$0" .sh)-$(date +%H%M%S)-$RANDOM.log"
@@ -81,6 +82,11 @@ start_manager() {
     sleep 0.1
   done
   [ -n "$MGR_PORT" ] || { tail -20 "$MGR_LOG" >&2; fail "attune-manager never reported its metrics port"; }
+}
+
+# start_manager [FLAGS...]: starts attune-manager and waits for /readyz.
+start_manager() {
+  launch_manager "$@"
   wait_until "${MGR_READY_TIMEOUT:-60}" manager_ready || { tail -30 "$MGR_LOG" >&2; fail "attune-manager never became ready"; }
   log "attune-manager pid $MGR_PID on 127.0.0.1:$MGR_PORT, log $MGR_LOG"
 }
@@ -95,6 +101,16 @@ stop_manager() {
   echo "  attune-manager ignored SIGTERM for 10 s; killing it" >&2
   kill_manager_hard "$pid"
   return 1
+}
+
+# kubeconfig_for_token TOKEN FILE: a kubeconfig for the current cluster that
+# authenticates with TOKEN (a ServiceAccount's, from kubectl create token).
+kubeconfig_for_token() {
+  k config view --raw --minify -o json | jq --arg t "$1" '
+    {apiVersion: "v1", kind: "Config", "current-context": "attune",
+     clusters: [{name: "c", cluster: .clusters[0].cluster}],
+     users: [{name: "attune-manager", user: {token: $t}}],
+     contexts: [{name: "attune", context: {cluster: "c", user: "attune-manager"}}]}' >"$2"
 }
 
 manager_metrics() { curl -fsS --max-time 5 "http://127.0.0.1:$MGR_PORT/metrics"; }

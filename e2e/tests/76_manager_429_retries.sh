@@ -75,11 +75,7 @@ YAML
 wait_until 60 k -n attune-system get serviceaccount attune-manager || fail "no attune-manager ServiceAccount"
 token=$(k -n attune-system create token attune-manager --duration=1h) || fail "cannot mint a token for attune-manager"
 sa_kubeconfig=$run429/attune-manager.kubeconfig
-k config view --raw --minify -o json | jq --arg t "$token" '
-  {apiVersion: "v1", kind: "Config", "current-context": "attune",
-   clusters: [{name: "c", cluster: .clusters[0].cluster}],
-   users: [{name: "attune-manager", user: {token: $t}}],
-   contexts: [{name: "attune", context: {cluster: "c", user: "attune-manager"}}]}' >"$sa_kubeconfig"
+kubeconfig_for_token "$token" "$sa_kubeconfig"
 
 # Requests from the same identity share the one seat of its priority level.
 # Quick requests seldom overlap by chance, so a few curl loops with the same

@@ -21,6 +21,7 @@ std::string api_error::describe() const {
         case error_kind::cancelled: return "request cancelled";
         case error_kind::fenced: return message;
         case error_kind::credentials: return "cannot obtain credentials: " + message;
+        case error_kind::out_of_scope: return message;
     }
     return message;
 }

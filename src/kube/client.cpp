@@ -1,8 +1,10 @@
 #include <attune/kube/client.hpp>
+
 #include <attune/kube/list_decoder.hpp>
 #include <attune/kube/pod_protobuf.hpp>
 #include <attune/kube/request_queue.hpp>
 #include <attune/kube/token_bucket.hpp>
+#include <attune/kube/watch_scope.hpp>
 
 #include <attune/core/json_path.hpp>
 
@@ -83,6 +85,16 @@ struct client::impl : std::enable_shared_from_this<impl> {
         return req.method != http::verb::get && fence && !fence(steady::now());
     }
 
+    namespace_fence ns_fence;
+
+    std::optional<api_error> outside_scope(const http::request& req) const {
+        if (!ns_fence) return std::nullopt;
+        const auto ns = namespace_of_path(req.target);
+        if (!ns || ns_fence(*ns)) return std::nullopt;
+        return api_error{error_kind::out_of_scope, 0, "OutOfScope",
+                         "request refused: namespace " + *ns + " is not one of --watch-namespaces"};
+    }
+
     static api_error fenced_error() {
         return api_error{error_kind::fenced, 0, "Fenced", "write refused: this manager does not hold the leader lease"};
     }
@@ -148,6 +160,10 @@ struct client::impl : std::enable_shared_from_this<impl> {
         };
         if (stopped) co_return api_error::from_transport(http::failure::cancelled, "client shut down");
         if (fenced(req)) co_return fenced_error();
+        if (auto e = outside_scope(req)) {
+            spdlog::error("kube request outside the watched namespaces refused verb={} path={}", verb_label, req.target);
+            co_return *e;
+        }
         auto slot = co_await queue.acquire();
         if (!slot) {
             api_error e;
@@ -238,6 +254,7 @@ void client::shutdown() noexcept {
 }
 
 void client::set_write_fence(write_fence fence) { impl_->fence = std::move(fence); }
+void client::set_namespace_fence(namespace_fence fence) { impl_->ns_fence = std::move(fence); }
 
 client::task<client::json_result> client::direct(http::verb method, std::string path,
                                                  std::optional<json::value> body, std::chrono::milliseconds deadline,
@@ -482,7 +499,12 @@ client::task<api_result<std::unique_ptr<http::body_stream>>> client::watch(resou
     if (wo.allow_bookmarks) q.add("allowWatchBookmarks", "true");
     if (wo.timeout_seconds > 0) q.add("timeoutSeconds", wo.timeout_seconds);
     http::request req;
-    req.target = self.cfg.path_prefix + collection_path(rt, ns) + q.encode();
+    req.target = collection_path(rt, ns) + q.encode();
+    if (auto e = self.outside_scope(req)) {
+        spdlog::error("kube request outside the watched namespaces refused verb=watch path={}", req.target);
+        co_return *e;
+    }
+    req.target = self.cfg.path_prefix + req.target;
     req.headers.push_back({"Accept", "application/json"});
     // The server ends the stream after timeoutSeconds and sends bookmarks
     // meanwhile; silence well beyond that means the connection is dead.

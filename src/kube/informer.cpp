@@ -1,6 +1,7 @@
 #include <attune/kube/informer.hpp>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/this_coro.hpp>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <exception>
 #include <random>
 
 namespace attune::kube {
@@ -23,24 +25,54 @@ std::chrono::milliseconds retry_after_of(const api_error& e) {
 }  // namespace
 
 struct informer::impl {
+    // One list/watch stream of the cache (a watched namespace, or the cluster).
+    struct stream_state {
+        stream_state(list_watch_target t, const watch_fsm::options& o, random_source r, object_cache::source_id id)
+            : target(std::move(t)), fsm(o, std::move(r)), source(id), ns(watched_namespace_of(target)),
+              where(ns.empty() ? std::string() : " namespace=" + ns) {}
+        list_watch_target target;
+        watch_fsm fsm;
+        object_cache::source_id source;
+        std::string ns;     // the watched namespace it covers ("" : cluster-wide)
+        std::string where;  // " namespace=<ns>" in its log lines, "" cluster-wide
+        bool synced = false;
+        std::unique_ptr<http::body_stream> stream;
+        std::unique_ptr<asio::steady_timer> timer;
+        std::string_view list_encoding = "json";  // of the last LIST page
+    };
+
     impl(client& c, informer_options o, random_source r)
         : cl(c), opts(std::move(o)), rnd(r ? std::move(r) : make_random_source(std::random_device{}())),
-          fsm(opts.fsm, rnd), cache(opts.transform, opts.storage), label(opts.type.label()) {
+          cache(opts.transform, opts.storage), label(opts.type.label()) {
         if (opts.setup_cache) opts.setup_cache(cache);
+        auto targets = opts.targets;
+        if (targets.empty()) targets.emplace_back(opts.namespace_, opts.field_selector);
+        object_cache::source_id id = 0;
+        for (auto& t : targets) streams.push_back(std::make_unique<stream_state>(std::move(t), opts.fsm, rnd, id++));
     }
 
     client& cl;
     informer_options opts;
     random_source rnd;
-    watch_fsm fsm;
     object_cache cache;
     std::string label;
     std::vector<handler> handlers;
-    bool synced = false;
+    std::vector<std::unique_ptr<stream_state>> streams;
     bool stopping = false;
-    std::unique_ptr<http::body_stream> stream;
-    std::unique_ptr<asio::steady_timer> timer;
-    std::string_view list_encoding = "json";  // of the last LIST page
+    bool aborting = false;  // one stream failed: the others end too, and run() rethrows
+
+    bool halted() const noexcept { return stopping || aborting; }
+
+    bool all_synced() const noexcept {
+        for (const auto& s : streams)
+            if (!s->synced) return false;
+        return true;
+    }
+
+    void close(stream_state& s) noexcept {
+        if (s.stream) s.stream->close();
+        if (s.timer) s.timer->cancel();
+    }
 
     void notify(const object_cache::delta& d) {
         for (auto& h : handlers) h(d);
@@ -51,18 +83,19 @@ struct informer::impl {
         cl.metrics().informer_bytes.Add({{"resource", label}}).Set(static_cast<double>(cache.stored_bytes()));
     }
 
-    void apply_and_notify(watch_event_type type, boost::json::value&& object) {
-        if (auto d = cache.apply(type, std::move(object))) notify(*d);
+    void apply_and_notify(stream_state& s, watch_event_type type, boost::json::value&& object) {
+        if (auto d = cache.apply(type, std::move(object), s.source)) notify(*d);
     }
 
-    // The initial state is complete: what it did not mention is gone.
-    void finish_resync(std::string_view how) {
-        for (const auto& d : cache.end_resync()) notify(d);
+    // The initial state of one stream is complete: what it did not mention is gone.
+    void finish_resync(stream_state& s, std::string_view how) {
+        for (const auto& d : cache.end_resync(s.source)) notify(d);
         cl.metrics().relists.Add({{"resource", label}}).Increment();
-        synced = true;
+        cl.metrics().informer_synced.Add({{"resource", label}, {"namespace", s.ns}}).Set(1);
+        s.synced = true;
         publish_size();
-        spdlog::info("informer listed resource={} via={} encoding={} objects={} resourceVersion={}", label, how,
-                     how == "list" ? list_encoding : "json", cache.size(), fsm.resource_version());
+        spdlog::info("informer listed resource={}{} via={} encoding={} objects={} resourceVersion={}", label, s.where,
+                     how, how == "list" ? s.list_encoding : "json", cache.size(), s.fsm.resource_version());
         if (opts.on_listed) opts.on_listed();
     }
 
@@ -70,34 +103,34 @@ struct informer::impl {
         cl.metrics().watch_restarts.Add({{"resource", label}, {"reason", std::string(reason)}}).Increment();
     }
 
-    asio::awaitable<void> do_list(const watch_fsm::list_step& step) {
+    asio::awaitable<void> do_list(stream_state& s, const watch_fsm::list_step& step) {
         list_options lo;
         lo.limit = step.limit;
         lo.continue_token = step.continue_token;
         lo.resource_version = step.resource_version;
         lo.resource_version_match = step.resource_version_match;
         lo.label_selector = opts.label_selector;
-        lo.field_selector = opts.field_selector;
+        lo.field_selector = s.target.field_selector;
         lo.protobuf_items = opts.protobuf_items;
-        if (step.continue_token.empty()) cache.begin_resync();
-        auto page = co_await cl.list_stream(opts.type, opts.namespace_, lo, [this](boost::json::value&& item) {
-            apply_and_notify(watch_event_type::modified, std::move(item));
+        if (step.continue_token.empty()) cache.begin_resync(s.source);
+        auto page = co_await cl.list_stream(opts.type, s.target.ns, lo, [this, &s](boost::json::value&& item) {
+            apply_and_notify(s, watch_event_type::modified, std::move(item));
         });
-        if (stopping) co_return;
+        if (halted()) co_return;
         if (!page) {
-            spdlog::warn("informer list failed resource={} resourceVersion={} error=\"{}\"", label,
+            spdlog::warn("informer list failed resource={}{} resourceVersion={} error=\"{}\"", label, s.where,
                          step.resource_version, page.error().describe());
             if (page.error().kind == error_kind::decode && opts.protobuf_items) {
                 // Whatever the server sent, JSON is the encoding every reader shares.
                 spdlog::warn("informer lists in JSON from now on resource={}", label);
                 opts.protobuf_items = nullptr;
             }
-            fsm.on_list_failed(page.error().is_gone(), retry_after_of(page.error()));
+            s.fsm.on_list_failed(page.error().is_gone(), retry_after_of(page.error()));
             co_return;
         }
         publish_size();
-        list_encoding = page->protobuf ? "protobuf" : "json";
-        if (fsm.on_list_page(page->resource_version, page->continue_token)) finish_resync("list");
+        s.list_encoding = page->protobuf ? "protobuf" : "json";
+        if (s.fsm.on_list_page(page->resource_version, page->continue_token)) finish_resync(s, "list");
     }
 
     // A WatchList the server will never serve: its request is invalid to it
@@ -108,25 +141,26 @@ struct informer::impl {
                                                     e.code == 422);
     }
 
-    asio::awaitable<void> do_watch(const watch_fsm::watch_step& step) {
+    asio::awaitable<void> do_watch(stream_state& s, const watch_fsm::watch_step& step) {
         watch_options wo;
         wo.resource_version = step.resource_version;
         wo.resource_version_match = step.resource_version_match;
         wo.send_initial_events = step.send_initial_events;
         wo.timeout_seconds = step.timeout_seconds;
         wo.label_selector = opts.label_selector;
-        wo.field_selector = opts.field_selector;
-        auto opened = co_await cl.watch(opts.type, opts.namespace_, wo);
-        if (stopping) co_return;
+        wo.field_selector = s.target.field_selector;
+        auto opened = co_await cl.watch(opts.type, s.target.ns, wo);
+        if (halted()) co_return;
+        auto& fsm = s.fsm;
         if (!opened && step.send_initial_events && refuses_watch_list(opened.error())) {
-            spdlog::info("informer WatchList not served; using paged lists resource={} error=\"{}\"", label,
+            spdlog::info("informer WatchList not served; using paged lists resource={}{} error=\"{}\"", label, s.where,
                          opened.error().describe());
             fsm.on_watch_list_refused();
             co_return;
         }
         if (!opened) {
             const bool gone = opened.error().is_gone();
-            spdlog::info("informer watch refused resource={} resourceVersion={} error=\"{}\"", label,
+            spdlog::info("informer watch refused resource={}{} resourceVersion={} error=\"{}\"", label, s.where,
                          step.resource_version, opened.error().describe());
             restart_metric(gone ? "gone" : "open_failed");
             fsm.on_watch_started();
@@ -134,9 +168,9 @@ struct informer::impl {
                                retry_after_of(opened.error()));
             co_return;
         }
-        stream = std::move(opened).value();
+        s.stream = std::move(opened).value();
         fsm.on_watch_started();
-        if (step.send_initial_events) cache.begin_resync();
+        if (step.send_initial_events) cache.begin_resync(s.source);
         watch_line_splitter splitter(opts.max_line_bytes);
         std::array<char, 64 * 1024> buf{};
         bool stop_reading = false;
@@ -147,8 +181,8 @@ struct informer::impl {
                 // The same bad event comes back on every reconnect from this
                 // resourceVersion: after a few tries, relist past it.
                 const bool relisting = fsm.on_decode_failed();
-                spdlog::warn("informer watch decode error resource={} resourceVersion={} relist={} error=\"{}\"", label,
-                             fsm.resource_version(), relisting, err->message);
+                spdlog::warn("informer watch decode error resource={}{} resourceVersion={} relist={} error=\"{}\"", label,
+                             s.where, fsm.resource_version(), relisting, err->message);
                 restart_metric(relisting ? "decode_relist" : "decode");
                 stop_reading = true;
                 return;
@@ -159,19 +193,19 @@ struct informer::impl {
             const auto action = fsm.on_event(type, ev.resource_version(), ev.is_gone(), ev.is_initial_events_end());
             switch (action) {
                 case watch_fsm::event_action::apply:
-                    apply_and_notify(ev.type, std::move(ev.object));
-                    if (synced) publish_size();
+                    apply_and_notify(s, ev.type, std::move(ev.object));
+                    if (s.synced) publish_size();
                     break;
                 case watch_fsm::event_action::skip: break;
-                case watch_fsm::event_action::synced: finish_resync("watch-list"); break;
+                case watch_fsm::event_action::synced: finish_resync(s, "watch-list"); break;
                 case watch_fsm::event_action::relist:
-                    spdlog::info("informer resourceVersion expired resource={} reason={} message=\"{}\"", label,
-                                 ev.status_reason(), ev.status_message());
+                    spdlog::info("informer resourceVersion expired resource={}{} reason={} message=\"{}\"", label,
+                                 s.where, ev.status_reason(), ev.status_message());
                     restart_metric("gone");
                     stop_reading = true;
                     break;
                 case watch_fsm::event_action::restart:
-                    spdlog::warn("informer watch error event resource={} code={} message=\"{}\"", label,
+                    spdlog::warn("informer watch error event resource={}{} code={} message=\"{}\"", label, s.where,
                                  ev.status_code(), ev.status_message());
                     restart_metric("error_event");
                     stop_reading = true;
@@ -179,17 +213,18 @@ struct informer::impl {
             }
         };
         for (;;) {
-            auto [ec, n] = co_await stream->read_some(buf);
-            if (stopping) break;
+            auto [ec, n] = co_await s.stream->read_some(buf);
+            if (halted()) break;
             if (n > 0 && !splitter.feed(std::string_view(buf.data(), n), on_line)) {
-                spdlog::warn("informer watch line over limit resource={} limit={}", label, opts.max_line_bytes);
+                spdlog::warn("informer watch line over limit resource={}{} limit={}", label, s.where,
+                             opts.max_line_bytes);
                 restart_metric("line_too_long");
                 fsm.on_watch_ended(watch_fsm::end_reason::failed);
                 break;
             }
             if (stop_reading) break;
             if (ec) {
-                spdlog::info("informer watch broken resource={} resourceVersion={} error=\"{}\"", label,
+                spdlog::info("informer watch broken resource={}{} resourceVersion={} error=\"{}\"", label, s.where,
                              fsm.resource_version(), ec.message());
                 restart_metric("transport");
                 fsm.on_watch_ended(watch_fsm::end_reason::failed);
@@ -204,24 +239,53 @@ struct informer::impl {
                 break;
             }
         }
-        if (stream) stream->close();
-        stream.reset();
+        if (s.stream) s.stream->close();
+        s.stream.reset();
+    }
+
+    asio::awaitable<void> run_stream(stream_state& s) {
+        while (!halted()) {
+            auto step = s.fsm.next();
+            if (auto* l = std::get_if<watch_fsm::list_step>(&step)) {
+                co_await do_list(s, *l);
+            } else if (auto* w = std::get_if<watch_fsm::watch_step>(&step)) {
+                co_await do_watch(s, *w);
+            } else {
+                const auto& wait = std::get<watch_fsm::wait_step>(step);
+                s.timer->expires_after(wait.delay);
+                co_await s.timer->async_wait(asio::as_tuple(asio::use_awaitable));
+            }
+        }
     }
 
     asio::awaitable<void> run() {
-        timer = std::make_unique<asio::steady_timer>(co_await asio::this_coro::executor);
-        while (!stopping) {
-            auto step = fsm.next();
-            if (auto* l = std::get_if<watch_fsm::list_step>(&step)) {
-                co_await do_list(*l);
-            } else if (auto* w = std::get_if<watch_fsm::watch_step>(&step)) {
-                co_await do_watch(*w);
-            } else {
-                const auto& wait = std::get<watch_fsm::wait_step>(step);
-                timer->expires_after(wait.delay);
-                co_await timer->async_wait(asio::as_tuple(asio::use_awaitable));
-            }
+        auto ex = co_await asio::this_coro::executor;
+        aborting = false;
+        for (auto& s : streams)
+            if (!s->timer) s->timer = std::make_unique<asio::steady_timer>(ex);
+        if (streams.size() == 1) {
+            co_await run_stream(*streams.front());
+            co_return;
         }
+        // One coroutine per stream. The first that throws (a bug: I/O
+        // failures are values) ends the others, and its exception leaves
+        // run() for the spawner, which restarts them all; each stream keeps
+        // its resume point.
+        std::size_t running = streams.size();
+        std::exception_ptr failure;
+        asio::steady_timer all_ended(ex, asio::steady_timer::time_point::max());
+        for (auto& s : streams) {
+            asio::co_spawn(ex, run_stream(*s), [&](std::exception_ptr e) {
+                if (e && !failure) {
+                    failure = e;
+                    aborting = true;
+                    for (auto& other : streams) close(*other);
+                }
+                if (--running == 0) all_ended.cancel();
+            });
+        }
+        while (running > 0) co_await all_ended.async_wait(asio::as_tuple(asio::use_awaitable));
+        if (failure) std::rethrow_exception(failure);
     }
 };
 
@@ -239,13 +303,18 @@ asio::awaitable<void> informer::run() {
 
 void informer::stop() noexcept {
     impl_->stopping = true;
-    if (impl_->stream) impl_->stream->close();
-    if (impl_->timer) impl_->timer->cancel();
+    for (auto& s : impl_->streams) impl_->close(*s);
 }
 
 const object_cache& informer::cache() const noexcept { return impl_->cache; }
-bool informer::has_synced() const noexcept { return impl_->synced; }
-const watch_fsm& informer::state() const noexcept { return impl_->fsm; }
+bool informer::has_synced() const noexcept { return impl_->all_synced(); }
+std::vector<std::string> informer::not_synced() const {
+    std::vector<std::string> out;
+    for (const auto& s : impl_->streams)
+        if (!s->synced) out.push_back(s->ns);
+    return out;
+}
+const watch_fsm& informer::state() const noexcept { return impl_->streams.front()->fsm; }
 const resource_type& informer::type() const noexcept { return impl_->opts.type; }
 
 informer::handler enqueue_keys(std::function<void(const std::string&)> enqueue) {

@@ -8,6 +8,17 @@ void informer_registry::define(const std::string& name, informer_options opts) {
     defined_.insert_or_assign(name, std::move(opts));
 }
 
+const informer_options* informer_registry::definition(const std::string& name) const {
+    auto it = defined_.find(name);
+    return it == defined_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> informer_registry::defined_names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, opts] : defined_) out.push_back(name);
+    return out;
+}
+
 informer& informer_registry::need(const std::string& name) {
     if (auto it = needed_.find(name); it != needed_.end()) return *it->second;
     auto def = defined_.find(name);
@@ -30,7 +41,7 @@ bool informer_registry::all_synced() const noexcept {
 std::vector<std::string> informer_registry::not_synced() const {
     std::vector<std::string> out;
     for (const auto& [name, inf] : needed_)
-        if (!inf->has_synced()) out.push_back(name);
+        for (const auto& ns : inf->not_synced()) out.push_back(ns.empty() ? name : name + "/" + ns);
     return out;
 }
 

@@ -45,6 +45,11 @@ kube_metrics::kube_metrics(Registry& r)
       watch_restarts(BuildCounter().Name("attune_kube_watch_restarts_total").Help("watch reconnects by cause").Register(r)),
       relists(BuildCounter().Name("attune_kube_relists_total").Help("full relists (410 or start)").Register(r)),
       informer_objects(BuildGauge().Name("attune_kube_informer_objects").Help("objects in the informer cache").Register(r)),
+      informer_synced(BuildGauge()
+                          .Name("attune_kube_informer_synced")
+                          .Help("1 once the list/watch stream of this resource in this namespace (\"\": cluster-wide) "
+                                "holds its initial state")
+                          .Register(r)),
       informer_bytes(BuildGauge()
                          .Name("attune_kube_informer_cache_bytes")
                          .Help("bytes of transformed object text held by the informer cache")

@@ -49,7 +49,7 @@ object_cache::object_ptr object_cache::admit(json::value&& object, entry& e) con
     e.owners = owner_uids(*snap);
     if (decoder_) e.decoded = decoder_(*snap);
     if (index_) e.index_value = index_(*snap, e.decoded.get());
-    e.epoch = epoch_;
+    e.seen = stamp_;
     if (storage_ == cache_storage::compact_text) {
         e.text = std::make_shared<const std::string>(json::serialize(*snap));
         e.object.reset();
@@ -92,7 +92,7 @@ void object_cache::unindex(const std::string& key, const entry& e) {
     stored_bytes_ -= std::min(stored_bytes_, e.bytes);
 }
 
-std::optional<object_cache::delta> object_cache::apply(watch_event_type type, json::value object) {
+std::optional<object_cache::delta> object_cache::apply(watch_event_type type, json::value object, source_id source) {
     if (type != watch_event_type::added && type != watch_event_type::modified && type != watch_event_type::deleted)
         return std::nullopt;
     std::string key = key_of(object);
@@ -108,10 +108,11 @@ std::optional<object_cache::delta> object_cache::apply(watch_event_type type, js
     if (it != objects_.end() && it->second.resource_version == meta_string(object, "resourceVersion")) {
         // Same version replayed (e.g. ADDED after a reconnect, or listed
         // again by a resync): not a change, but seen.
-        it->second.epoch = epoch_;
+        it->second.seen = stamp_;
         return std::nullopt;
     }
     entry fresh;
+    fresh.source = source;
     auto snap = admit(std::move(object), fresh);
     if (it == objects_.end()) {
         auto [pos, ok] = objects_.emplace(key, std::move(fresh));
@@ -134,12 +135,16 @@ std::vector<object_cache::delta> object_cache::replace(json::array items) {
     return out;
 }
 
-void object_cache::begin_resync() noexcept { ++epoch_; }
+void object_cache::begin_resync(source_id source) { resync_began_[source] = ++stamp_; }
 
-std::vector<object_cache::delta> object_cache::end_resync() {
+std::vector<object_cache::delta> object_cache::end_resync(source_id source) {
     std::vector<delta> out;
+    const auto began = resync_began_.find(source);
+    if (began == resync_began_.end()) return out;  // no resync of this source is open
+    const auto since = began->second;
+    resync_began_.erase(began);
     for (auto it = objects_.begin(); it != objects_.end();) {
-        if (it->second.epoch == epoch_) {
+        if (it->second.source != source || it->second.seen >= since) {
             ++it;
             continue;
         }

@@ -87,6 +87,12 @@ long long rss_kib() {
     return pages_resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
+std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ",") + s;
+    return out;
+}
+
 std::string strip_query(std::string_view target) {
     return std::string(target.substr(0, target.find('?')));
 }
@@ -97,11 +103,15 @@ public:
         : io_(io), opts_(opts), identity_(leader_identity()),
           client_(io.get_executor(), std::move(cfg), settings(opts), metrics_.kube),
           events_(client_, "attune.io/attune-manager", identity_),
-          signals_(io, SIGTERM, SIGINT), deadline_(io), sync_wait_(io) {
-        define_informers(informers_, opts.watch_list, opts.protobuf_lists, [this] {
-            release_free_memory_soon();
-            sync_wait_.cancel();  // readiness at the last informer's sync, not at the next poll
-        });
+          signals_(io, SIGTERM, SIGINT), deadline_(io), sync_wait_(io), scope_(opts.watch_namespaces) {
+        define_informers(
+            informers_, opts.watch_list, opts.protobuf_lists,
+            [this] {
+                release_free_memory_soon();
+                sync_wait_.cancel();  // readiness at the last informer's sync, not at the next poll
+            },
+            scope_);
+        if (!scope_.cluster_wide()) fence_namespaces();
         // What each enabled feature reads; only these informers run.
         // Recommendations read workloads, HPAs, policies, the two defaults
         // tiers and pods (the live baseline and pod names); the webhook adds
@@ -245,13 +255,37 @@ public:
     int exit_code() const noexcept { return exit_code_; }
 
 private:
+    // --watch-namespaces: no request (read or write) may name another
+    // namespace than the watched ones, the Lease's and the webhook Secret's.
+    // The caches hold nothing else, so nothing should try; this makes it so
+    // by construction, and a bug shows as one refused request in the log
+    // instead of a 403 from an apiserver that never granted it.
+    void fence_namespaces() {
+        auto allowed = scope_.namespaces();
+        std::string own;
+        if (opts_.leader_elect)
+            own = opts_.leader_election_namespace.empty() ? default_lease_namespace() : opts_.leader_election_namespace;
+        if (!own.empty()) allowed.push_back(own);
+        if (opts_.webhook.enabled) allowed.push_back(webhook_namespace());
+        spdlog::info("watching only namespaces={} requests_allowed_in={}", join(scope_.namespaces()), join(allowed));
+        client_.set_namespace_fence([allowed = kube::watch_scope(std::move(allowed))](std::string_view ns) {
+            return allowed.contains(ns);
+        });
+    }
+
+    std::string webhook_namespace() const {
+        const auto& w = opts_.webhook;
+        return !w.ns.empty() ? w.ns : (pod_namespace().empty() ? "attune-system" : pod_namespace());
+    }
+
     void make_webhook() {
         const auto& w = opts_.webhook;
         auto caches = webhook_caches(informers_);
         webhook::webhook_service_options o;
         o.host = w.bind.host;
         o.port = w.bind.port;
-        o.ns = !w.ns.empty() ? w.ns : (pod_namespace().empty() ? "attune-system" : pod_namespace());
+        o.ns = webhook_namespace();
+        o.watch_scope = scope_;
         o.secret_name = w.secret_name;
         o.configuration_name = w.configuration_name;
         o.service_name = w.service_name;
@@ -352,11 +386,7 @@ private:
                 if (const auto* list = core::array_at(r.value(), {"resources"}))
                     for (const auto& res : *list) served = served || core::string_at(res, {"name"}) == "verticalpodautoscalers";
             if (served) {
-                kube::informer_options io;
-                io.type = kube::resources::vertical_pod_autoscalers();
-                io.transform = kube::strip_generic;
-                io.storage = kube::cache_storage::compact_text;
-                vpa_informer_ = std::make_unique<kube::informer>(client_, std::move(io));
+                vpa_informer_ = std::make_unique<kube::informer>(client_, vpa_informer(scope_));
                 vpa_informer_->add_handler(controller_->on_vpa_change());
                 auto* i = vpa_informer_.get();
                 spawn("informer/verticalpodautoscalers", [i] { return i->run(); });
@@ -540,6 +570,7 @@ private:
     asio::signal_set signals_;
     asio::steady_timer deadline_;
     asio::steady_timer sync_wait_;
+    kube::watch_scope scope_;  // --watch-namespaces; cluster-wide when empty
     bool ready_ = false;
     bool stopping_ = false;
     std::vector<kube::supervisor_handle> supervisors_;
@@ -567,11 +598,12 @@ int run_manager(const manager_options& opts) {
     spdlog::info("starting attune-manager host={} port={} context={} workers={} leader_elect={} kube_qps={} "
                  "kube_burst={} allow_local_metrics_addresses={} allow_secret_reads={} prometheus_query_timeout_ms={} "
                  "prometheus_bearer_token_file=\"{}\" prometheus_token_addresses=\"{}\" "
-                 "allow_plaintext_prometheus_credentials={} allow_prometheus_insecure_tls={}",
+                 "allow_plaintext_prometheus_credentials={} allow_prometheus_insecure_tls={} watch_namespaces={}",
                  cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst,
                  opts.allow_local_metrics_addresses, opts.allow_secret_reads, opts.prometheus_query_timeout_ms,
                  opts.prometheus_bearer_token_file, fmt::join(opts.prometheus_token_origins, ","),
-                 opts.allow_plaintext_prometheus_credentials, opts.allow_prometheus_insecure_tls);
+                 opts.allow_plaintext_prometheus_credentials, opts.allow_prometheus_insecure_tls,
+                 opts.watch_namespaces.empty() ? std::string("*") : join(opts.watch_namespaces));
     if (!opts.prometheus_bearer_token_file.empty() && opts.prometheus_token_origins.empty())
         spdlog::warn("--prometheus-bearer-token-file is set but --prometheus-token-addresses is empty: the token is "
                      "sent to no Prometheus");

@@ -11,7 +11,7 @@
 namespace attune::manager {
 
 void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
-                      std::function<void()> on_listed) {
+                      std::function<void()> on_listed, const kube::watch_scope& scope) {
     // Every cache holds compact JSON text (parsed on read): a tree costs about
     // three times its text, and reads are one object per event.
     auto define = [&](const char* name, kube::resource_type type, kube::transform_fn transform,
@@ -25,6 +25,7 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
         o.on_listed = on_listed;
         o.fsm.watch_list = watch_list;
         o.protobuf_items = std::move(protobuf_items);
+        if (!scope.cluster_wide()) o.targets = kube::list_watch_targets(o.type, scope);
         registry.define(name, std::move(o));
     };
     // Pods are nine tenths of what the manager lists: their pages come in
@@ -57,6 +58,15 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
     // The executor's admission gates read LimitRanges and ResourceQuotas.
     define("limitranges", kube::resources::limit_ranges(), kube::strip_generic);
     define("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
+}
+
+kube::informer_options vpa_informer(const kube::watch_scope& scope) {
+    kube::informer_options o;
+    o.type = kube::resources::vertical_pod_autoscalers();
+    o.transform = kube::strip_generic;
+    o.storage = kube::cache_storage::compact_text;
+    if (!scope.cluster_wide()) o.targets = kube::list_watch_targets(o.type, scope);
+    return o;
 }
 
 webhook::admission_caches webhook_caches(kube::informer_registry& registry) {

@@ -2,6 +2,8 @@
 // Every informer attune-manager may run, each with the transform, storage and
 // decoded view that keep its cache lean (docs/manager.md, "What each informer
 // caches"). Defining one costs nothing; features need() the ones they read.
+#include <attune/kube/informer.hpp>
+#include <attune/kube/watch_scope.hpp>
 #include <attune/webhook/admission_handler.hpp>
 
 #include <array>
@@ -27,8 +29,13 @@ inline bool is_informer_name(std::string_view name) {
 // `on_listed` runs after each informer's initial state or relist completed.
 // `watch_list`: try the streaming WatchList for initial state.
 // `protobuf_lists`: the pod informer's LIST pages in protobuf.
+// `scope` (--watch-namespaces): each informer's list/watch streams
+// (kube::list_watch_targets); cluster-wide, one stream each as before.
 void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
-                      std::function<void()> on_listed);
+                      std::function<void()> on_listed, const kube::watch_scope& scope);
+
+// The VerticalPodAutoscaler informer, started only once its API is served.
+kube::informer_options vpa_informer(const kube::watch_scope& scope);
 
 // The caches the admission webhook reads (needed from the registry, which
 // must hold define_informers' definitions), every one of them counted in

@@ -3,6 +3,7 @@
 #include "informer_catalog.hpp"
 #include <attune/core/duration.hpp>
 #include <attune/core/prometheus_token.hpp>
+#include <attune/kube/watch_scope.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -129,7 +130,7 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
             "webhook-ca-overlap", "webhook-cert-resync", "webhook-client-ca", "webhook-max-connections",
-            "webhook-max-large-requests", "webhook-max-body-bytes", "start-informers",
+            "webhook-max-large-requests", "webhook-max-body-bytes", "start-informers", "watch-namespaces",
             "prometheus-query-timeout", "prometheus-bearer-token-file", "prometheus-token-addresses"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
@@ -238,6 +239,10 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
                 o.start_informers.emplace_back(informer);
                 rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
             }
+        } else if (flag == "watch-namespaces") {
+            auto list = kube::parse_namespace_list(value);
+            if (!list) return bad("--watch-namespaces: " + list.error().message);
+            o.watch_namespaces = std::move(list).value();
         } else if (flag == "prometheus-query-timeout") {
             auto d = core::parse_duration(value);
             if (!d || d.value() < std::chrono::seconds(1) || d.value() > std::chrono::minutes(10))
@@ -323,6 +328,8 @@ std::string usage() {
   --webhook-max-body-bytes N         AdmissionReview body cap (default 6356992: two 3 MiB objects + 64 KiB)
   --watch-list=true|false           initial state by WatchList where served, not paged LIST (default false)
   --protobuf-lists=true|false       list pods in protobuf, decoded straight into the cache (default true)
+  --watch-namespaces A,B             list, watch and write only in these namespaces (one list/watch per
+                                     namespace: Roles there suffice; default: cluster-wide)
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
   --prometheus-query-timeout D       budget of one Prometheus query, 1s to 10m (default 30s)

@@ -63,6 +63,10 @@ struct manager_options {
     bool allow_local_metrics_addresses = false;
     bool allow_secret_reads = false;
     webhook_options webhook;
+    // --watch-namespaces: list, watch and write only in these namespaces
+    // (one list/watch per namespace and resource, Roles suffice there;
+    // docs/manager.md). Empty: cluster-wide.
+    std::vector<std::string> watch_namespaces;
     // Informers to run although no enabled feature reads them yet
     // (benchmarks; the e2e pod-cache test). Names from informer_catalog.hpp.
     std::vector<std::string> start_informers;

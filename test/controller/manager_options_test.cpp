@@ -41,6 +41,41 @@ TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
     EXPECT_NE(usage().find("--allow-secret-reads"), std::string::npos);
 }
 
+TEST(ManagerOptions, WatchNamespacesParsesAListAndRefusesBadOnesAtStart) {
+    struct row {
+        std::vector<std::string_view> args;
+        std::vector<std::string> want;  // when ok
+        std::string_view error;         // substring of the message; "" : ok
+    };
+    const row rows[] = {
+        {{}, {}, ""},                                                // cluster-wide by default
+        {{"--watch-namespaces="}, {}, ""},                           // empty: cluster-wide, exactly as without it
+        {{"--watch-namespaces", "team-a"}, {"team-a"}, ""},
+        {{"--watch-namespaces=team-a,team-b"}, {"team-a", "team-b"}, ""},
+        {{"--watch-namespaces=a", "--watch-namespaces=b"}, {"b"}, ""},  // the last one wins, like every flag
+        {{"--watch-namespaces=a,,b"}, {}, "--watch-namespaces: element 2 is empty"},
+        {{"--watch-namespaces=a,"}, {}, "--watch-namespaces: element 2 is empty"},
+        {{"--watch-namespaces=,a"}, {}, "--watch-namespaces: element 1 is empty"},
+        {{"--watch-namespaces=a,b,a"}, {}, "--watch-namespaces: \"a\" is given twice"},
+        {{"--watch-namespaces=Team_A"}, {}, "--watch-namespaces: \"Team_A\" is not a namespace name"},
+        {{"--watch-namespaces=-a"}, {}, "must start and end with a lowercase letter or digit"},
+        {{"--watch-namespaces"}, {}, "--watch-namespaces needs a value"},
+    };
+    for (const auto& r : rows) {
+        auto o = parse(r.args);
+        const std::string what = r.args.empty() ? "(none)" : std::string(r.args.back());
+        if (r.error.empty()) {
+            ASSERT_TRUE(o.ok()) << what << ": " << o.error().message;
+            EXPECT_EQ(o.value().watch_namespaces, r.want) << what;
+        } else {
+            ASSERT_FALSE(o.ok()) << what;
+            EXPECT_EQ(o.error().code, "bad_flag");
+            EXPECT_NE(o.error().message.find(r.error), std::string::npos) << what << ": " << o.error().message;
+        }
+    }
+    EXPECT_NE(usage().find("--watch-namespaces"), std::string::npos);
+}
+
 TEST(ManagerOptions, PrometheusQueryTimeoutAndTokenFile) {
     auto o = parse({});
     ASSERT_TRUE(o.ok());

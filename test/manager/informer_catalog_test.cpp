@@ -26,7 +26,7 @@ struct Catalog : ::testing::Test {
     }();
     kube::client client{io.get_executor(), cfg};
     kube::informer_registry registry{client};
-    Catalog() { define_informers(registry, false, false, nullptr); }
+    Catalog() { define_informers(registry, false, false, nullptr, kube::watch_scope()); }
 };
 
 // The controller merges every policy with both defaults tiers; the webhook
@@ -55,6 +55,50 @@ TEST_F(Catalog, TheWebhookReadsEveryOwnerKindAndTheNamespaces) {
                           caches.cronjobs})
         EXPECT_NE(c, nullptr);
     EXPECT_EQ(caches.replicasets, &registry.need("replicasets").cache());
+}
+
+// --watch-namespaces: every informer of a namespaced resource the catalog
+// holds runs one stream per watched namespace, under /namespaces/<ns>/; the
+// only cluster-wide streams left are nodes and AttuneDefaults, and the
+// Namespaces are read by name. Without the flag nothing changes: one stream
+// each, on the cluster-wide collection.
+TEST(CatalogScope, WatchNamespacesGivesEveryNamespacedInformerOneStreamPerNamespace) {
+    boost::asio::io_context io;
+    kube::rest_config cfg;
+    cfg.host = "127.0.0.1";
+    cfg.port = "1";
+    cfg.tls.ca_pem = test::pki().ca_pem;
+    kube::client client{io.get_executor(), cfg};
+    kube::informer_registry scoped{client}, all{client};
+    const kube::watch_scope scope({"team-a", "team-b"});
+    define_informers(scoped, false, false, nullptr, scope);
+    define_informers(all, false, false, nullptr, kube::watch_scope());
+    using T = kube::list_watch_target;
+    const std::vector<T> per_namespace = {T("team-a", ""), T("team-b", "")};
+    std::vector<std::string> cluster_wide;
+    auto names = scoped.defined_names();
+    ASSERT_GE(names.size(), 15u);
+    for (const auto& name : names) {
+        const auto* d = scoped.definition(name);
+        ASSERT_NE(d, nullptr);
+        EXPECT_TRUE(all.definition(name)->targets.empty()) << name << ": cluster-wide mode is unchanged";
+        if (d->type.namespaced) {
+            EXPECT_EQ(d->targets, per_namespace) << name;
+        } else if (name == "namespaces") {
+            EXPECT_EQ(d->targets, (std::vector<T>{T("", "metadata.name=team-a"), T("", "metadata.name=team-b")}));
+        } else {
+            EXPECT_EQ(d->targets, std::vector<T>{T("", "")}) << name;
+            cluster_wide.push_back(name);
+        }
+    }
+    EXPECT_EQ(cluster_wide, (std::vector<std::string>{"attunedefaults", "nodes"}));
+    // The namespaced kinds the brief names are all there.
+    for (const char* n : {"pods", "deployments", "statefulsets", "replicasets", "daemonsets", "jobs", "cronjobs",
+                          "horizontalpodautoscalers", "limitranges", "resourcequotas", "attunepolicies",
+                          "attunenamespacedefaults"})
+        EXPECT_TRUE(scoped.definition(n) && scoped.definition(n)->type.namespaced) << n;
+    EXPECT_EQ(vpa_informer(scope).targets, per_namespace);
+    EXPECT_TRUE(vpa_informer(kube::watch_scope()).targets.empty());
 }
 
 }  // namespace

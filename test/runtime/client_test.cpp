@@ -158,6 +158,30 @@ TEST_F(ClientTest, WriteFenceStopsARetryLoopWhenLeadershipLapses) {
     EXPECT_EQ(server.requests().size(), 1u);  // the retry after Retry-After: 1 was never sent
 }
 
+// --watch-namespaces: a request whose path names a namespace outside the
+// fence's set never leaves, whatever its verb; cluster-scoped paths and the
+// watched namespaces pass.
+TEST_F(ClientTest, NamespaceFenceRefusesPathsOutsideTheWatchedNamespaces) {
+    for (int i = 0; i < 3; ++i) server.script(scripted_reply::http(200, pod_json));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    c.set_namespace_fence([](std::string_view ns) { return ns == "ns"; });
+    auto get_other = run_coro(io, c.get(resources::pods(), "other", "p"));
+    ASSERT_FALSE(get_other.ok());
+    EXPECT_EQ(get_other.error().kind, error_kind::out_of_scope);
+    EXPECT_NE(get_other.error().describe().find("namespace other is not one of --watch-namespaces"), std::string::npos)
+        << get_other.error().describe();
+    auto resize_other = run_coro(io, c.patch(resources::pods(), "other", "p", patch_type::strategic_merge, "{}", "resize"));
+    EXPECT_EQ(resize_other.error().kind, error_kind::out_of_scope);
+    auto watch_other = run_coro(io, c.watch(resources::pods(), "other", watch_options{}));
+    EXPECT_EQ(watch_other.error().kind, error_kind::out_of_scope);
+    EXPECT_EQ(server.requests().size(), 0u);  // nothing was sent
+    EXPECT_TRUE(run_coro(io, c.get(resources::pods(), "ns", "p")).ok());
+    EXPECT_TRUE(run_coro(io, c.get(resources::nodes(), "", "n1")).ok());
+    EXPECT_TRUE(run_coro(io, c.get_path("/version")).ok());
+    ASSERT_EQ(server.requests().size(), 3u);
+    EXPECT_EQ(server.requests()[0].target, "/api/v1/namespaces/ns/pods/p");
+}
+
 TEST_F(ClientTest, TooManyRequestsWithoutRetryAfterBacksOff) {
     server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));
     server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));

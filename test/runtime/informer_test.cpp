@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
@@ -307,6 +309,68 @@ TEST(Informer, ListPagesAreAppliedItemByItemAndARelistDropsOnlyWhatVanished) {
                                                    "deleted ns/b@2"}));
     EXPECT_EQ(t.listed, 2);
     EXPECT_EQ(inf->cache().size(), 2u);
+}
+
+}  // namespace
+}  // namespace attune::kube
+
+namespace attune::kube {
+namespace {
+
+std::string pod_in(std::string_view ns, std::string_view name, std::string_view rv) {
+    return std::string(R"({"kind":"Pod","metadata":{"name":")") + std::string(name) + R"(","namespace":")" +
+           std::string(ns) + R"(","resourceVersion":")" + std::string(rv) + R"("},"spec":{"containers":[]}})";
+}
+
+std::vector<std::string> targets_without_query(const informer_run& t) {
+    std::vector<std::string> out;
+    for (const auto& r : t.server.requests()) out.push_back(r.target.substr(0, r.target.find('?')));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+// --watch-namespaces: one informer, one list/watch per namespace under
+// /namespaces/<ns>/, one cache; synced only once every namespace listed.
+TEST(Informer, OneStreamPerNamespaceFeedsOneCacheAndSyncsWhenEveryNamespaceListed) {
+    informer_run t;
+    t.server.script(scripted_reply::http(200, list("5", "", {})));
+    t.server.script(scripted_reply::http(200, list("7", "", {})));
+    // Whichever watch opens first gets a's pod, the other b's: one cache either way.
+    t.server.script(scripted_reply::watch_stream({event("ADDED", pod_in("a", "x", "8"))}));
+    t.server.script(scripted_reply::watch_stream({event("ADDED", pod_in("b", "y", "9"))}));
+    t.hang_after();
+    t.hang_after();
+    informer_options o;
+    o.fsm.page_size = 2;
+    o.fsm.watch_list = false;
+    o.targets = list_watch_targets(resources::pods(), watch_scope({"a", "b"}));
+    auto inf = t.run(o, 6);
+    EXPECT_EQ(targets_without_query(t), (std::vector<std::string>{"/api/v1/namespaces/a/pods", "/api/v1/namespaces/b/pods"}));
+    EXPECT_TRUE(inf->has_synced());
+    EXPECT_TRUE(inf->not_synced().empty());
+    EXPECT_EQ(t.listed, 2);  // one initial state per namespace
+    EXPECT_EQ(inf->cache().size(), 2u);
+    EXPECT_TRUE(inf->cache().get("a/x"));
+    EXPECT_TRUE(inf->cache().get("b/y"));
+}
+
+TEST(Informer, NotSyncedWhileOneNamespaceHasNotListed) {
+    informer_run t;
+    t.server.script(scripted_reply::http(200, list("5", "", {})));
+    t.hang_after();  // the other namespace's list never answers
+    t.hang_after();  // the listed one's watch
+    informer_options o;
+    o.fsm.page_size = 2;
+    o.fsm.watch_list = false;
+    o.targets = list_watch_targets(resources::pods(), watch_scope({"a", "b"}));
+    auto inf = t.run(o, 3);
+    EXPECT_EQ(targets_without_query(t), (std::vector<std::string>{"/api/v1/namespaces/a/pods", "/api/v1/namespaces/b/pods"}));
+    EXPECT_FALSE(inf->has_synced());
+    const auto waiting = inf->not_synced();
+    ASSERT_EQ(waiting.size(), 1u);
+    EXPECT_TRUE(waiting[0] == "a" || waiting[0] == "b") << waiting[0];
+    EXPECT_EQ(t.listed, 1);
 }
 
 }  // namespace

@@ -158,6 +158,41 @@ TEST(ObjectCache, ResyncItemByItemAppliesAsItGoesAndDropsWhatWasNotListed) {
     EXPECT_TRUE(c.end_resync().empty());
 }
 
+// --watch-namespaces: one cache fed by one stream per namespace. Their
+// initial lists interleave; each stream's relist drops only what it listed
+// before and did not list again, never another namespace's objects.
+TEST(ObjectCache, OverlappingResyncsOfSeveralSourcesDropOnlyTheirOwnObjects) {
+    object_cache c(strip_pod, cache_storage::compact_text);
+    constexpr object_cache::source_id A = 0, B = 1;
+    c.apply(watch_event_type::added, pod("a", "old", "1"), A);
+    c.apply(watch_event_type::added, pod("b", "old", "1"), B);
+    c.begin_resync(A);
+    c.apply(watch_event_type::added, pod("a", "x", "2"), A);
+    c.begin_resync(B);  // B's list starts while A's is still running
+    c.apply(watch_event_type::added, pod("b", "y", "2"), B);
+    c.apply(watch_event_type::added, pod("a", "z", "3"), A);
+    // A ends: its "old" went unlisted; B's objects, listed or not yet, stay.
+    auto gone_a = c.end_resync(A);
+    ASSERT_EQ(gone_a.size(), 1u);
+    EXPECT_EQ(gone_a[0].key, "a/old");
+    EXPECT_TRUE(c.get("b/old"));
+    EXPECT_TRUE(c.get("a/x"));  // listed before B began: still A's and seen
+    // B lists "old" again (a replay: seen, no delta) and ends: nothing goes.
+    EXPECT_FALSE(c.apply(watch_event_type::added, pod("b", "old", "1"), B));
+    EXPECT_TRUE(c.end_resync(B).empty());
+    EXPECT_EQ(c.size(), 4u);
+    // A later relist of B alone that misses "y" drops exactly that.
+    c.begin_resync(B);
+    c.apply(watch_event_type::added, pod("b", "old", "1"), B);
+    auto gone_b = c.end_resync(B);
+    ASSERT_EQ(gone_b.size(), 1u);
+    EXPECT_EQ(gone_b[0].key, "b/y");
+    EXPECT_EQ(names(c.in_namespace("a")), (std::vector<std::string>{"x", "z"}));
+    // Ending a resync that was never begun deletes nothing.
+    EXPECT_TRUE(c.end_resync(7).empty());
+    EXPECT_EQ(c.size(), 3u);
+}
+
 struct owner_view {
     std::string name;
     int owners = 0;

@@ -102,13 +102,17 @@ struct HandlerTest : ::testing::Test {
     }
 
     admission_caches caches;
-    // A new handler (an empty memo) with these validation options.
-    void make_handler(core::PolicyValidationOptions validation) {
+    admission_caches& caches_ = caches;
+    // A new handler (an empty memo) with these validation options and scope.
+    void make_handler(core::PolicyValidationOptions validation, kube::watch_scope scope = kube::watch_scope()) {
         admission_options o;
         o.operator_namespace = "attune-system";
         o.now = [] { return std::string("2026-12-01T10:00:00Z"); };
         o.validation = validation;
+        o.watch_scope = std::move(scope);
         handler = std::make_unique<admission_handler>(caches, o, &caps, *metrics);
+    }
+    void rebuild(kube::watch_scope scope) { make_handler({}, std::move(scope));
     }
 
     http::server_reply post(std::string_view path, const std::string& body) {
@@ -432,6 +436,25 @@ TEST_F(HandlerTest, WithoutAValidatedEntryATemplateChangeIsUntouched) {
     const auto dep = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
     EXPECT_EQ(dep.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"), "1");
     EXPECT_EQ(metric("reason=no_candidate"), "1");
+}
+
+// --watch-namespaces: a namespace outside the flag is never sized nor
+// persisted into, even when the caches know its namespace, policy and
+// recommendation (they cannot, in the manager: its informers never list it).
+TEST_F(HandlerTest, RequestsOfAnUnwatchedNamespaceAreAllowedUnchanged) {
+    rebuild(kube::watch_scope({"team-a"}));
+    EXPECT_FALSE(sized(admitted(pod_review())));  // sized at 250m without the flag (the first test)
+    EXPECT_EQ(metric("operation=pod_create,reason=namespace_not_watched"), "1");
+    add(policies, policy("web", 100, R"({})", kAwaitingStatus));
+    const auto dep = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
+    EXPECT_EQ(dep.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"), "1");
+    EXPECT_EQ(metric("operation=workload_update,reason=namespace_not_watched"), "1");
+    // The same requests in a watched namespace: persisted as without the flag.
+    rebuild(kube::watch_scope({"team-a", "shop"}));
+    const auto again = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
+    EXPECT_EQ(again.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"),
+              "200m");
+    EXPECT_EQ(metric("operation=workload_update,reason=namespace_not_watched"), "1");
 }
 
 }  // namespace

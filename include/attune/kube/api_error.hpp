@@ -20,6 +20,7 @@ enum class error_kind {
     cancelled,
     fenced,      // a write refused before sending: this manager is not (or no longer) the leader
     credentials, // nothing to authenticate with: the exec credential plugin failed (message says why)
+    out_of_scope,  // refused before sending: the path names a namespace outside --watch-namespaces
 };
 
 struct api_error {

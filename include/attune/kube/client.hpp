@@ -113,6 +113,12 @@ struct watch_options {
 // even in the middle of a retry loop.
 using write_fence = std::function<bool(std::chrono::steady_clock::time_point)>;
 
+// Asked before every request but direct() with the namespace its path names
+// (namespace_of_path): false refuses it with error_kind::out_of_scope and
+// nothing is sent. With --watch-namespaces the manager installs the watched
+// namespaces (plus its own), so no read or write can leave them.
+using namespace_fence = std::function<bool(std::string_view ns)>;
+
 class client {
 public:
     // Throws std::runtime_error when the TLS material in `cfg` is invalid.
@@ -186,6 +192,7 @@ public:
                              std::chrono::milliseconds deadline, std::string verb_label);
 
     void set_write_fence(write_fence fence);
+    void set_namespace_fence(namespace_fence fence);
 
     kube_metrics& metrics() noexcept;
     const rest_config& config() const noexcept;

@@ -1,13 +1,15 @@
 #pragma once
 // List+watch driver for one resource: runs watch_fsm against the client,
 // keeps an object_cache current and calls handlers with every change.
-// One coroutine per informer, on the shared io_context. The initial state
+// One coroutine per list/watch stream (one per watched namespace with
+// --watch-namespaces, else one), on the shared io_context, into one cache. The initial state
 // streams in (WatchList where served, else paged LIST parsed item by item):
 // each object is transformed and stored as it arrives, so neither a list
 // nor a page is ever held whole, and a relist diffs as it goes.
 #include <attune/kube/client.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/kube/watch_fsm.hpp>
+#include <attune/kube/watch_scope.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -24,6 +26,11 @@ struct informer_options {
     std::string namespace_;  // "" for all namespaces
     std::string label_selector;
     std::string field_selector;
+    // Several list/watch streams into the one cache (--watch-namespaces: one
+    // per namespace, from list_watch_targets), each with its own resume
+    // point; the informer has synced once every one listed. Empty: a single
+    // stream on namespace_ with field_selector.
+    std::vector<list_watch_target> targets;
     transform_fn transform = strip_generic;
     cache_storage storage = cache_storage::compact_text;
     // Called once on the new cache: decoded views, a secondary index.
@@ -56,8 +63,12 @@ public:
     void stop() noexcept;
 
     const object_cache& cache() const noexcept;
-    // True once the first full list landed in the cache.
+    // True once the first full list of every stream landed in the cache.
     bool has_synced() const noexcept;
+    // The watched namespaces (watched_namespace_of) whose stream has not
+    // listed yet; "" stands for a cluster-wide stream.
+    std::vector<std::string> not_synced() const;
+    // The first stream's state (the only one unless `targets` names several).
     const watch_fsm& state() const noexcept;
     const resource_type& type() const noexcept;
 

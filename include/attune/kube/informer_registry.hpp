@@ -19,6 +19,9 @@ public:
 
     void define(const std::string& name, informer_options opts);
     bool defined(const std::string& name) const { return defined_.contains(name); }
+    // The options a name was defined with (nothing runs), null when not defined.
+    const informer_options* definition(const std::string& name) const;
+    std::vector<std::string> defined_names() const;
 
     // A feature reads this cache: the informer is created once and runs from
     // start on. Throws std::out_of_range for a name never defined (a wiring bug).
@@ -29,6 +32,8 @@ public:
     // The needed informers, by name.
     const std::map<std::string, std::unique_ptr<informer>>& needed() const noexcept { return needed_; }
     bool all_synced() const noexcept;
+    // What has not listed yet: "pods" for a cluster-wide stream, "pods/<ns>"
+    // for one watched namespace's (--watch-namespaces).
     std::vector<std::string> not_synced() const;
 
 private:

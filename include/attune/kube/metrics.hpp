@@ -1,7 +1,8 @@
 #pragma once
 // Every runtime metric, built once against one registry. Labels are
 // low-cardinality by construction: verb, status code class, resource label,
-// event type, reason keywords; never namespaces, names or uids.
+// event type, reason keywords; never names or uids, and namespaces only
+// where the operator listed them (--watch-namespaces).
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/gauge.h>
@@ -31,6 +32,9 @@ struct kube_metrics {
     prometheus::Family<prometheus::Counter>& watch_restarts;       // {resource, reason}
     prometheus::Family<prometheus::Counter>& relists;              // {resource}
     prometheus::Family<prometheus::Gauge>& informer_objects;       // {resource}
+    // {resource, namespace}: one series per list/watch stream; the namespace
+    // is "" cluster-wide, else one of --watch-namespaces (bounded by the flag).
+    prometheus::Family<prometheus::Gauge>& informer_synced;
     prometheus::Family<prometheus::Gauge>& informer_bytes;         // {resource}
     prometheus::Family<prometheus::Counter>& k8s_events;           // {result}
     prometheus::Gauge& leader;

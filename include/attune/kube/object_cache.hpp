@@ -11,6 +11,7 @@
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -59,10 +60,16 @@ public:
 
     explicit object_cache(transform_fn transform = strip_generic, cache_storage storage = cache_storage::tree);
 
+    // Which list/watch stream an object came from. An informer of several
+    // namespaces (--watch-namespaces) feeds one cache from one stream per
+    // namespace, and each stream's relist may drop only what that stream
+    // listed. A single-stream cache uses source 0 throughout.
+    using source_id = std::uint32_t;
+
     // Applies one ADDED/MODIFIED/DELETED event (others are ignored). Returns
     // the change, or nothing when the event changed nothing (e.g. deleting an
     // unknown key, or a replayed event with the resourceVersion we hold).
-    std::optional<delta> apply(watch_event_type type, boost::json::value object);
+    std::optional<delta> apply(watch_event_type type, boost::json::value object, source_id source = 0);
 
     // Replaces the whole content with a fresh list (after a relist) and
     // returns the differences, deletions included, so handlers see objects
@@ -72,9 +79,11 @@ public:
     // The same, item by item, without holding the list: begin_resync(), then
     // apply() each listed object as it arrives (its change is returned at
     // once), then end_resync() deletes and returns what the list did not
-    // mention. Old and new never coexist beyond one object.
-    void begin_resync() noexcept;
-    std::vector<delta> end_resync();
+    // mention. Old and new never coexist beyond one object. Per source: the
+    // resyncs of several sources may overlap, and each deletes only objects
+    // of its own source not seen since its begin.
+    void begin_resync(source_id source = 0);
+    std::vector<delta> end_resync(source_id source = 0);
 
     // Decoded views: `decoder` runs once per stored change (T must match).
     template <class T>
@@ -136,7 +145,8 @@ private:
         std::string index_value;
         std::vector<std::string> owners;
         std::size_t bytes = 0;
-        unsigned epoch = 0;  // the resync that last saw it
+        std::uint64_t seen = 0;  // stamp_ when last applied or replayed
+        source_id source = 0;
     };
     using index_map = std::unordered_map<std::string, std::unordered_set<std::string>>;
 
@@ -171,7 +181,10 @@ private:
     index_map by_namespace_;
     index_map by_owner_;
     index_map by_index_;
-    unsigned epoch_ = 0;
+    // Bumped by every begin_resync; an object not seen since its source's
+    // resync began carries an older stamp.
+    std::uint64_t stamp_ = 0;
+    std::unordered_map<source_id, std::uint64_t> resync_began_;
     std::size_t stored_bytes_ = 0;
 };
 

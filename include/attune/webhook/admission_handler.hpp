@@ -17,6 +17,7 @@
 #include <attune/core/policy_validation.hpp>
 #include <attune/http/https_server.hpp>
 #include <attune/kube/object_cache.hpp>
+#include <attune/kube/watch_scope.hpp>
 #include <attune/webhook/metrics.hpp>
 
 #include <functional>
@@ -54,6 +55,9 @@ struct admission_caches {
 struct admission_options {
     admission_options() = default;
     std::string operator_namespace;  // its pods are never sized
+    // --watch-namespaces: requests from any other namespace are allowed
+    // unchanged (skip reason namespace_not_watched), whatever the caches hold.
+    kube::watch_scope watch_scope;
     // RFC 3339 "now" for attune.io/startup-boost-at; the system clock when empty.
     std::function<std::string()> now;
     // The controller's validation options (--allow-local-metrics-addresses,

@@ -24,6 +24,7 @@ struct webhook_service_options {
     std::string host = "127.0.0.1";
     std::string port = "9443";
     std::string ns;  // the manager's namespace: the Secret's, and whose pods are never sized
+    kube::watch_scope watch_scope;  // --watch-namespaces: other namespaces are allowed unchanged
     std::string secret_name = "attune-webhook-tls";
     std::string configuration_name = "attune-webhook";
     std::string service_name = "attune-webhook";
