@@ -17,6 +17,10 @@
 #    (with its installHint) are clear errors within seconds, for the CLI and
 #    for the manager.
 . "$(dirname "$0")/../lib.sh"
+# Exec plugins serve a manager run outside a cluster: the host binary, even in
+# the image lane (in-cluster the manager has its projected token, and its image
+# has no shell to run a plugin script with).
+unset E2E_MANAGER_IMAGE
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/87_cli_lib.bash"
 require_manager
