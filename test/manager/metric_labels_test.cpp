@@ -20,7 +20,8 @@ namespace attune::manager {
 namespace {
 
 // Bounded labels. namespace and policy: bounded by the AttunePolicies (a
-// series exists only for a namespace or policy Attune manages). The rest are
+// series exists only for a namespace or policy Attune manages, or, for
+// attune_kube_informer_synced, for a namespace of --watch-namespaces). The rest are
 // keywords the code spells out (verb, code, result, reason, ...) or the
 // informer and query names it defines.
 const std::set<std::string> kBounded = {"namespace", "policy",   "action",   "result",     "reason",
@@ -161,7 +162,8 @@ TEST(MetricLabels, TheManagerRegistersExactlyTheseFamilies) {
         "attune_coroutine_restarts_total", "attune_deferred_age_seconds", "attune_envelope_blocked_total",
         "attune_envelope_raised_total", "attune_event_queue_depth", "attune_eviction_total",
         "attune_infeasible_skipped_total", "attune_informers_synced", "attune_kube_events_written_total",
-        "attune_kube_informer_cache_bytes", "attune_kube_informer_objects", "attune_kube_rate_limiter_wait_seconds",
+        "attune_kube_informer_cache_bytes", "attune_kube_informer_objects", "attune_kube_informer_synced",
+        "attune_kube_rate_limiter_wait_seconds",
         "attune_kube_relists_total", "attune_kube_request_duration_seconds", "attune_kube_request_queue_capacity",
         "attune_kube_request_queue_rejected_total", "attune_kube_request_retries_total",
         "attune_kube_requests_inflight", "attune_kube_requests_queued", "attune_kube_requests_total",
