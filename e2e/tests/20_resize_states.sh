@@ -36,6 +36,9 @@ state_is() { [ "$(resize_view "$ns" "$1")" = "$2" ]; }
 pod a 500m 1
 # 1. Fits: observed InProgress on the way, then Applied.
 k -n "$ns" get pod a -w -o json > "/tmp/e2e-watch-$ns.json" 2>/dev/null & watcher=$!
+# The watch must be running before the resize, or a loaded machine lets the
+# 500 ms InProgress window pass before it connects: its first line is the pod.
+wait_until 20 test -s "/tmp/e2e-watch-$ns.json" || fail "kubectl get -w printed nothing"
 resize_cpu a 1 1
 wait_until 30 state_is a "none Applied" || fail "resize that fits was not applied: $(resize_view "$ns" a)"
 sleep 0.5; kill $watcher 2>/dev/null || true
