@@ -17,9 +17,10 @@ if ! "$here/hack/cluster.sh" up --k8s "$minor" >"$uplog" 2>&1; then
   exit 1
 fi
 "$here/e2e/run.sh" "$filter"; rc=$?
-# Image-lane managers a failed test left running.
+# Image-lane managers a failed test of this run left running (the lane labels
+# each container with its run directory; other checkouts' runs are theirs).
 if command -v podman >/dev/null; then
-  podman ps -aq --filter label=attune-e2e-lane | xargs -r podman rm -f >/dev/null 2>&1 || true
+  podman ps -aq --filter "label=attune-e2e-lane=${ATTUNE_RUN:-$here/e2e/.run}" | xargs -r podman rm -f >/dev/null 2>&1 || true
 fi
 "$here/hack/cluster.sh" down >/dev/null 2>&1
 echo "e2e: Kubernetes $minor took $(( $(date +%s) - start ))s"
