@@ -36,6 +36,12 @@ log "collect: $msg"
 wait_until 150 has_recommendation rec api || fail "no recommendation for api: $(policy_json rec | jq -c .status)"
 both_explained() { recommendation rec api | jq -e '.containers[0].explanation | has("cpu") and has("memory")' >/dev/null; }
 wait_until 120 both_explained || fail "no cpu explanation for api: $(recommendation rec api)"
+# rate() over a series younger than its window divides a partial increase by
+# the whole window, so the first cpu points read low (Prometheus extrapolates
+# at most half a scrape interval past the first sample). Ten 10 s points put
+# several full 30 s windows at the top of the distribution the p95 reads.
+enough_points() { recommendation rec api | jq -e '.containers[0].dataPoints >= 10' >/dev/null; }
+wait_until 120 enough_points || fail "api never reached 10 data points: $(recommendation rec api)"
 wait_ready rec "True Monitoring" 10
 rec=$(recommendation rec api)
 log "api: $(jq -c '.containers[0] | {current, recommended, confidence, dataPoints}' <<<"$rec")"
