@@ -41,7 +41,13 @@ oracle_check() {
   oracle_pause
   printf '%s\t%d\t%d\t%d\n' "$(basename "$0" .sh)" "$ORACLE_OK" "$ORACLE_BAD" "$ORACLE_OTHER" >>"$ORACLE_FILE"
   log "oracle: the apiserver answered $ORACLE_OK /resize with 2xx, $ORACLE_BAD with 4xx, $ORACLE_OTHER other"
-  [ "$ORACLE_BAD" = 0 ] || fail "the apiserver answered $ORACLE_BAD /resize of ours with a 4xx"
+  if [ "$ORACLE_BAD" != 0 ]; then
+    # What a reader needs to tell a refusal (422) from a throttle (429) or a
+    # vanished pod (404): the apiserver's series by code, the manager's side.
+    k get --raw /metrics | grep '^apiserver_request_total{' | grep 'subresource="resize"' >&2 || true
+    [ -z "${MGR_LOG:-}" ] || grep -E 'resize (refused|failed|conflict)|apiserver returned 4' "$MGR_LOG" | tail -n 10 >&2 || true
+    fail "the apiserver answered $ORACLE_BAD /resize of ours with a 4xx"
+  fi
 }
 
 # --- workloads and policies -------------------------------------------------
