@@ -10,11 +10,14 @@
 
 # resize_counts: "<2xx> <4xx> <other>" from apiserver_request_total for
 # resource="pods", subresource="resize" (every verb), as the apiserver counts.
+# A 429 is the apiserver shedding load (API Priority and Fairness), not a
+# judgement of the resize; the manager backs off and retries it, so it counts
+# under "other", which the table shows and no test fails on.
 resize_counts() {
   k get --raw /metrics | awk '
     /^apiserver_request_total\{/ && /resource="pods"/ && /subresource="resize"/ {
       if (match($0, /code="[0-9]+"/)) code = substr($0, RSTART + 6, 3); else code = "000"
-      if (code ~ /^2/) ok += $NF; else if (code ~ /^4/) bad += $NF; else other += $NF
+      if (code ~ /^2/) ok += $NF; else if (code ~ /^4/ && code != "429") bad += $NF; else other += $NF
     }
     END { printf "%d %d %d\n", ok, bad, other }'
 }
