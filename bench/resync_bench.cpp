@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     // The old manager held HPAs as trees: its per-event decode paid no parse.
     object_cache hpas_before(kube::strip_hpa, kube::cache_storage::tree);
     object_cache policies(kube::strip_generic, kube::cache_storage::compact_text);
-    controller::index_policies(policies);
+    policy::index_policies(policies);
     // Until the policy view, policies_in parsed each one from its text and decoded it.
     object_cache policies_before(kube::strip_generic, kube::cache_storage::compact_text);
     std::vector<std::vector<std::vector<std::string>>> targets(
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
             for (auto* c : {&policies, &policies_before})
                 c->apply(watch_event_type::added, policy("bench-" + std::to_string(n), t, targets[n][t]));
     // Named, not positional: cache_views grows fields.
-    controller::cache_views v;
+    policy::cache_views v;
     v.deployments = &deployments;
     v.statefulsets = v.replicasets = v.daemonsets = v.jobs = v.cronjobs = &none;
     v.hpas = &hpas;
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
                 if (s.hpas_per_workload)
                     for (const auto& h : hpas_before.in_namespace(k->ns)) decoded += core::decode_hpa(*h).ok();
                 if (s.policies_per_workload)
-                    for (const auto& o : policies_before.in_namespace(k->ns)) decoded += controller::decode_policy(*o).ok();
+                    for (const auto& o : policies_before.in_namespace(k->ns)) decoded += policy::decode_policy(*o).ok();
                 selected += controller::classify_workload(v, *k).selected_by.size();
                 ++classified;
             }
