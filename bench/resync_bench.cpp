@@ -47,7 +47,7 @@ json::value deployment(const std::string& ns, int i, int namespaces) {
 // A policy as the cluster holds it once Attune runs: a targetRef selector
 // (its team's Deployments), a full spec, and the status the controller
 // writes (one recommendation per target, conditions).
-json::value policy(const std::string& ns, int team, const std::vector<std::string>& targets) {
+json::value policy_object(const std::string& ns, int team, const std::vector<std::string>& targets) {
     std::string recs;
     for (const auto& t : targets)
         recs += std::string(recs.empty() ? "" : ",") + R"({"workload":")" + t +
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     for (int n = 0; n < namespaces; ++n)
         for (int t = 0; t < kPoliciesPerNamespace; ++t)
             for (auto* c : {&policies, &policies_before})
-                c->apply(watch_event_type::added, policy("bench-" + std::to_string(n), t, targets[n][t]));
+                c->apply(watch_event_type::added, policy_object("bench-" + std::to_string(n), t, targets[n][t]));
     // Named, not positional: cache_views grows fields.
     policy::cache_views v;
     v.deployments = &deployments;

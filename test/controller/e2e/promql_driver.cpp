@@ -51,11 +51,11 @@ double now_seconds() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::shared_ptr<kube::prometheus_client> make_client(asio::io_context& io, const std::string& url) {
+std::shared_ptr<prometheus_client> make_client(asio::io_context& io, const std::string& url) {
     attune::kube::prometheus_settings s;
     s.address = url;
     s.query_timeout = std::chrono::seconds(10);
-    auto c = kube::prometheus_client::create(io.get_executor(), s);
+    auto c = prometheus_client::create(io.get_executor(), s);
     if (!c.ok()) {
         std::cerr << "promql_driver: " << c.error().message << "\n";
         std::exit(2);
@@ -169,7 +169,7 @@ int usage_command(int argc, char** argv) {
     return failed ? 1 : 0;
 }
 
-json::object instant_json(asio::io_context& io, kube::prometheus_client& c, const std::string& q) {
+json::object instant_json(asio::io_context& io, prometheus_client& c, const std::string& q) {
     const auto o = run(io, c.query(q, now_seconds()));
     if (!o.result.ok()) return error_json(o.result.error());
     return {{"ok", true}, {"series", o.result.value().series.size()}};
