@@ -47,7 +47,7 @@ json::value deployment(const std::string& ns, int i, int namespaces) {
 // A policy as the cluster holds it once Attune runs: a targetRef selector
 // (its team's Deployments), a full spec, and the status the controller
 // writes (one recommendation per target, conditions).
-json::value policy(const std::string& ns, int team, const std::vector<std::string>& targets) {
+json::value policy_object(const std::string& ns, int team, const std::vector<std::string>& targets) {
     std::string recs;
     for (const auto& t : targets)
         recs += std::string(recs.empty() ? "" : ",") + R"({"workload":")" + t +
@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     // The old manager held HPAs as trees: its per-event decode paid no parse.
     object_cache hpas_before(kube::strip_hpa, kube::cache_storage::tree);
     object_cache policies(kube::strip_generic, kube::cache_storage::compact_text);
-    controller::index_policies(policies);
+    policy::index_policies(policies);
     // Until the policy view, policies_in parsed each one from its text and decoded it.
     object_cache policies_before(kube::strip_generic, kube::cache_storage::compact_text);
     std::vector<std::vector<std::vector<std::string>>> targets(
@@ -108,9 +108,9 @@ int main(int argc, char** argv) {
     for (int n = 0; n < namespaces; ++n)
         for (int t = 0; t < kPoliciesPerNamespace; ++t)
             for (auto* c : {&policies, &policies_before})
-                c->apply(watch_event_type::added, policy("bench-" + std::to_string(n), t, targets[n][t]));
+                c->apply(watch_event_type::added, policy_object("bench-" + std::to_string(n), t, targets[n][t]));
     // Named, not positional: cache_views grows fields.
-    controller::cache_views v;
+    policy::cache_views v;
     v.deployments = &deployments;
     v.statefulsets = v.replicasets = v.daemonsets = v.jobs = v.cronjobs = &none;
     v.hpas = &hpas;
@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
                 if (s.hpas_per_workload)
                     for (const auto& h : hpas_before.in_namespace(k->ns)) decoded += core::decode_hpa(*h).ok();
                 if (s.policies_per_workload)
-                    for (const auto& o : policies_before.in_namespace(k->ns)) decoded += controller::decode_policy(*o).ok();
+                    for (const auto& o : policies_before.in_namespace(k->ns)) decoded += policy::decode_policy(*o).ok();
                 selected += controller::classify_workload(v, *k).selected_by.size();
                 ++classified;
             }

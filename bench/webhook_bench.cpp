@@ -17,8 +17,8 @@
 // with recommendations) runs on its own thread pinned to CPU 0, the load
 // generator on CPU 1: "one core" is the server's. Figures, not assertions
 // (bench/RESULTS.md).
-#include <attune/controller/reconcile.hpp>
 #include <attune/http/https_server.hpp>
+#include <attune/policy/cache_views.hpp>
 #include <attune/webhook/admission_handler.hpp>
 #include <attune/webhook/pki.hpp>
 
@@ -152,7 +152,7 @@ struct world {
 
     world() {
         caps.pod_level_resources_field = true;
-        controller::index_policies(policies);
+        policy::index_policies(policies);
         int rv = 1;
         auto add = [&](kube::object_cache& c, json::value v) {
             v.as_object()["metadata"].as_object()["resourceVersion"] = std::to_string(++rv);
@@ -191,13 +191,13 @@ struct world {
     webhook::admission_caches caches() {
         webhook::admission_caches c;
         c.namespaces = &namespaces;
-        c.policies = &policies;
-        c.deployments = &deployments;
-        c.statefulsets = &statefulsets;
-        c.daemonsets = &daemonsets;
-        c.replicasets = &replicasets;
-        c.jobs = &jobs;
-        c.cronjobs = &cronjobs;
+        c.views.policies = &policies;
+        c.views.deployments = &deployments;
+        c.views.statefulsets = &statefulsets;
+        c.views.daemonsets = &daemonsets;
+        c.views.replicasets = &replicasets;
+        c.views.jobs = &jobs;
+        c.views.cronjobs = &cronjobs;
         return c;
     }
 };

@@ -1,6 +1,5 @@
 #include <attune/webhook/admission_handler.hpp>
 
-#include <attune/controller/reconcile.hpp>  // index_policies, policies_in
 #include <attune/core/create_sizing.hpp>
 #include <attune/core/deferred_persistence.hpp>
 #include <attune/core/json_path.hpp>
@@ -8,6 +7,7 @@
 #include <attune/core/pod_owner.hpp>
 #include <attune/core/policy.hpp>
 #include <attune/core/policy_validation.hpp>
+#include <attune/policy/policy_resolver.hpp>
 #include <attune/core/recommendation_status.hpp>
 #include <attune/core/timestamp.hpp>
 
@@ -39,20 +39,6 @@ std::map<std::string, std::string, std::less<>> string_map_at(const json::value&
     return out;
 }
 
-// The controller reference (kind, name) of a cached object.
-std::optional<core::OwnerReference> controller_of(const json::value& obj) {
-    if (const auto* refs = core::array_at(obj, {"metadata", "ownerReferences"}))
-        for (const auto& r : *refs)
-            if (core::bool_at(r, {"controller"}) == true) {
-                core::OwnerReference ref;
-                ref.kind = std::string(core::string_at(r, {"kind"}));
-                ref.name = std::string(core::string_at(r, {"name"}));
-                ref.controller = true;
-                return ref;
-            }
-    return std::nullopt;
-}
-
 std::string default_now() {
     return core::format_timestamp(std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()));
 }
@@ -65,25 +51,23 @@ struct admission_handler::impl {
     const core::Capabilities* caps;
     webhook_metrics& metrics;
 
-    // The winning policies' merged settings and status, by cache key, valid
-    // while the cache holds the same decoded policy view (index_policies makes
-    // a new one per change; the object itself is parsed afresh on every read
-    // of a compact cache) and the same decoded defaults views of both tiers
-    // (index_defaults, likewise). The entry holds those views, so an address
-    // cannot be reused by a newer view while it is compared.
-    using defaults_views = std::vector<std::shared_ptr<const controller::defaults_view>>;
+    // Which policy manages a workload and its merged, validated settings:
+    // the controller's own resolution over the same decoded views.
+    policy::policy_resolver resolver;
+
+    // The winning policies' status, by cache key, read once per decoded
+    // policy view (index_policies makes a new one per change; the object
+    // itself is parsed afresh on every read of a compact cache). The entry
+    // holds the view, so an address cannot be reused by a newer view while
+    // it is compared.
     struct policy_entry {
-        std::shared_ptr<const controller::policy_view> view;
-        defaults_views cluster_defaults, namespace_defaults;
+        std::shared_ptr<const policy::policy_view> view;
+        std::shared_ptr<const core::EffectivePolicy> effective;
         object_ptr source;  // read once per change
-        std::optional<core::EffectivePolicy> effective;
         std::optional<std::vector<core::StatusRecommendation>> recommendations;
         std::optional<std::vector<core::LifecycleStatusEntry>> lifecycle;
         std::string status_error;  // why recommendations/lifecycle did not decode
-        // Why effective is empty: the skip reason (invalid_policy: the policy
-        // or a defaults object does not decode; policy_validation_failed: the
-        // merge breaks a rule of validate_effective_policy).
-        std::string invalid_reason;
+        std::string refusal;       // the resolution message last logged for this view
     };
     std::unordered_map<std::string, policy_entry> memo;
 
@@ -92,7 +76,7 @@ struct admission_handler::impl {
     prometheus::Histogram& workload_duration;
 
     impl(admission_caches c, admission_options o, const core::Capabilities* cp, webhook_metrics& m)
-        : caches(std::move(c)), opts(std::move(o)), caps(cp), metrics(m),
+        : caches(std::move(c)), opts(std::move(o)), caps(cp), metrics(m), resolver(opts.validation),
           pod_duration(m.duration.Add({{"operation", kPodOperation}}, prometheus::Histogram::BucketBoundaries{
                                                                           0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                                           2.5, 5, 10})),
@@ -102,99 +86,62 @@ struct admission_handler::impl {
         if (!opts.now) opts.now = default_now;
     }
 
-    bool synced() const { return !caches.synced || caches.synced(); }
-
-    const kube::object_cache* cache_for(std::string_view kind) const {
-        if (kind == "Deployment") return caches.deployments;
-        if (kind == "StatefulSet") return caches.statefulsets;
-        if (kind == "DaemonSet") return caches.daemonsets;
-        if (kind == "ReplicaSet") return caches.replicasets;
-        if (kind == "Job") return caches.jobs;
-        if (kind == "CronJob") return caches.cronjobs;
-        return nullptr;
-    }
+    bool synced() const { return caches.synced(); }
 
     object_ptr cached(std::string_view kind, std::string_view ns, std::string_view name) const {
-        const auto* c = cache_for(kind);
+        const auto* c = kind == "AttunePolicy" ? nullptr : caches.views.for_kind(kind);
         if (!c) return nullptr;
         return c->get(std::string(ns) + "/" + std::string(name));
     }
 
-    // The merge of the policy with both defaults tiers, as the controller's
-    // (built-in < AttuneDefaults < AttuneNamespaceDefaults < policy, of each
-    // tier the object first by name). Any defaults object of a tier that does
-    // not decode fails the merge: the controller reports that policy
-    // InvalidConfig and does not act on it.
-    policy_entry& entry_for(const std::string& key, std::shared_ptr<const controller::policy_view> view,
-                            defaults_views cluster, defaults_views namespaced) {
-        auto& e = memo[key];
-        if (e.view == view && e.cluster_defaults == cluster && e.namespace_defaults == namespaced) return e;
-        e = policy_entry{};
-        e.view = std::move(view);
-        e.cluster_defaults = std::move(cluster);
-        e.namespace_defaults = std::move(namespaced);
-        e.source = caches.policies->get(key);
-        if (e.source && e.view->error.empty()) {
-            auto tier = [&](const defaults_views& views, const char* kind) -> std::optional<std::vector<core::AttuneDefaults>> {
-                std::vector<core::AttuneDefaults> out;
-                for (const auto& d : views) {
-                    if (d->defaults) {
-                        out.push_back(*d->defaults);
-                        continue;
-                    }
-                    spdlog::warn("policy not applied by the webhook: its defaults do not decode namespace={} name={} "
-                                 "defaults={} {} error=\"{}\"",
-                                 e.view->ns, e.view->name, kind, d->name, d->error);
-                    return std::nullopt;
-                }
-                return out;
-            };
-            auto decoded = core::decode_attune_policy(*e.source);
-            auto c = tier(e.cluster_defaults, "AttuneDefaults");
-            auto n = c ? tier(e.namespace_defaults, "AttuneNamespaceDefaults") : std::nullopt;
-            if (!decoded)
-                spdlog::warn("policy not applied by the webhook: it does not decode namespace={} name={} error=\"{}\"",
-                             e.view->ns, e.view->name, decoded.error().message);
-            if (decoded && c && n) {
-                auto merged = core::merge_effective_policy(decoded.value(), *c, *n);
-                // The controller's own check (workload_snapshot.cpp), with the
-                // manager's same options: a policy it reports InvalidConfig
-                // (e.g. a loopback or metadata Prometheus address) never sizes
-                // a pod here either.
-                if (auto err = core::validate_effective_policy(merged, opts.validation)) {
-                    e.invalid_reason = "policy_validation_failed";
-                    spdlog::warn("policy not applied by the webhook: it fails validation (the controller reports "
-                                 "InvalidConfig) namespace={} name={} error=\"{}\"",
-                                 e.view->ns, e.view->name, err->message);
-                } else {
-                    e.effective = std::move(merged);
-                }
-            }
-        }
-        if (!e.effective && e.invalid_reason.empty()) e.invalid_reason = "invalid_policy";
-        if (memo.size() > 2 * caches.policies->size() + 64) prune();
-        return memo[key];
+    // Why a resolution gave no settings, logged once per version of the
+    // policy and of its refusal.
+    void log_refusal(policy_entry& e, const policy::resolved& r) {
+        if (e.refusal == r.message) return;
+        e.refusal = r.message;
+        using F = core::ResolutionFailure;
+        const char* why = r.failure == F::ValidationFailed  ? "it fails validation (the controller reports InvalidConfig)"
+                          : r.failure == F::InvalidDefaults ? "its defaults do not decode"
+                          : r.failure == F::InvalidPolicy   ? "it does not decode"
+                                                            : "its defaults have not listed";
+        spdlog::warn("policy not applied by the webhook: {} namespace={} name={} error=\"{}\"", why, e.view->ns,
+                     e.view->name, r.message);
     }
 
     void prune() {
         for (auto it = memo.begin(); it != memo.end();) {
-            if (!caches.policies->decoded<controller::policy_view>(it->first)) it = memo.erase(it);
+            if (!caches.views.policies->decoded<policy::policy_view>(it->first)) it = memo.erase(it);
             else ++it;
         }
     }
 
-    // The policy that manages `wl` (the controller's target selection over
-    // the cache's decoded views), or a skip reason.
-    std::pair<policy_entry*, std::string> managing_policy(const controller::workload_ref& wl) {
-        if (!caches.policies) return {nullptr, "no_policy"};
-        const auto sel = controller::select_policy(controller::policies_in(*caches.policies, wl.ns), wl);
+    // The policy that manages `wl` (policy::resolve_managing_policy: the
+    // controller's selection, merge and validation), or a skip reason:
+    // no_policy, workload_opted_out, invalid_policy (the policy or a
+    // defaults object does not decode), policy_validation_failed.
+    std::pair<policy_entry*, std::string> managing_policy(const policy::workload_ref& wl) {
+        if (!caches.views.policies) return {nullptr, "no_policy"};
+        auto managed = policy::resolve_managing_policy(caches.views, resolver, wl);
+        const auto& sel = managed.selection;
         if (sel.winner.empty()) return {nullptr, sel.opted_out_of.empty() ? "no_policy" : "workload_opted_out"};
+        auto& r = managed.policy;
+        if (!r.view) return {nullptr, "no_policy"};
         const std::string key = wl.ns + "/" + sel.winner;
-        auto view = caches.policies->decoded<controller::policy_view>(key);
-        if (!view) return {nullptr, "no_policy"};
-        auto& e = entry_for(key, std::move(view), controller::defaults_in(caches.cluster_defaults, ""),
-                            controller::defaults_in(caches.namespace_defaults, wl.ns));
-        if (!e.effective) return {nullptr, e.invalid_reason};
+        if (auto it = memo.find(key); it == memo.end() || it->second.view != r.view) {
+            memo[key] = policy_entry{};
+            memo[key].view = r.view;
+            if (memo.size() > 2 * caches.views.policies->size() + 64) prune();
+        }
+        auto& e = memo[key];
+        if (!r.effective) {
+            log_refusal(e, r);
+            using F = core::ResolutionFailure;
+            return {nullptr, r.failure == F::InvalidDefaults ? "invalid_policy" : std::string(core::to_string(r.failure))};
+        }
+        e.refusal.clear();
+        e.effective = std::move(r.effective);
+        if (!e.source) e.source = caches.views.policies->get(key);
+        if (!e.source) return {nullptr, "no_policy"};
         return {&e, ""};
     }
 
@@ -250,14 +197,14 @@ struct admission_handler::impl {
             -> std::optional<std::optional<core::OwnerReference>> {
             auto obj = cached(kind, ns, name);
             if (!obj) return std::nullopt;
-            return controller_of(*obj);
+            return policy::controller_ref(*obj);
         };
         lookup.exists = [&](std::string_view kind, std::string_view name) { return cached(kind, ns, name) != nullptr; };
         const auto workload = core::resolve_pod_workload(pod.value(), lookup);
         if (!workload) return skip(std::move(resp), kPodOperation, "no_owner");
         auto wobj = cached(workload->kind, ns, workload->name);
         if (!wobj) return skip(std::move(resp), kPodOperation, "workload_not_cached");
-        const auto wref = controller::workload_ref_from(workload->kind, *wobj);
+        const auto wref = policy::workload_ref_from(workload->kind, *wobj);
         auto [policy, why] = managing_policy(wref);
         if (!policy) return skip(std::move(resp), kPodOperation, why);
         decode_status(*policy);
@@ -310,7 +257,7 @@ struct admission_handler::impl {
         if (!info) return skip(std::move(resp), kWorkloadOperation, "namespace_unknown");
         if (auto it = info->annotations.find(core::kFreezeAnnotation); it != info->annotations.end() && it->second == "true")
             return skip(std::move(resp), kWorkloadOperation, "namespace_frozen");
-        const auto wref = controller::workload_ref_from(kind, req.object);
+        const auto wref = policy::workload_ref_from(kind, req.object);
         auto [policy, why] = managing_policy(wref);
         if (!policy) return skip(std::move(resp), kWorkloadOperation, why);
         decode_status(*policy);
@@ -336,6 +283,13 @@ struct admission_handler::impl {
         return resp;
     }
 };
+
+bool admission_caches::synced() const {
+    for (std::string_view what : {"Namespace", "AttunePolicy", "AttuneDefaults", "AttuneNamespaceDefaults", "Deployment",
+                                  "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob"})
+        if (!views.has_synced(what)) return false;
+    return true;
+}
 
 admission_handler::admission_handler(admission_caches caches, admission_options opts, const core::Capabilities* caps,
                                      webhook_metrics& metrics)

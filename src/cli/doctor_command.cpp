@@ -14,7 +14,7 @@
 #include "doctor_webhook.hpp"
 #include "session.hpp"
 
-#include <attune/controller/prometheus_client.hpp>
+#include <attune/kube/prometheus_client.hpp>
 #include <attune/kube/wall_now.hpp>
 #include <attune/core/json_path.hpp>
 #include <attune/http/https_client.hpp>
@@ -115,13 +115,13 @@ asio::awaitable<prometheus_probe> probe_prometheus(prometheus_target t) {
         p.skip_reason = *why;
         co_return p;
     }
-    controller::prometheus_settings s;
+    kube::prometheus_settings s;
     s.address = t.address;
     s.insecure_skip_verify = t.insecure_skip_verify;
     for (const auto& [k, v] : t.headers) s.headers.emplace(k, v);
     s.query_timeout = kPrometheusHealthTimeout;
     s.max_connections = 1;
-    auto client = controller::prometheus_client::create(co_await asio::this_coro::executor, s);
+    auto client = kube::prometheus_client::create(co_await asio::this_coro::executor, s);
     if (!client) {
         p.error = client.error().message;
         co_return p;

@@ -91,7 +91,10 @@ int run(invocation& inv) {
             inv.err << "error: cannot list AttunePolicies in " << in.ns << ": " << ctx.policies_error << "\n";
             co_return kExitError;
         }
-        for (auto& [key, e] : effective_policies(ctx)) in.effective.emplace(e.name, std::move(e));
+        for (auto& [key, r] : resolve_policies(ctx)) {
+            if (r.effective) in.effective.emplace(r.view->name, *r.effective);
+            else in.refused.emplace(r.view->name, std::move(r.message));
+        }
         in.policies = std::move(ctx.policies);
         kube::list_options lo;
         lo.limit = 500;

@@ -2,7 +2,7 @@
 
 #include "object_fields.hpp"
 
-#include <attune/controller/policy_selection.hpp>
+#include <attune/policy/policy_selection.hpp>
 #include <attune/core/json_path.hpp>
 #include <attune/core/label_selector.hpp>
 #include <attune/core/resize_history.hpp>
@@ -153,9 +153,9 @@ json::object explain_report(const explain_inputs& in) {
     w["kind"] = in.kind;
     w["name"] = in.name;
     w["found"] = in.workload.found();
-    controller::workload_ref ref;
+    policy::workload_ref ref;
     if (in.workload.found()) {
-        ref = controller::workload_ref_from(in.kind, *in.workload.object);
+        ref = policy::workload_ref_from(in.kind, *in.workload.object);
         w["annotations"] = attune_annotations(*in.workload.object);
     } else {
         ref.ns = in.ns;
@@ -178,18 +178,20 @@ json::object explain_report(const explain_inputs& in) {
         std::any_of(own_pods.begin(), own_pods.end(), [](const json::value* p) { return kubelet_blocked(resize_state(*p)); });
 
     // -- which policy manages it: the manager's own rule
-    std::vector<controller::policy_view> views;
+    std::vector<policy::policy_view> views;
     std::map<std::string, const json::value*> by_name;
     for (const auto& p : in.policies) {
-        auto v = controller::decode_policy(p);
+        auto v = policy::decode_policy(p);
         if (!v) continue;
         by_name[v.value().name] = &p;
         views.push_back(std::move(v).value());
     }
-    const auto sel = controller::select_policy(views, ref);
+    const auto sel = policy::select_policy(views, ref);
     const json::value* policy = sel.winner.empty() ? nullptr : by_name[sel.winner];
     const core::EffectivePolicy* eff = nullptr;
     if (auto it = in.effective.find(sel.winner); it != in.effective.end()) eff = &it->second;
+    std::string refusal;  // why the winner has no settings
+    if (auto it = in.refused.find(sel.winner); policy != nullptr && !eff && it != in.refused.end()) refusal = it->second;
 
     json::array others;
     for (const auto& l : sel.losers) others.push_back(json::string(l));
@@ -226,7 +228,12 @@ json::object explain_report(const explain_inputs& in) {
         p["paused"] = paused;
         p["phase"] = ready ? json::value(core::string_at(*ready, {"reason"})) : json::value(nullptr);
         p["reason"] = "its spec.targetRef selects " + in.kind + "/" + in.name;
+        p["configError"] = str_or_null(refusal);
         report["policy"] = std::move(p);
+
+        if (!refusal.empty())
+            reasons.push_back(reason("config", "policy " + sel.winner +
+                                                   " has no valid settings, so it sizes and resizes nothing: " + refusal));
 
         if (paused) reasons.push_back(reason("paused", "policy " + sel.winner + " is paused (spec.paused)"));
         if (mode == "Observe" || mode == "Recommend")

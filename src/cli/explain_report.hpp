@@ -2,7 +2,7 @@
 // kubectl attune explain: one workload's recommendation, step by step with
 // the numbers (the explanation the status carries: percentile, overhead,
 // burst, confidence, bounds, change filter, final), and why it was or was
-// not resized: which policy manages it (controller::select_policy, the
+// not resized: which policy manages it (policy::select_policy, the
 // manager's own rule), opt-out, pause, mode, idleness, staleness, the
 // policy's conditions (cooldown, schedule, ResizeBlocked, Degraded), its
 // resize history, the Events that name it or its pods (ResizeSkipped with
@@ -30,7 +30,11 @@ struct explain_inputs {
     std::string container;  // "" for every container
     object_lookup workload;
     std::vector<boost::json::value> policies;                // AttunePolicies of `ns`
-    std::map<std::string, core::EffectivePolicy> effective;  // by policy name, for those that decode
+    std::map<std::string, core::EffectivePolicy> effective;  // by policy name, for those that resolve
+    // By policy name: why the manager has no settings for it (the message of
+    // policy::policy_resolver: a merge that fails validation, a policy or
+    // defaults object that does not decode).
+    std::map<std::string, std::string> refused;
     std::vector<boost::json::value> events;                  // events.k8s.io/v1 of `ns`
     std::vector<boost::json::value> pods;                    // candidates (the shell lists by label)
     core::Timestamp now{};
@@ -38,7 +42,7 @@ struct explain_inputs {
 
 // The report as stable JSON:
 // {workload{namespace, kind, name, found, optedOut, annotations{}},
-//  policy{name, mode, paused, phase, reason} | null, otherPolicies[],
+//  policy{name, mode, paused, phase, reason, configError} | null, otherPolicies[],
 //  idle{reason} | null,
 //  recommendation{stale, lastDataTime, containers[{name, confidence, dataPoints, lastUpdated,
 //     current{}, recommended{}, steps{cpu[], memory[]}}]} | null,

@@ -1,24 +1,63 @@
 #include "policy_context.hpp"
 
+#include <attune/kube/object_cache.hpp>
+
+#include <boost/json/array.hpp>
+
 namespace attune::cli {
 
-std::map<std::string, core::EffectivePolicy> effective_policies(const policy_context& ctx) {
-    std::vector<core::AttuneDefaults> cluster;
-    for (const auto& d : ctx.cluster_defaults)
-        if (auto v = core::decode_attune_defaults(d)) cluster.push_back(std::move(v).value());
-    std::map<std::string, std::vector<core::AttuneDefaults>> by_ns;
-    for (const auto& d : ctx.namespace_defaults)
-        if (auto v = core::decode_attune_defaults(d)) by_ns[v.value().meta.namespace_].push_back(std::move(v).value());
-    std::map<std::string, core::EffectivePolicy> out;
-    for (const auto& p : ctx.policies) {
-        auto decoded = core::decode_attune_policy(p);
-        if (!decoded) continue;
-        const auto& pol = decoded.value();
-        const auto it = by_ns.find(pol.meta.namespace_);
-        static const std::vector<core::AttuneDefaults> none;
-        out.emplace(pol.meta.namespace_ + "/" + pol.meta.name,
-                    core::merge_effective_policy(pol, cluster, it == by_ns.end() ? none : it->second));
+namespace {
+
+boost::json::array items(const std::vector<boost::json::value>& objs) {
+    return boost::json::array(objs.begin(), objs.end());
+}
+
+}  // namespace
+
+core::PolicyValidationOptions cli_validation() {
+    core::PolicyValidationOptions o;
+    o.allow_local_metrics_addresses = true;
+    o.allow_secret_reads = true;
+    o.allow_insecure_tls = true;
+    o.allow_plaintext_credentials = true;
+    return o;
+}
+
+std::map<std::string, policy::resolved> resolve_policies(const policy_context& ctx) {
+    // Caches as the manager's informers keep them, filled from the lists.
+    kube::object_cache policies, cluster, namespaced;
+    policy::index_policies(policies);
+    policy::index_defaults(cluster);
+    policy::index_defaults(namespaced);
+    policies.replace(items(ctx.policies));
+    cluster.replace(items(ctx.cluster_defaults));
+    namespaced.replace(items(ctx.namespace_defaults));
+    policy::cache_views views;
+    views.policies = &policies;
+    views.cluster_defaults = &cluster;
+    views.namespace_defaults = &namespaced;
+    const bool listed = ctx.defaults_error.empty();
+    views.synced = [listed](std::string_view what) {
+        return listed || (what != "AttuneDefaults" && what != "AttuneNamespaceDefaults");
+    };
+    policy::policy_resolver resolver(cli_validation());
+    std::map<std::string, policy::resolved> out;
+    for (const auto& obj : ctx.policies) {
+        const std::string key = kube::object_cache::key_of(obj);
+        const auto view = policies.decoded<policy::policy_view>(key);
+        if (!view) continue;
+        auto r = resolver.resolve(views, view->ns, view->name);
+        if (r.failure == core::ResolutionFailure::DefaultsNotSynced)
+            r.message = "Failed to fetch defaults: " + ctx.defaults_error;
+        out[key] = std::move(r);
     }
+    return out;
+}
+
+std::map<std::string, core::EffectivePolicy> effective_policies(const policy_context& ctx) {
+    std::map<std::string, core::EffectivePolicy> out;
+    for (auto& [key, r] : resolve_policies(ctx))
+        if (r.effective) out.emplace(key, *r.effective);
     return out;
 }
 

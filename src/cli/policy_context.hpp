@@ -1,9 +1,13 @@
 #pragma once
 // The policies a command reads, with the defaults objects they merge with,
-// and the effective policy of each (core::merge_effective_policy, the
-// manager's own merge), so the CLI shows the mode and the Prometheus source
-// the manager uses, not just what a policy's spec spells out. Pure.
+// and the effective policy of each: policy::policy_resolver, the manager's
+// own resolution (merge with both defaults tiers, then validation), run over
+// caches filled from what the command listed. So the CLI shows the mode and
+// the Prometheus source the manager uses, not just what a policy's spec
+// spells out, and says why a policy has no settings. Pure.
 #include <attune/core/policy.hpp>
+#include <attune/core/policy_validation.hpp>
+#include <attune/policy/policy_resolver.hpp>
 
 #include <boost/json/value.hpp>
 
@@ -18,11 +22,26 @@ struct policy_context {
     std::vector<boost::json::value> cluster_defaults;    // AttuneDefaults
     std::vector<boost::json::value> namespace_defaults;  // AttuneNamespaceDefaults (every namespace read)
     std::string policies_error;  // the policies could not be listed
-    std::string defaults_error;  // a defaults kind could not be listed: the merge runs without it
+    // A defaults kind could not be listed: as the manager before its
+    // defaults caches have listed, no policy has settings.
+    std::string defaults_error;
 };
 
-// "ns/name" -> the effective policy, for every policy that decodes. A
-// policy that does not decode is left out (callers show its spec as is).
+// The validation the CLI runs: the manager's rules, less those its flags
+// relax (--allow-local-metrics-addresses, --allow-secret-reads,
+// --allow-prometheus-insecure-tls, --allow-plaintext-prometheus-credentials),
+// which the CLI cannot see; the manager's verdict on those is the policy's
+// Ready condition.
+core::PolicyValidationOptions cli_validation();
+
+// "ns/name" -> the resolution of every policy with a name and namespace:
+// its effective settings, or why it has none (a policy or defaults object
+// that does not decode, a merge that fails validation, defaults that could
+// not be listed: "Failed to fetch defaults: " and the list error).
+std::map<std::string, policy::resolved> resolve_policies(const policy_context& ctx);
+
+// "ns/name" -> the effective policy, for every policy that resolves. The
+// others are left out (callers show their spec as is).
 std::map<std::string, core::EffectivePolicy> effective_policies(const policy_context& ctx);
 
 }  // namespace attune::cli

@@ -6,7 +6,7 @@
 #include "session.hpp"
 #include "upgrade_chain_io.hpp"
 
-#include <attune/controller/prometheus_client.hpp>
+#include <attune/kube/prometheus_client.hpp>
 #include <attune/core/upgrade_report.hpp>
 #include <attune/kube/resource.hpp>
 
@@ -30,7 +30,7 @@ std::vector<std::string> split_lines(const std::string& text) {
     return out;
 }
 
-asio::awaitable<core::result<std::vector<core::GaugeSample>>> query(controller::prometheus_client& prom,
+asio::awaitable<core::result<std::vector<core::GaugeSample>>> query(kube::prometheus_client& prom,
                                                                    std::string promql) {
     const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     auto r = co_await prom.query(promql, now);
@@ -45,7 +45,7 @@ int run(invocation& inv) {
         return usage_error(inv.err, "upgrade-report", "--prometheus http://HOST:PORT is required", kExitUsage);
     if (auto url = parse_url_flag("prometheus", inv.flags.get("prometheus")); !url)
         return usage_error(inv.err, "upgrade-report", url.error().message, kExitUsage);
-    controller::prometheus_settings prom_settings;
+    kube::prometheus_settings prom_settings;
     prom_settings.address = inv.flags.get("prometheus");
     prom_settings.query_timeout = std::chrono::seconds(15);
     const std::string job = inv.flags.get("push-job", "attune-upgrade");
@@ -58,7 +58,7 @@ int run(invocation& inv) {
     // The session is needed for the ConfigMap only, but is cheap: build it
     // so that one deadline covers every request.
     const int rc = run_in_session(inv, std::chrono::seconds(60), kExitError, [&](session& s) -> asio::awaitable<int> {
-        auto prom = controller::prometheus_client::create(co_await asio::this_coro::executor, prom_settings);
+        auto prom = kube::prometheus_client::create(co_await asio::this_coro::executor, prom_settings);
         if (!prom) {
             error = "--prometheus: " + prom.error().message;
             co_return kExitError;

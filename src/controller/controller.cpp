@@ -49,7 +49,7 @@ std::string_view state_name(recommendation_state s) {
 }  // namespace
 
 controller::controller(asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
-                       controller_metrics& metrics, cache_views caches, controller_options opts, wall_clock now)
+                       controller_metrics& metrics, policy::cache_views caches, controller_options opts, wall_clock now)
     : metrics_(metrics), caches_(std::move(caches)), opts_(std::move(opts)),
       now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })),
       queue_(ex, opts_.rate, &metrics),

@@ -12,7 +12,7 @@ namespace attune::controller {
 namespace {
 // Every setting that makes one client differ from another, NUL-separated so
 // no two configurations share an identity.
-std::string identity(const prometheus_settings& s) {
+std::string identity(const kube::prometheus_settings& s) {
     std::string id;
     auto add = [&](const std::string& v) {
         id += v;
@@ -34,12 +34,12 @@ std::string identity(const prometheus_settings& s) {
 prometheus_clients::prometheus_clients(boost::asio::any_io_executor ex, prometheus_clients_options opts)
     : ex_(std::move(ex)), opts_(std::move(opts)) {}
 
-core::result<std::shared_ptr<prometheus_client>> prometheus_clients::get(const core::PrometheusSource& src,
+core::result<std::shared_ptr<kube::prometheus_client>> prometheus_clients::get(const core::PrometheusSource& src,
                                                                          const std::string& secret_token,
                                                                          const std::string& secret_ca_pem,
                                                                          clock::time_point now) {
     if (stopped_) return core::make_error("cancelled", "prometheus clients shut down");
-    prometheus_settings s;
+    kube::prometheus_settings s;
     s.address = src.address;
     s.headers.insert(src.headers.begin(), src.headers.end());
     s.query_parameters.insert(src.query_parameters.begin(), src.query_parameters.end());
@@ -72,7 +72,7 @@ core::result<std::shared_ptr<prometheus_client>> prometheus_clients::get(const c
         it->second.used = now;
         return it->second.client;
     }
-    auto created = prometheus_client::create(ex_, std::move(s));
+    auto created = kube::prometheus_client::create(ex_, std::move(s));
     if (!created) return created.error();
     if (clients_.size() >= std::max<std::size_t>(opts_.max_clients, 1)) {
         auto lru = std::min_element(clients_.begin(), clients_.end(),
@@ -87,13 +87,13 @@ void prometheus_clients::evict(clock::time_point now) {
     std::erase_if(clients_, [&](const auto& e) { return now - e.second.used > opts_.idle_ttl; });
 }
 
-prometheus_clients::entry* prometheus_clients::find(const std::shared_ptr<prometheus_client>& client) {
+prometheus_clients::entry* prometheus_clients::find(const std::shared_ptr<kube::prometheus_client>& client) {
     for (auto& [id, e] : clients_)
         if (e.client == client) return &e;
     return nullptr;
 }
 
-void prometheus_clients::note_unanswered(const std::shared_ptr<prometheus_client>& client, std::string message,
+void prometheus_clients::note_unanswered(const std::shared_ptr<kube::prometheus_client>& client, std::string message,
                                          clock::time_point now) {
     if (auto* e = find(client)) {
         e->held_until = now + opts_.hold_after_failure;
@@ -101,11 +101,11 @@ void prometheus_clients::note_unanswered(const std::shared_ptr<prometheus_client
     }
 }
 
-void prometheus_clients::note_answered(const std::shared_ptr<prometheus_client>& client) {
+void prometheus_clients::note_answered(const std::shared_ptr<kube::prometheus_client>& client) {
     if (auto* e = find(client)) e->held_until = {};
 }
 
-std::string prometheus_clients::holding_back(const std::shared_ptr<prometheus_client>& client,
+std::string prometheus_clients::holding_back(const std::shared_ptr<kube::prometheus_client>& client,
                                              clock::time_point now) const {
     for (const auto& [id, e] : clients_)
         if (e.client == client && now < e.held_until) return e.failure + " (not asked again for a few seconds)";

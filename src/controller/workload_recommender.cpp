@@ -67,7 +67,7 @@ asio::awaitable<source_result> workload_recommender::recommend(std::shared_ptr<c
     co_return failed(recommendation_state::source_unavailable, "", "no usable metrics source");
 }
 
-asio::awaitable<core::result<std::shared_ptr<prometheus_client>>> workload_recommender::client_for(
+asio::awaitable<core::result<std::shared_ptr<kube::prometheus_client>>> workload_recommender::client_for(
     std::shared_ptr<const core::EffectivePolicy> policy) {
     // The provider's Prometheus, or for Manual/VPA a defaults object's (instant queries).
     const auto& src = policy->metrics.prometheus;

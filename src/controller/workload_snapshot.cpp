@@ -21,37 +21,6 @@ bool recommends_while_idle(const core::EffectivePolicy& e) {
 }
 using object_ptr = kube::object_cache::object_ptr;
 
-std::vector<object_ptr> by_name(std::vector<object_ptr> objs) {
-    std::sort(objs.begin(), objs.end(), [](const object_ptr& a, const object_ptr& b) {
-        return kube::meta_string(*a, "name") < kube::meta_string(*b, "name");
-    });
-    return objs;
-}
-
-// The objects' names and resourceVersions: what the merge depends on.
-void add_fingerprint(std::string& fp, char scope, const std::vector<object_ptr>& objs) {
-    for (const auto& o : objs) {
-        fp += scope;
-        fp += kube::meta_string(*o, "name");
-        fp += ':';
-        fp += kube::meta_string(*o, "resourceVersion");
-        fp += '|';
-    }
-}
-
-core::result<std::vector<core::AttuneDefaults>> decode_all(const std::vector<object_ptr>& objs, const char* kind) {
-    std::vector<core::AttuneDefaults> out;
-    for (const auto& o : objs) {
-        auto d = core::decode_attune_defaults(*o);
-        if (!d)
-            return core::make_error("invalid_defaults", std::string(kind) + " " +
-                                                            std::string(kube::meta_string(*o, "name")) + ": " +
-                                                            d.error().message);
-        out.push_back(std::move(d).value());
-    }
-    return out;
-}
-
 std::string annotation(const object_ptr& obj, std::string_view key) {
     if (!obj) return {};
     if (const auto* ann = core::object_at(*obj, {"metadata", "annotations"}))
@@ -59,7 +28,7 @@ std::string annotation(const object_ptr& obj, std::string_view key) {
     return {};
 }
 
-std::vector<other_policy> resolve_others(const cache_views& caches, const std::string& ns,
+std::vector<other_policy> resolve_others(const policy::cache_views& caches, const std::string& ns,
                                          const std::vector<std::string>& names) {
     std::vector<other_policy> out;
     if (!caches.policies) return out;
@@ -72,58 +41,23 @@ std::vector<other_policy> resolve_others(const cache_views& caches, const std::s
 }
 }  // namespace
 
-resolved_policy effective_policies::resolve(const cache_views& caches, const object_ptr& policy) {
+resolved_policy effective_policies::resolve(const policy::cache_views& caches, const object_ptr& policy) {
     resolved_policy out;
     out.object = policy;
     if (!policy) {
         out.config_error = "the policy is not in the cache";
         return out;
     }
-    if (!caches.has_synced("AttuneDefaults") || !caches.has_synced("AttuneNamespaceDefaults")) {
-        // Fails closed, as the Go original does on a list error; not cached.
-        out.config_error =
-            "Failed to fetch defaults: the AttuneDefaults and AttuneNamespaceDefaults caches have not finished "
-            "their first list";
+    auto r = resolver_.resolve(caches, std::string(kube::meta_string(*policy, "namespace")),
+                               std::string(kube::meta_string(*policy, "name")));
+    if (!r.effective) {
+        out.config_error = std::move(r.message);
         return out;
     }
-    const std::string ns(kube::meta_string(*policy, "namespace"));
-    const std::string name(kube::meta_string(*policy, "name"));
-    const auto cluster = by_name(caches.cluster_defaults ? caches.cluster_defaults->all() : std::vector<object_ptr>{});
-    const auto in_ns =
-        by_name(caches.namespace_defaults ? caches.namespace_defaults->in_namespace(ns) : std::vector<object_ptr>{});
-    std::string fp(kube::meta_string(*policy, "resourceVersion"));
-    fp += '|';
-    add_fingerprint(fp, 'c', cluster);
-    add_fingerprint(fp, 'n', in_ns);
-    auto& e = cache_[ns + "/" + name];
-    if (e.fingerprint == fp && e.resolved.object) {
-        e.resolved.object = policy;  // same content; keep the newest snapshot
-        return e.resolved;
-    }
-
-    auto p = core::decode_attune_policy(*policy);
-    auto c = decode_all(cluster, "AttuneDefaults");
-    auto n = decode_all(in_ns, "AttuneNamespaceDefaults");
-    if (!p) {
-        out.config_error = p.error().message;
-    } else if (!c) {
-        out.config_error = c.error().message;
-    } else if (!n) {
-        out.config_error = n.error().message;
-    } else {
-        auto merged = core::merge_effective_policy(p.value(), c.value(), n.value());
-        if (auto err = core::validate_effective_policy(merged, opts_)) {
-            out.config_error = err->message;
-        } else {
-            out.source_error = unusable_source(merged);
-            out.effective = std::make_shared<const core::EffectivePolicy>(std::move(merged));
-        }
-    }
-    e = entry{fp, out};
+    out.source_error = unusable_source(*r.effective);
+    out.effective = std::move(r.effective);
     return out;
 }
-
-void effective_policies::forget(const std::string& ns, const std::string& name) { cache_.erase(ns + "/" + name); }
 
 std::string unusable_source(const core::EffectivePolicy& policy) {
     const auto& provider = policy.metrics.provider;
@@ -168,7 +102,7 @@ std::string workload_snapshot::suppress_warnings() const {
     return annotation(policy.object, core::kSuppressWarningsAnnotation);
 }
 
-std::vector<object_ptr> pods_of(const cache_views& caches, std::string_view kind, std::string_view uid) {
+std::vector<object_ptr> pods_of(const policy::cache_views& caches, std::string_view kind, std::string_view uid) {
     std::vector<object_ptr> out;
     if (!caches.pods || uid.empty()) return out;
     const kube::object_cache* middle = kind == "Deployment" ? caches.replicasets : kind == "CronJob" ? caches.jobs : nullptr;
@@ -183,7 +117,7 @@ std::vector<object_ptr> pods_of(const cache_views& caches, std::string_view kind
     return caches.pods->owned_by(uid);
 }
 
-workload_snapshot take_snapshot(const cache_views& caches, effective_policies& policies, const object_key& key) {
+workload_snapshot take_snapshot(const policy::cache_views& caches, effective_policies& policies, const object_key& key) {
     workload_snapshot s;
     s.key = key;
     s.report = classify_workload(caches, key);

@@ -125,7 +125,7 @@ public:
             informers_.need(name);
         for (const auto& name : opts.start_informers) informers_.need(name);
 
-        controller::cache_views views;
+        policy::cache_views views;
         views.deployments = &informers_.need("deployments").cache();
         views.statefulsets = &informers_.need("statefulsets").cache();
         views.replicasets = &informers_.need("replicasets").cache();

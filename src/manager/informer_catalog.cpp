@@ -4,7 +4,11 @@
 #include <attune/kube/informer_registry.hpp>
 #include <attune/kube/pod_protobuf.hpp>
 #include <attune/kube/transforms.hpp>
+#include <attune/policy/cache_views.hpp>
 
+#include <map>
+#include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -48,13 +52,13 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
     define("namespaces", kube::resources::namespaces(), kube::strip_namespace);
     // Decoded once per change: every workload event selects among its
     // namespace's policies.
-    define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic, controller::index_policies);
+    define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic, policy::index_policies);
     // The two defaults tiers of the merge (built-in < AttuneDefaults <
     // AttuneNamespaceDefaults < policy). Decoded once per change: the
     // webhook merges them on every review that finds a policy.
-    define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic, controller::index_defaults);
+    define("attunedefaults", kube::resources::attune_defaults(), kube::strip_generic, policy::index_defaults);
     define("attunenamespacedefaults", kube::resources::attune_namespace_defaults(), kube::strip_generic,
-           controller::index_defaults);
+           policy::index_defaults);
     // The executor's admission gates read LimitRanges and ResourceQuotas.
     define("limitranges", kube::resources::limit_ranges(), kube::strip_generic);
     define("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
@@ -70,30 +74,34 @@ kube::informer_options vpa_informer(const kube::watch_scope& scope) {
 }
 
 webhook::admission_caches webhook_caches(kube::informer_registry& registry) {
-    using caches_t = webhook::admission_caches;
-    const std::pair<const char*, const kube::object_cache* caches_t::*> reads[] = {
-        {"namespaces", &caches_t::namespaces},
-        {"attunepolicies", &caches_t::policies},
-        {"attunedefaults", &caches_t::cluster_defaults},
-        {"attunenamespacedefaults", &caches_t::namespace_defaults},
-        {"deployments", &caches_t::deployments},
-        {"statefulsets", &caches_t::statefulsets},
-        {"daemonsets", &caches_t::daemonsets},
-        {"replicasets", &caches_t::replicasets},
-        {"jobs", &caches_t::jobs},
-        {"cronjobs", &caches_t::cronjobs},
+    using views_t = policy::cache_views;
+    // What the webhook reads, by the name cache_views::has_synced asks for.
+    const std::tuple<std::string_view, const char*, const kube::object_cache* views_t::*> reads[] = {
+        {"AttunePolicy", "attunepolicies", &views_t::policies},
+        {"AttuneDefaults", "attunedefaults", &views_t::cluster_defaults},
+        {"AttuneNamespaceDefaults", "attunenamespacedefaults", &views_t::namespace_defaults},
+        {"Deployment", "deployments", &views_t::deployments},
+        {"StatefulSet", "statefulsets", &views_t::statefulsets},
+        {"DaemonSet", "daemonsets", &views_t::daemonsets},
+        {"ReplicaSet", "replicasets", &views_t::replicasets},
+        {"Job", "jobs", &views_t::jobs},
+        {"CronJob", "cronjobs", &views_t::cronjobs},
     };
-    caches_t caches;
-    std::vector<const kube::informer*> informers;
-    for (const auto& [name, member] : reads) {
+    webhook::admission_caches caches;
+    std::map<std::string_view, const kube::informer*> informers;
+    const auto& ns = registry.need("namespaces");
+    caches.namespaces = &ns.cache();
+    informers.emplace("Namespace", &ns);
+    for (const auto& [what, name, member] : reads) {
         const auto& i = registry.need(name);
-        caches.*member = &i.cache();
-        informers.push_back(&i);
+        caches.views.*member = &i.cache();
+        informers.emplace(what, &i);
     }
-    caches.synced = [informers = std::move(informers)] {
-        for (const auto* i : informers)
-            if (!i->has_synced()) return false;
-        return true;
+    // Only these caches: anything else the webhook asked of would be a cache
+    // it does not hold, so it is never synced.
+    caches.views.synced = [informers = std::move(informers)](std::string_view what) {
+        auto it = informers.find(what);
+        return it != informers.end() && it->second->has_synced();
     };
     return caches;
 }

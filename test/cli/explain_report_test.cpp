@@ -106,6 +106,23 @@ TEST(ExplainReport, ThePercentileComesFromTheEffectivePolicy) {
     EXPECT_EQ(r.at("recommendation").at("containers").at(0).at("steps").at("cpu").at(0).at("step").as_string(), "p90 of usage");
 }
 
+// A policy whose merged settings do not validate sizes and resizes nothing;
+// explain says so with the validation message.
+TEST(ExplainReport, APolicyWithoutValidSettingsIsNamedWithTheMessage) {
+    auto in = inputs();
+    in.refused.emplace("web", "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1");
+    const auto r = explain_report(in);
+    EXPECT_EQ(r.at("policy").at("configError").as_string(),
+              "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1");
+    EXPECT_TRUE(has_reason(r, "config", "policy web has no valid settings, so it sizes and resizes nothing: "
+                                        "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1"));
+    EXPECT_NE(render_explain(r).find("cpu.minAllowed 2 exceeds maxAllowed 1"), std::string::npos);
+    // No refusal: configError is null and no config reason.
+    const auto ok = explain_report(inputs());
+    EXPECT_TRUE(ok.at("policy").at("configError").is_null());
+    EXPECT_FALSE(has_reason(ok, "config", ""));
+}
+
 TEST(ExplainReport, WhyItWasOrWasNotResized) {
     const auto r = explain_report(inputs());
     EXPECT_EQ(r.at("verdict").as_string(), "reverted");  // the last history entry for web

@@ -13,15 +13,17 @@ struct fake_caches {
     // As the manager's informer catalog sets them up.
     fake_caches() {
         controller::index_hpas(hpas);
-        controller::index_policies(policies);
+        policy::index_policies(policies);
+        policy::index_defaults(cluster_defaults);
+        policy::index_defaults(namespace_defaults);
     }
     kube::object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa},
         policies, pods, cluster_defaults, namespace_defaults, vpas;
     bool with_vpas = false;                         // the VPA API is served
     std::function<bool(std::string_view)> synced;  // null: every cache listed
 
-    controller::cache_views views() {
-        controller::cache_views v;
+    policy::cache_views views() {
+        policy::cache_views v;
         v.deployments = &deployments;
         v.statefulsets = &statefulsets;
         v.replicasets = &replicasets;

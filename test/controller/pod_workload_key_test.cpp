@@ -32,8 +32,8 @@ std::vector<std::string> names(const std::vector<object_cache::object_ptr>& v) {
 
 struct fixture {
     object_cache replicasets, jobs, pods;
-    cache_views views() {
-        cache_views v;
+    policy::cache_views views() {
+        policy::cache_views v;
         v.replicasets = &replicasets;
         v.jobs = &jobs;
         v.pods = &pods;

@@ -51,11 +51,11 @@ struct PrometheusClientsTest : ::testing::Test {
         return o;
     }
     // The query's outcome and the Authorization header the server saw ("" : none).
-    std::pair<prometheus_outcome, std::string> ask(prometheus_clients& clients, const std::string& address,
+    std::pair<kube::prometheus_outcome, std::string> ask(prometheus_clients& clients, const std::string& address,
                                                    const std::string& secret_token = "") {
         auto c = clients.get(source(address), secret_token, "", steady::now());
         EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-        if (!c.ok()) return {prometheus_outcome(), ""};
+        if (!c.ok()) return {kube::prometheus_outcome(), ""};
         const auto before = server.requests().size();
         auto o = run_coro(io, c.value()->query("up", 1767225600));
         if (server.requests().size() == before) return {std::move(o), ""};

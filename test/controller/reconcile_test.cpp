@@ -147,8 +147,8 @@ TEST(Reconcile, WorkloadEventsReadEachPolicyAsDecodedAtItsLastChange) {
     // Each view's name carries the number of the decode that made it: a
     // policy decoded again at read time would come back under its plain name.
     int decodes = 0;
-    f.policies.decode_as<policy_view>(kube::decoded_view<policy_view>([&decodes](const json::value& obj) {
-        auto p = decode_policy(obj);
+    f.policies.decode_as<policy::policy_view>(kube::decoded_view<policy::policy_view>([&decodes](const json::value& obj) {
+        auto p = policy::decode_policy(obj);
         ++decodes;
         if (p) p.value().name += "@" + std::to_string(decodes);
         return p;
@@ -159,7 +159,7 @@ TEST(Reconcile, WorkloadEventsReadEachPolicyAsDecodedAtItsLastChange) {
     const auto v = f.views();
     auto names = [&] {
         std::vector<std::string> out;
-        for (const auto& p : policies_in(v, "ns")) out.push_back(p.name);
+        for (const auto& p : policy::policies_in(v, "ns")) out.push_back(p.name);
         std::sort(out.begin(), out.end());
         return out;
     };
@@ -191,8 +191,8 @@ TEST(Reconcile, ThePolicyViewSkipsOnlyPoliciesWithoutNameOrNamespace) {
     f.policies.apply(watch_event_type::added, json::parse(R"({"metadata":{"name":"no-namespace","resourceVersion":"1"},"spec":{}})"));
     const auto v = f.views();
 
-    auto in_ns = policies_in(v, "ns");
-    std::sort(in_ns.begin(), in_ns.end(), [](const policy_view& a, const policy_view& b) { return a.name < b.name; });
+    auto in_ns = policy::policies_in(v, "ns");
+    std::sort(in_ns.begin(), in_ns.end(), [](const policy::policy_view& a, const policy::policy_view& b) { return a.name < b.name; });
     ASSERT_EQ(in_ns.size(), 2u);
     EXPECT_EQ(in_ns[0].name, "good");
     EXPECT_EQ(in_ns[0].generation, 4);
@@ -201,13 +201,13 @@ TEST(Reconcile, ThePolicyViewSkipsOnlyPoliciesWithoutNameOrNamespace) {
     EXPECT_TRUE(in_ns[0].error.empty());
     EXPECT_EQ(in_ns[1].name, "old");  // kept: it is reported InvalidConfig
     EXPECT_EQ(in_ns[1].error.rfind("spec.targetRef: required", 0), 0u) << in_ns[1].error;
-    EXPECT_TRUE(policies_in(v, "").empty());  // stored under "no-namespace", never decoded into a view
+    EXPECT_TRUE(policy::policies_in(v, "").empty());  // stored under "no-namespace", never decoded into a view
     EXPECT_TRUE(plan_policy_pass(v, {"", "AttunePolicy", "no-namespace"}).deleted);
 
     // Reading a policy cache nobody set up is a wiring bug, and says so.
     object_cache bare;
     bare.apply(watch_event_type::added, policy("good", 1, kWebDeployments));
-    EXPECT_THROW(policies_in(bare, "ns"), std::logic_error);
+    EXPECT_THROW(policy::policies_in(bare, "ns"), std::logic_error);
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ struct harness {
 
     explicit harness(std::string policy = kPolicy) : policy_json(std::move(policy)) {
         controller::index_hpas(hpas);  // as the manager's informer catalog sets them up
-        controller::index_policies(policies);
+        policy::index_policies(policies);
         kube::rest_config rc;
         rc.host = "127.0.0.1";
         rc.port = std::to_string(server.port());

@@ -34,13 +34,13 @@ struct Catalog : ::testing::Test {
 // object on every read), and must not answer before they listed.
 TEST_F(Catalog, TheWebhookReadsBothDefaultsTiersDecodedAndWaitsForTheirLists) {
     const auto caches = webhook_caches(registry);
-    ASSERT_EQ(caches.cluster_defaults, &registry.need("attunedefaults").cache());
-    ASSERT_EQ(caches.namespace_defaults, &registry.need("attunenamespacedefaults").cache());
+    ASSERT_EQ(caches.views.cluster_defaults, &registry.need("attunedefaults").cache());
+    ASSERT_EQ(caches.views.namespace_defaults, &registry.need("attunenamespacedefaults").cache());
     // decoded<T> throws when the cache keeps no view of that type.
-    EXPECT_NO_THROW(EXPECT_EQ(caches.cluster_defaults->decoded<controller::defaults_view>("base"), nullptr));
-    EXPECT_NO_THROW(EXPECT_EQ(caches.namespace_defaults->decoded<controller::defaults_view>("shop/base"), nullptr));
-    EXPECT_NO_THROW(EXPECT_EQ(caches.policies->decoded<controller::policy_view>("shop/web"), nullptr));
-    ASSERT_TRUE(caches.synced);
+    EXPECT_NO_THROW(EXPECT_EQ(caches.views.cluster_defaults->decoded<policy::defaults_view>("base"), nullptr));
+    EXPECT_NO_THROW(EXPECT_EQ(caches.views.namespace_defaults->decoded<policy::defaults_view>("shop/base"), nullptr));
+    EXPECT_NO_THROW(EXPECT_EQ(caches.views.policies->decoded<policy::policy_view>("shop/web"), nullptr));
+    ASSERT_TRUE(caches.views.synced);
     EXPECT_FALSE(caches.synced());  // nothing has listed
     const auto waiting = registry.not_synced();
     for (const char* name : {"attunedefaults", "attunenamespacedefaults"})
@@ -50,11 +50,11 @@ TEST_F(Catalog, TheWebhookReadsBothDefaultsTiersDecodedAndWaitsForTheirLists) {
 TEST_F(Catalog, TheWebhookReadsEveryOwnerKindAndTheNamespaces) {
     const auto caches = webhook_caches(registry);
     EXPECT_EQ(caches.namespaces, &registry.need("namespaces").cache());
-    EXPECT_EQ(caches.policies, &registry.need("attunepolicies").cache());
-    for (const auto* c : {caches.deployments, caches.statefulsets, caches.daemonsets, caches.replicasets, caches.jobs,
-                          caches.cronjobs})
+    EXPECT_EQ(caches.views.policies, &registry.need("attunepolicies").cache());
+    for (const auto* c : {caches.views.deployments, caches.views.statefulsets, caches.views.daemonsets, caches.views.replicasets, caches.views.jobs,
+                          caches.views.cronjobs})
         EXPECT_NE(c, nullptr);
-    EXPECT_EQ(caches.replicasets, &registry.need("replicasets").cache());
+    EXPECT_EQ(caches.views.replicasets, &registry.need("replicasets").cache());
 }
 
 // --watch-namespaces: every informer of a namespaced resource the catalog

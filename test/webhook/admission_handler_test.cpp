@@ -1,9 +1,9 @@
 // The admission handler over filled informer caches: routing, HTTP errors,
 // the cache lookups (namespace gate, owner chain, policy selection) and the
 // answers, decoded the way the apiserver applies them.
-#include <attune/controller/reconcile.hpp>
 #include <attune/core/base64.hpp>
 #include <attune/core/json_patch.hpp>
+#include <attune/policy/cache_views.hpp>
 #include <attune/webhook/admission_handler.hpp>
 
 #include <boost/json.hpp>
@@ -78,25 +78,25 @@ struct HandlerTest : ::testing::Test {
 
     HandlerTest() {
         caps.pod_level_resources_field = true;
-        controller::index_policies(policies);  // as the manager's informer catalog sets them up
-        controller::index_defaults(cluster_defaults);
-        controller::index_defaults(namespace_defaults);
+        policy::index_policies(policies);  // as the manager's informer catalog sets them up
+        policy::index_defaults(cluster_defaults);
+        policy::index_defaults(namespace_defaults);
         add(namespaces, kEnabledNamespace);
         add(deployments, kDeployment);
         add(replicasets, kReplicaSet);
         add(policies, policy("web"));
         admission_caches c;
         c.namespaces = &namespaces;
-        c.policies = &policies;
-        c.cluster_defaults = &cluster_defaults;
-        c.namespace_defaults = &namespace_defaults;
-        c.deployments = &deployments;
-        c.statefulsets = &statefulsets;
-        c.daemonsets = &daemonsets;
-        c.replicasets = &replicasets;
-        c.jobs = &jobs;
-        c.cronjobs = &cronjobs;
-        c.synced = [this] { return synced; };
+        c.views.policies = &policies;
+        c.views.cluster_defaults = &cluster_defaults;
+        c.views.namespace_defaults = &namespace_defaults;
+        c.views.deployments = &deployments;
+        c.views.statefulsets = &statefulsets;
+        c.views.daemonsets = &daemonsets;
+        c.views.replicasets = &replicasets;
+        c.views.jobs = &jobs;
+        c.views.cronjobs = &cronjobs;
+        c.views.synced = [this](std::string_view) { return synced; };
         caches = c;
         make_handler({});
     }

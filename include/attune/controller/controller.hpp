@@ -53,7 +53,7 @@ public:
 
     // `now` null: the system clock.
     controller(boost::asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
-               controller_metrics& metrics, cache_views caches, controller_options opts, wall_clock now = nullptr);
+               controller_metrics& metrics, policy::cache_views caches, controller_options opts, wall_clock now = nullptr);
 
     kube::informer::handler on_workload_change(std::string kind);
     kube::informer::handler on_hpa_change();
@@ -104,7 +104,7 @@ private:
     core::Timestamp now_seconds() const;
 
     controller_metrics& metrics_;
-    cache_views caches_;
+    policy::cache_views caches_;
     controller_options opts_;
     wall_clock now_;
     workqueue queue_;

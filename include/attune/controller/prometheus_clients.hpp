@@ -4,7 +4,7 @@
 // it, so its connections are pooled; created on first use and dropped once
 // unused for a while. Bounded in number: past the limit the least recently
 // used client goes (queries in flight keep theirs alive).
-#include <attune/controller/prometheus_client.hpp>
+#include <attune/kube/prometheus_client.hpp>
 #include <attune/core/policy.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -50,7 +50,7 @@ public:
     // "invalid_config" from prometheus_client::create (a bad address, CA or
     // header, an unreadable token file) or for a token that would go over
     // plain http without --allow-plaintext-prometheus-credentials.
-    core::result<std::shared_ptr<prometheus_client>> get(const core::PrometheusSource& source,
+    core::result<std::shared_ptr<kube::prometheus_client>> get(const core::PrometheusSource& source,
                                                          const std::string& secret_token,
                                                          const std::string& secret_ca_pem, clock::time_point now);
 
@@ -58,10 +58,10 @@ public:
     // again for a while: the other workloads that use it fail at once with
     // the same message instead of each holding a worker for a timeout, so a
     // hung Prometheus cannot starve the policies of another one.
-    void note_unanswered(const std::shared_ptr<prometheus_client>& client, std::string message, clock::time_point now);
-    void note_answered(const std::shared_ptr<prometheus_client>& client);
+    void note_unanswered(const std::shared_ptr<kube::prometheus_client>& client, std::string message, clock::time_point now);
+    void note_answered(const std::shared_ptr<kube::prometheus_client>& client);
     // The message of the failure that holds this client back, or "" when it may be asked.
-    std::string holding_back(const std::shared_ptr<prometheus_client>& client, clock::time_point now) const;
+    std::string holding_back(const std::shared_ptr<kube::prometheus_client>& client, clock::time_point now) const;
 
     // Fails queries in flight and refuses new ones (manager shutdown).
     void shutdown() noexcept;
@@ -70,12 +70,12 @@ public:
 
 private:
     struct entry {
-        std::shared_ptr<prometheus_client> client;
+        std::shared_ptr<kube::prometheus_client> client;
         clock::time_point used;
         clock::time_point held_until{};  // not asked before this after a failure
         std::string failure;
     };
-    entry* find(const std::shared_ptr<prometheus_client>& client);
+    entry* find(const std::shared_ptr<kube::prometheus_client>& client);
     void evict(clock::time_point now);
 
     boost::asio::any_io_executor ex_;

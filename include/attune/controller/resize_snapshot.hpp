@@ -21,7 +21,7 @@ namespace attune::controller {
 
 // The caches the executor reads, beside the controller's (pods among them).
 struct executor_caches {
-    cache_views views;
+    policy::cache_views views;
     const kube::object_cache* nodes = nullptr;
     const kube::object_cache* namespaces = nullptr;
     const kube::object_cache* limit_ranges = nullptr;

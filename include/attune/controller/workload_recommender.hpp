@@ -45,7 +45,7 @@ public:
     // where it names them. Error "invalid_config" (Secret reads off, a Secret
     // that cannot be read, a client that cannot be made) or "no_prometheus"
     // (the source is not a Prometheus).
-    boost::asio::awaitable<core::result<std::shared_ptr<prometheus_client>>> client_for(
+    boost::asio::awaitable<core::result<std::shared_ptr<kube::prometheus_client>>> client_for(
         std::shared_ptr<const core::EffectivePolicy> policy);
     // One instant query against it (the safety monitor's throttling ratio
     // and sloGuardrails): the first sample's value; nullopt when there is no

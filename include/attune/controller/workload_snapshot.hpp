@@ -11,8 +11,8 @@
 #include <attune/core/policy.hpp>
 #include <attune/core/policy_validation.hpp>
 #include <attune/kube/event_recorder.hpp>  // object_reference
+#include <attune/policy/policy_resolver.hpp>
 
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,25 +28,21 @@ struct resolved_policy {
     std::string source_error;  // no usable metrics source (PrometheusUnavailable), "" when there is one
 };
 
-// The merged settings per policy, cached while the policy's and the
-// defaults objects' resourceVersions stay the same: an unchanged policy hands
-// out the same pointer, which the recommendation store reads as "same
+// The merged settings per policy: policy::policy_resolver (the resolution
+// the webhook and the CLI share), memoized while the policy's and the
+// defaults objects' decoded views stay the same, so an unchanged policy
+// hands out the same pointer, which the recommendation store reads as "same
 // settings". Pure.
 class effective_policies {
 public:
-    explicit effective_policies(core::PolicyValidationOptions opts) : opts_(opts) {}
-    resolved_policy resolve(const cache_views& caches, const kube::object_cache::object_ptr& policy);
-    void forget(const std::string& ns, const std::string& name);
-    std::size_t size() const noexcept { return cache_.size(); }
-    const core::PolicyValidationOptions& options() const noexcept { return opts_; }
+    explicit effective_policies(core::PolicyValidationOptions opts) : resolver_(opts) {}
+    resolved_policy resolve(const policy::cache_views& caches, const kube::object_cache::object_ptr& policy);
+    void forget(const std::string& ns, const std::string& name) { resolver_.forget(ns, name); }
+    std::size_t size() const noexcept { return resolver_.size(); }
+    const core::PolicyValidationOptions& options() const noexcept { return resolver_.options(); }
 
 private:
-    struct entry {
-        std::string fingerprint;
-        resolved_policy resolved;
-    };
-    core::PolicyValidationOptions opts_;
-    std::map<std::string, entry> cache_;  // "ns/name"
+    policy::policy_resolver resolver_;
 };
 
 // "" when the merged source can be queried; else why not: no source at all
@@ -85,11 +81,11 @@ struct workload_snapshot {
     std::string suppress_warnings() const;
 };
 
-workload_snapshot take_snapshot(const cache_views& caches, effective_policies& policies, const object_key& key);
+workload_snapshot take_snapshot(const policy::cache_views& caches, effective_policies& policies, const object_key& key);
 
 // A workload's pods: owned by it, or (Deployment, CronJob) by the
 // ReplicaSets / Jobs it owns.
-std::vector<kube::object_cache::object_ptr> pods_of(const cache_views& caches, std::string_view kind,
+std::vector<kube::object_cache::object_ptr> pods_of(const policy::cache_views& caches, std::string_view kind,
                                                     std::string_view uid);
 
 // What the worker does next with a snapshot.

@@ -18,6 +18,7 @@
 #include <attune/http/https_server.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/kube/watch_scope.hpp>
+#include <attune/policy/cache_views.hpp>
 #include <attune/webhook/metrics.hpp>
 
 #include <functional>
@@ -32,24 +33,17 @@ inline constexpr std::string_view kWorkloadUpdatePath = "/mutate-apps-v1-workloa
 struct admission_caches {
     admission_caches() = default;
     const kube::object_cache* namespaces = nullptr;
-    // Set up with controller::index_policies (the manager's attunepolicies
-    // informer is): selection reads the decoded views.
-    const kube::object_cache* policies = nullptr;
-    // AttuneDefaults / AttuneNamespaceDefaults for the defaults merge, set
-    // up with controller::index_defaults (the manager's informers are): the
-    // merge reads the decoded views. Null: no tier (the policy and the
-    // built-ins decide alone; tests).
-    const kube::object_cache* cluster_defaults = nullptr;
-    const kube::object_cache* namespace_defaults = nullptr;
-    const kube::object_cache* deployments = nullptr;
-    const kube::object_cache* statefulsets = nullptr;
-    const kube::object_cache* daemonsets = nullptr;
-    const kube::object_cache* replicasets = nullptr;
-    const kube::object_cache* jobs = nullptr;
-    const kube::object_cache* cronjobs = nullptr;
-    // True once every cache above holds its first list: before that, "not
-    // in the cache" proves nothing and sizing fails closed.
-    std::function<bool()> synced;
+    // Policies, both defaults tiers and the six owner kinds, set up as the
+    // manager's informers are (policy::index_policies, index_defaults):
+    // selection and the merge read their decoded views. A null defaults
+    // cache is no tier (the policy and the built-ins decide alone; tests).
+    // The pods, HPA and VPA caches are not read.
+    policy::cache_views views;
+
+    // Every cache above holds its first list (views.has_synced of
+    // "Namespace", "AttunePolicy", both defaults kinds and the owner kinds):
+    // before that, "not in the cache" proves nothing and sizing fails closed.
+    bool synced() const;
 };
 
 struct admission_options {
@@ -62,7 +56,8 @@ struct admission_options {
     std::function<std::string()> now;
     // The controller's validation options (--allow-local-metrics-addresses,
     // --allow-secret-reads): a merged policy that fails
-    // core::validate_effective_policy with them sizes no pod.
+    // core::validate_effective_policy with them sizes no pod
+    // (policy::policy_resolver, the controller's own resolution).
     core::PolicyValidationOptions validation;
 };
 

@@ -4,7 +4,7 @@
 //   promql_driver usage URL NAMESPACE KIND NAME [--pods a,b] [--window S] [--step S]
 //                 [--rate-window S] [--aggregation Max|Avg|None] [--min-points N]
 //       builds the core's cpu and memory range queries for one workload, runs
-//       them through controller::prometheus_client, groups the answers by
+//       them through kube::prometheus_client, groups the answers by
 //       container and prints one JSON object: the queries, per resource and
 //       container the series and sample counts and the last value, and the
 //       recommender's status entry for what came back.
@@ -13,7 +13,7 @@
 //   promql_driver guardrail URL NAMESPACE WORKLOAD POD TEMPLATE
 //       renders an SLO-guardrail template, confines it to NAMESPACE with
 //       force_namespace, runs it and prints the query and the outcome.
-#include <attune/controller/prometheus_client.hpp>
+#include <attune/kube/prometheus_client.hpp>
 #include <attune/core/prometheus_response.hpp>
 #include <attune/core/promql.hpp>
 #include <attune/core/recommendation_status.hpp>
@@ -34,8 +34,8 @@
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace core = attune::core;
-using attune::controller::prometheus_client;
-using attune::controller::prometheus_outcome;
+using attune::kube::prometheus_client;
+using attune::kube::prometheus_outcome;
 
 namespace {
 
@@ -52,7 +52,7 @@ double now_seconds() {
 }
 
 std::shared_ptr<prometheus_client> make_client(asio::io_context& io, const std::string& url) {
-    attune::controller::prometheus_settings s;
+    attune::kube::prometheus_settings s;
     s.address = url;
     s.query_timeout = std::chrono::seconds(10);
     auto c = prometheus_client::create(io.get_executor(), s);

@@ -1,10 +1,10 @@
-#include <attune/controller/policy_selection.hpp>
+#include <attune/policy/policy_selection.hpp>
 
 #include <boost/json/parse.hpp>
 
 #include <gtest/gtest.h>
 
-namespace attune::controller {
+namespace attune::policy {
 namespace {
 namespace json = boost::json;
 
@@ -133,4 +133,4 @@ TEST(PolicySelection, SkipAnnotationOptsOutOfEveryPolicy) {
 }
 
 }  // namespace
-}  // namespace attune::controller
+}  // namespace attune::policy

@@ -1,10 +1,10 @@
-// controller::prometheus_client against a loopback scripted server, plain
+// kube::prometheus_client against a loopback scripted server, plain
 // HTTP and TLS: every way a Prometheus can answer (or not) is an outcome.
 #include "../runtime/run_coro.hpp"
 #include "../runtime/scripted_tls_server.hpp"
 #include "../runtime/test_certs.hpp"
 
-#include <attune/controller/prometheus_client.hpp>
+#include <attune/kube/prometheus_client.hpp>
 
 #include <boost/asio/io_context.hpp>
 
@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-namespace attune::controller {
+namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
 using test::pki;
@@ -247,4 +247,4 @@ TEST(PrometheusClientConfig, BadConfigurationIsAnErrorNotACrash) {
 }
 
 }  // namespace
-}  // namespace attune::controller
+}  // namespace attune::kube

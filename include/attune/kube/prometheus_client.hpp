@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-namespace attune::controller {
+namespace attune::kube {
 
 struct prometheus_settings {
     prometheus_settings() = default;
@@ -101,4 +101,4 @@ private:
     std::shared_ptr<impl> impl_;
 };
 
-}  // namespace attune::controller
+}  // namespace attune::kube

@@ -1,4 +1,4 @@
-#include <attune/controller/prometheus_client.hpp>
+#include <attune/kube/prometheus_client.hpp>
 
 #include <attune/http/https_client.hpp>
 #include <attune/http/url.hpp>
@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace attune::controller {
+namespace attune::kube {
 
 namespace {
 
@@ -227,4 +227,4 @@ void prometheus_client::shutdown() noexcept {
 
 const std::string& prometheus_client::address() const noexcept { return impl_->s.address; }
 
-}  // namespace attune::controller
+}  // namespace attune::kube

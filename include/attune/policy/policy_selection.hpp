@@ -10,17 +10,19 @@
 // policies target one workload, the higher weight wins and a tie goes to the
 // lexicographically smaller name; the others are reported as conflicting.
 #include <attune/core/label_selector.hpp>
+#include <attune/core/pod_model.hpp>  // OwnerReference
 #include <attune/core/policy.hpp>
 #include <attune/core/result.hpp>
 
 #include <boost/json/value.hpp>
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
-namespace attune::controller {
+namespace attune::policy {
 
 inline constexpr std::string_view kSkipAnnotation = "attune.io/skip";
 
@@ -34,6 +36,9 @@ struct policy_view {
     // Non-empty: the policy does not decode (core::decode_attune_policy says
     // why); it targets nothing and the controller reports InvalidConfig.
     std::string error;
+    // The whole decoded policy when `error` is empty, kept so that merging it
+    // with the defaults decodes nothing again (policy_resolver).
+    std::shared_ptr<const core::AttunePolicy> spec;
 };
 
 struct workload_ref {
@@ -54,12 +59,7 @@ core::result<policy_view> decode_policy(const boost::json::value& policy);
 workload_ref workload_ref_from(std::string kind, const boost::json::value& workload);
 
 // The ownerReference marked controller: true; nullopt when none.
-struct controller_reference {
-    std::string kind;
-    std::string name;
-    std::string uid;
-};
-std::optional<controller_reference> controller_ref(const boost::json::value& obj);
+std::optional<core::OwnerReference> controller_ref(const boost::json::value& obj);
 
 // The kind of the ownerReference marked controller: true; "" when none.
 std::string controller_kind(const boost::json::value& obj);
@@ -84,4 +84,4 @@ struct workload_selection {
 // `policies`: those of the workload's namespace.
 workload_selection select_policy(std::span<const policy_view> policies, const workload_ref& workload);
 
-}  // namespace attune::controller
+}  // namespace attune::policy

@@ -1,4 +1,4 @@
-#include <attune/controller/policy_selection.hpp>
+#include <attune/policy/policy_selection.hpp>
 
 #include <attune/core/json_path.hpp>
 
@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace attune::controller {
+namespace attune::policy {
 namespace json = boost::json;
 
 core::result<policy_view> decode_policy(const json::value& policy) {
@@ -24,17 +24,22 @@ core::result<policy_view> decode_policy(const json::value& policy) {
     }
     out.target = decoded.value().spec.target_ref;
     out.weight = decoded.value().spec.weight.value_or(100);
+    out.spec = std::make_shared<const core::AttunePolicy>(std::move(decoded).value());
     return out;
 }
 
-std::optional<controller_reference> controller_ref(const json::value& obj) {
+std::optional<core::OwnerReference> controller_ref(const json::value& obj) {
     const auto* refs = core::array_at(obj, {"metadata", "ownerReferences"});
     if (!refs) return std::nullopt;
     for (const auto& r : *refs) {
-        if (core::bool_at(r, {"controller"}) == true)
-            return controller_reference{std::string(core::string_at(r, {"kind"})),
-                                        std::string(core::string_at(r, {"name"})),
-                                        std::string(core::string_at(r, {"uid"}))};
+        if (core::bool_at(r, {"controller"}) != true) continue;
+        core::OwnerReference ref;
+        ref.api_version = std::string(core::string_at(r, {"apiVersion"}));
+        ref.kind = std::string(core::string_at(r, {"kind"}));
+        ref.name = std::string(core::string_at(r, {"name"}));
+        ref.uid = std::string(core::string_at(r, {"uid"}));
+        ref.controller = true;
+        return ref;
     }
     return std::nullopt;
 }
@@ -100,4 +105,4 @@ workload_selection select_policy(std::span<const policy_view> policies, const wo
     return out;
 }
 
-}  // namespace attune::controller
+}  // namespace attune::policy
