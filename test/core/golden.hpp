@@ -1,6 +1,7 @@
 #pragma once
 // Loads a committed golden vector file (test/data/*.json, written by the Go
-// generators in test/golden/ from upstream Kubernetes code).
+// generators in test/golden/ from upstream Kubernetes code; api_fields.json
+// by hack/crd-gen.py from the CRD schemas).
 #include <boost/json/value.hpp>
 #include <string>
 

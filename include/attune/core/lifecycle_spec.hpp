@@ -34,6 +34,7 @@ std::string_view persistence_mode_name(PersistenceMode m) noexcept;
 struct LifecycleStepSpec {
     unsigned percent = 0;
     std::optional<Seconds> pause;
+    friend bool operator==(const LifecycleStepSpec&, const LifecycleStepSpec&) = default;
 };
 
 struct CpuThrottlingSpec {
@@ -43,6 +44,7 @@ struct CpuThrottlingSpec {
     std::optional<ThrottlingMode> mode;
     std::optional<unsigned> percentage_of_pods_threshold;
     std::optional<OnMetricsUnavailable> on_metrics_unavailable;
+    friend bool operator==(const CpuThrottlingSpec&, const CpuThrottlingSpec&) = default;
 };
 
 struct LifecycleSpec {
@@ -52,6 +54,7 @@ struct LifecycleSpec {
     std::optional<CpuThrottlingSpec> cpu_throttling;  // analysis.cpuThrottling
     std::optional<PersistenceMode> persistence_mode;  // persistence.mode
     std::string revalidation_token;                   // "" = none
+    friend bool operator==(const LifecycleSpec&, const LifecycleSpec&) = default;
 };
 
 // updateStrategy.canary as the policy model decodes it (attune-api.md §2.5).

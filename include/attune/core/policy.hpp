@@ -75,12 +75,14 @@ struct TargetRef {
     TargetKind kind = TargetKind::Deployment;
     std::optional<std::string> name;        // one workload by name...
     std::optional<LabelSelector> selector;  // ...or every workload of `kind` whose labels match
+    friend bool operator==(const TargetRef&, const TargetRef&) = default;
 };
 
 struct StartupBoostSpec {
     double multiplier = 1.0;
     Duration duration{0};
     bool exclude_from_history = false;  // newer upstream
+    friend bool operator==(const StartupBoostSpec&, const StartupBoostSpec&) = default;
 };
 
 struct OomBumpSpec {  // newer upstream
@@ -88,12 +90,14 @@ struct OomBumpSpec {  // newer upstream
     std::optional<Quantity> min_bump;
     std::optional<int> max_bumps;
     std::optional<Duration> hold;
+    friend bool operator==(const OomBumpSpec&, const OomBumpSpec&) = default;
 };
 
 struct SurgeSpec {  // newer upstream
     std::optional<double> trigger_ratio;
     std::optional<int> percentile;
     std::optional<Duration> window;
+    friend bool operator==(const SurgeSpec&, const SurgeSpec&) = default;
 };
 
 // `cpu` and `memory` of every kind, and containerPolicies[].cpu/memory.
@@ -115,6 +119,7 @@ struct ResourceConfigSpec {
     std::optional<double> limit_multiplier;
     std::optional<OomBumpSpec> oom_bump;  // taken whole
     std::optional<SurgeSpec> surge;       // taken whole
+    friend bool operator==(const ResourceConfigSpec&, const ResourceConfigSpec&) = default;
 };
 
 struct PrometheusTlsSpec {
@@ -123,6 +128,7 @@ struct PrometheusTlsSpec {
     // from a Secret of the policy's namespace (the latter needs secret reads).
     std::string ca;
     std::optional<SecretKeyRef> ca_secret;
+    friend bool operator==(const PrometheusTlsSpec&, const PrometheusTlsSpec&) = default;
 };
 
 struct PrometheusSpec {
@@ -131,23 +137,27 @@ struct PrometheusSpec {
     StringMap query_parameters;
     std::optional<SecretKeyRef> bearer_token_secret;
     std::optional<PrometheusTlsSpec> tls;
+    friend bool operator==(const PrometheusSpec&, const PrometheusSpec&) = default;
 };
 
 struct VpaSpec {
     std::string name;
     std::string namespace_;                  // "" = the policy's namespace
     std::optional<VpaSelection> selection;   // Attune extension, default Target
+    friend bool operator==(const VpaSpec&, const VpaSpec&) = default;
 };
 
 // Attune extension (seed 001): explicit requests/limits per container,
 // overlaid on the live baseline (core::apply_manual_overlay).
 struct ManualSpec {
     ContainerResourceMap containers;
+    friend bool operator==(const ManualSpec&, const ManualSpec&) = default;
 };
 
 struct DatadogSpec {  // accepted, not implemented
     std::string site;
     SecretKeyRef api_key_secret_ref;
+    friend bool operator==(const DatadogSpec&, const DatadogSpec&) = default;
 };
 
 struct CloudWatchSpec {  // accepted, not implemented
@@ -155,6 +165,7 @@ struct CloudWatchSpec {  // accepted, not implemented
     std::string cluster_name;
     std::string role_arn;
     std::string cpu_unit;
+    friend bool operator==(const CloudWatchSpec&, const CloudWatchSpec&) = default;
 };
 
 struct MetricsSourceSpec {
@@ -170,12 +181,14 @@ struct MetricsSourceSpec {
     std::optional<ManualSpec> manual;
     std::optional<DatadogSpec> datadog;
     std::optional<CloudWatchSpec> cloudwatch;
+    friend bool operator==(const MetricsSourceSpec&, const MetricsSourceSpec&) = default;
 };
 
 struct CanarySpec {
     int percentage = 0;
     Duration observation_period{0};
     bool auto_promote = false;
+    friend bool operator==(const CanarySpec&, const CanarySpec&) = default;
 };
 
 struct TimeWindow {
@@ -188,6 +201,7 @@ struct ScheduleSpec {
     std::vector<TimeWindow> windows;
     std::vector<Weekday> days_of_week;  // empty = every day
     std::string timezone;               // "" = UTC
+    friend bool operator==(const ScheduleSpec&, const ScheduleSpec&) = default;
 };
 
 struct SloGuardrailSpec {
@@ -196,11 +210,13 @@ struct SloGuardrailSpec {
     double threshold = 0;
     std::optional<SloComparison> comparison;
     std::optional<Duration> evaluation_window;
+    friend bool operator==(const SloGuardrailSpec&, const SloGuardrailSpec&) = default;
 };
 
 struct TemplatePersistenceSpec {
     std::optional<bool> enabled;
     std::optional<TemplatePersistenceWhen> when;
+    friend bool operator==(const TemplatePersistenceSpec&, const TemplatePersistenceSpec&) = default;
 };
 
 struct PullRequestSpec {
@@ -215,21 +231,25 @@ struct PullRequestSpec {
     std::vector<std::string> labels;
     std::optional<bool> dry_run;
     std::optional<bool> allow_private_endpoints;  // newer upstream
+    friend bool operator==(const PullRequestSpec&, const PullRequestSpec&) = default;
 };
 
 struct ExportSpec {
     bool config_map = false;
     std::optional<PullRequestSpec> pull_request;
+    friend bool operator==(const ExportSpec&, const ExportSpec&) = default;
 };
 
 struct HpaTargetBound {
     std::optional<int> min;
     std::optional<int> max;
+    friend bool operator==(const HpaTargetBound&, const HpaTargetBound&) = default;
 };
 
 struct HpaTargetBoundsSpec {  // newer upstream
     std::optional<HpaTargetBound> cpu;
     std::optional<HpaTargetBound> memory;
+    friend bool operator==(const HpaTargetBoundsSpec&, const HpaTargetBoundsSpec&) = default;
 };
 
 struct UpdateStrategySpec {
@@ -253,6 +273,7 @@ struct UpdateStrategySpec {
     std::optional<Quantity> max_cpu_increase_per_minute;
     std::optional<Quantity> max_memory_increase_per_minute;
     std::optional<HpaTargetBoundsSpec> hpa_target_bounds;
+    friend bool operator==(const UpdateStrategySpec&, const UpdateStrategySpec&) = default;
 };
 
 // Newer upstream: a per-container overlay; "*" matches every container.
@@ -260,6 +281,7 @@ struct ContainerPolicySpec {
     std::string container_name;
     ResourceConfigSpec cpu;
     ResourceConfigSpec memory;
+    friend bool operator==(const ContainerPolicySpec&, const ContainerPolicySpec&) = default;
 };
 
 struct AttunePolicySpec {
@@ -275,11 +297,13 @@ struct AttunePolicySpec {
     std::optional<RuntimeProfile> runtime_profile;
     std::vector<ContainerPolicySpec> container_policies;
     std::optional<LifecycleSpec> lifecycle;  // spec.lifecycle (issue #11): the policy's own, never a default's
+    friend bool operator==(const AttunePolicySpec&, const AttunePolicySpec&) = default;
 };
 
 struct CostPricingSpec {
     std::optional<double> cpu_per_core_hour;
     std::optional<double> memory_per_gib_hour;
+    friend bool operator==(const CostPricingSpec&, const CostPricingSpec&) = default;
 };
 
 // AttuneDefaults and AttuneNamespaceDefaults share one spec.
@@ -290,6 +314,7 @@ struct DefaultsSpec {
     UpdateStrategySpec update_strategy;
     std::optional<CostPricingSpec> cost_pricing;
     std::optional<bool> exclude_known_sidecars;
+    friend bool operator==(const DefaultsSpec&, const DefaultsSpec&) = default;
 };
 
 struct ObjectIdentity {
@@ -333,26 +358,32 @@ struct PrometheusSource {
     bool insecure_skip_verify = false;
     std::string ca;                                   // inline PEM
     std::optional<SecretKeyRef> ca_secret;
+    friend bool operator==(const PrometheusSource&, const PrometheusSource&) = default;
 };
 
 struct VpaSource {
     std::string name;
     std::string namespace_;  // the policy's namespace when the spec leaves it empty
     VpaSelection selection = VpaSelection::Target;
+    friend bool operator==(const VpaSource&, const VpaSource&) = default;
 };
 
 struct ManualSource {
     ContainerResourceMap containers;
+    friend bool operator==(const ManualSource&, const ManualSource&) = default;
 };
 
 // No source anywhere: the controller may auto-discover a Prometheus
 // (Prometheus Operator objects, then well-known Services), else it reports
 // PrometheusUnavailable.
-struct NoMetricsSource {};
+struct NoMetricsSource {
+    friend bool operator==(const NoMetricsSource&, const NoMetricsSource&) = default;
+};
 
 // Datadog or CloudWatch: part of the API, accepted, not implemented.
 struct UnsupportedMetricsSource {
     std::string provider;  // "datadog" | "cloudwatch"
+    friend bool operator==(const UnsupportedMetricsSource&, const UnsupportedMetricsSource&) = default;
 };
 
 using MetricsProvider =
@@ -372,18 +403,21 @@ struct EffectiveMetricsSource {
     // object's block, so a Manual- or VPA-backed Canary policy can still be
     // analysed. Validated like the provider's.
     std::optional<PrometheusSource> prometheus;
+    friend bool operator==(const EffectiveMetricsSource&, const EffectiveMetricsSource&) = default;
 };
 
 struct EffectiveCanary {
     int percentage = 0;
     Duration observation_period = std::chrono::minutes(5);  // 0 in the spec = this default
     bool auto_promote = false;
+    friend bool operator==(const EffectiveCanary&, const EffectiveCanary&) = default;
 };
 
 struct EffectiveSchedule {
     std::vector<TimeWindow> windows;
     std::vector<Weekday> days_of_week;
     std::string timezone = "UTC";
+    friend bool operator==(const EffectiveSchedule&, const EffectiveSchedule&) = default;
 };
 
 struct EffectiveSloGuardrail {
@@ -392,11 +426,13 @@ struct EffectiveSloGuardrail {
     double threshold = 0;
     SloComparison comparison = SloComparison::Above;
     Duration evaluation_window = std::chrono::minutes(5);
+    friend bool operator==(const EffectiveSloGuardrail&, const EffectiveSloGuardrail&) = default;
 };
 
 struct EffectiveTemplatePersistence {
     bool enabled = false;
     TemplatePersistenceWhen when = TemplatePersistenceWhen::AfterSuccessfulResize;
+    friend bool operator==(const EffectiveTemplatePersistence&, const EffectiveTemplatePersistence&) = default;
 };
 
 struct EffectivePullRequest {
@@ -411,11 +447,13 @@ struct EffectivePullRequest {
     std::vector<std::string> labels;
     bool dry_run = false;
     bool allow_private_endpoints = false;
+    friend bool operator==(const EffectivePullRequest&, const EffectivePullRequest&) = default;
 };
 
 struct EffectiveExport {
     bool config_map = false;
     std::optional<EffectivePullRequest> pull_request;
+    friend bool operator==(const EffectiveExport&, const EffectiveExport&) = default;
 };
 
 struct EffectiveUpdateStrategy {
@@ -439,11 +477,13 @@ struct EffectiveUpdateStrategy {
     EffectiveTemplatePersistence template_persistence;
     EffectiveExport export_;
     std::optional<HpaTargetBoundsSpec> hpa_target_bounds;
+    friend bool operator==(const EffectiveUpdateStrategy&, const EffectiveUpdateStrategy&) = default;
 };
 
 struct CostPricing {
     double cpu_per_core_hour = 0.031;
     double memory_per_gib_hour = 0.004;
+    friend bool operator==(const CostPricing&, const CostPricing&) = default;
 };
 
 // The tuning of one container that a containerPolicies entry overrides.
@@ -451,6 +491,7 @@ struct ContainerTuning {
     std::string container_name;  // a name, or "*"
     ResourceTuning cpu;
     ResourceTuning memory;
+    friend bool operator==(const ContainerTuning&, const ContainerTuning&) = default;
 };
 
 struct EffectivePolicy {
@@ -482,6 +523,7 @@ struct EffectivePolicy {
     bool excludes(std::string_view container) const;
     // containerPolicies: the literal entry, else "*", else the policy's own tuning.
     const ResourceTuning& tuning_for(std::string_view container, ResourceKind kind) const;
+    friend bool operator==(const EffectivePolicy&, const EffectivePolicy&) = default;
 };
 
 // Operator limits the controller enforces after the merge (attune-api.md §2).

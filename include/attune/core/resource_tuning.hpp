@@ -22,6 +22,7 @@ struct StartupBoost {
     double multiplier = 1.0;              // > 1, <= 10
     std::chrono::seconds duration{0};     // 10s .. 1h
     bool exclude_from_history = false;    // drop CPU samples taken while boosted
+    friend bool operator==(const StartupBoost&, const StartupBoost&) = default;
 };
 
 // Raise the memory request after an OOMKill (newer upstream; absent = off).
@@ -30,6 +31,7 @@ struct OomBump {
     Quantity min_bump;                    // 100Mi
     int max_bumps = 3;                    // 1..10
     Duration hold = std::chrono::hours(24);
+    friend bool operator==(const OomBump&, const OomBump&) = default;
 };
 
 // A short history while usage runs hot (newer upstream; absent = off).
@@ -37,6 +39,7 @@ struct Surge {
     double trigger_ratio = 1.5;           // > 1, <= 100
     int percentile = 99;
     Duration window = std::chrono::minutes(30);
+    friend bool operator==(const Surge&, const Surge&) = default;
 };
 
 struct ResourceTuning {
@@ -55,6 +58,7 @@ struct ResourceTuning {
     std::optional<double> limit_multiplier;      // limit = request x this; nullopt = keep the live ratio
     std::optional<OomBump> oom_bump;             // memory
     std::optional<Surge> surge;
+    friend bool operator==(const ResourceTuning&, const ResourceTuning&) = default;
 };
 
 // The built-in values (attune-api.md §2.4), before any defaults object.
