@@ -1,5 +1,6 @@
 #include <attune/webhook/certificate_keeper.hpp>
 
+#include <attune/core/annotations.hpp>
 #include <attune/core/base64.hpp>
 #include <attune/core/json_patch.hpp>
 #include <attune/core/json_path.hpp>
@@ -27,7 +28,6 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr const char* kStagedAtAnnotation = "attune.io/next-ca-staged-at";
 // notBefore in the past tolerates clock skew between nodes: 5 minutes, or a
 // tenth of the lifetime for short-lived test certificates (the renewal is a
 // share of the whole lifetime, so a large backdate would make it due at once).
@@ -52,7 +52,8 @@ material decode_secret(const json::value& secret) {
     material m;
     m.exists = true;
     m.resource_version = std::string(core::string_at(secret, {"metadata", "resourceVersion"}));
-    if (const auto staged = core::string_at(secret, {"metadata", "annotations", kStagedAtAnnotation}); !staged.empty()) {
+    if (const auto staged = core::string_at(secret, {"metadata", "annotations", core::kNextCaStagedAtAnnotation});
+        !staged.empty()) {
         try {
             m.next_ca_staged_at = std::stoll(std::string(staged));
         } catch (const std::exception&) {
@@ -104,7 +105,8 @@ json::value encode_secret(const material& m, const certificate_keeper_options& o
     md["name"] = o.secret_name;
     md["namespace"] = o.ns;
     md["labels"] = json::object{{"app.kubernetes.io/name", "attune"}, {"app.kubernetes.io/component", "webhook"}};
-    if (!m.next_ca_crt.empty()) md["annotations"] = json::object{{kStagedAtAnnotation, std::to_string(m.next_ca_staged_at)}};
+    if (!m.next_ca_crt.empty())
+        md["annotations"] = json::object{{core::kNextCaStagedAtAnnotation, std::to_string(m.next_ca_staged_at)}};
     if (!m.resource_version.empty()) md["resourceVersion"] = m.resource_version;
     json::object s;
     s["apiVersion"] = "v1";

@@ -2,6 +2,7 @@
 
 #include "object_fields.hpp"
 
+#include <attune/core/annotations.hpp>
 #include <attune/policy/policy_selection.hpp>
 #include <attune/core/json_path.hpp>
 #include <attune/core/label_selector.hpp>
@@ -30,7 +31,7 @@ json::object attune_annotations(const json::value& obj) {
     json::object out;
     if (const auto* a = core::object_at(obj, {"metadata", "annotations"}))
         for (const auto& kv : *a)
-            if (kv.key().starts_with("attune.io/") && kv.value().is_string()) out[kv.key()] = kv.value();
+            if (kv.key().starts_with(core::kKeyPrefix) && kv.value().is_string()) out[kv.key()] = kv.value();
     return out;
 }
 

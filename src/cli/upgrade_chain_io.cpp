@@ -64,7 +64,7 @@ asio::awaitable<kube::api_result<std::vector<core::ChainJob>>> list_chain_jobs(k
                                                                                std::string target) {
     kube::list_options lo;
     lo.label_selector = std::string(core::kChainNameLabel) + "=" + std::string(core::kChainNameValue) + "," +
-                        std::string(core::kTargetLabel) + "=" + target;
+                        std::string(core::kUpgradeTargetLabel) + "=" + target;
     auto page = co_await c.list_all(jobs_resource(), ns, lo);
     if (!page) co_return page.error();
     std::vector<core::ChainJob> out;

@@ -1,6 +1,6 @@
 #include <attune/controller/workload_snapshot.hpp>
 
-#include <attune/core/event_dedup.hpp>  // kSuppressWarningsAnnotation
+#include <attune/core/annotations.hpp>
 #include <attune/core/json_path.hpp>
 #include <attune/core/pod_model.hpp>
 #include <attune/core/workload_baseline.hpp>

@@ -1,4 +1,5 @@
 #include "attune/core/cooldown.hpp"
+#include "attune/core/annotations.hpp"
 #include "attune/core/duration.hpp"
 
 #include <boost/json.hpp>
@@ -22,7 +23,7 @@ CooldownCheck check_cooldown(const CooldownState& state, const std::optional<std
     if (!anchor.ok()) {
         c.active = true;
         c.anchor_invalid = true;
-        c.message = "attune.io/last-resize-time is invalid (" + anchor.error().message +
+        c.message = std::string(kLastResizeTimeAnnotation) + " is invalid (" + anchor.error().message +
                     "); increases wait until a resize rewrites it or it is removed";
         return c;
     }

@@ -96,8 +96,8 @@ result<ChainJob> chain_job_from(const boost::json::value& job) {
     j.name = string_at(&job, {"metadata", "name"});
     if (j.name.empty()) return make_error("invalid_object", "a Job without metadata.name");
     const auto* labels = at(&job, {"metadata", "labels"});
-    j.phase = string_at(labels, {kPhaseLabel});
-    j.target = string_at(labels, {kTargetLabel});
+    j.phase = string_at(labels, {kUpgradePhaseLabel});
+    j.target = string_at(labels, {kUpgradeTargetLabel});
     j.created = string_at(&job, {"metadata", "creationTimestamp"});
     if (const auto* conds = at(&job, {"status", "conditions"}); conds && conds->is_array()) {
         for (const auto& c : conds->get_array()) {
@@ -171,8 +171,8 @@ result<boost::json::value> build_chain_job(const boost::json::value& job_templat
         auto& l = meta["labels"];
         if (!l.is_object()) l = boost::json::object();
         l.as_object()[kChainNameLabel] = kChainNameValue;
-        l.as_object()[kPhaseLabel] = std::string(to_string(phase));
-        l.as_object()[kTargetLabel] = target.str();
+        l.as_object()[kUpgradePhaseLabel] = std::string(to_string(phase));
+        l.as_object()[kUpgradeTargetLabel] = target.str();
     };
     set_labels(mdo);
 

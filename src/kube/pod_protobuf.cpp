@@ -1,5 +1,6 @@
 #include <attune/kube/pod_protobuf.hpp>
 
+#include <attune/core/annotations.hpp>
 #include <attune/core/timestamp.hpp>
 #include <attune/kube/protobuf_reader.hpp>
 
@@ -143,7 +144,7 @@ struct decoder {
                 case meta_f::annotations: {
                     // Only Attune's own, as strip_pod keeps them.
                     auto [k, v] = entry(f);
-                    if (k.find("attune.io/") != std::string_view::npos) annotations[k] = v;
+                    if (k.find(core::kKeyPrefix) != std::string_view::npos) annotations[k] = v;
                     break;
                 }
                 case meta_f::owner_references: owners.push_back(owner_reference(bytes(f))); break;

@@ -1,5 +1,7 @@
 #include <attune/kube/transforms.hpp>
 
+#include <attune/core/annotations.hpp>
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -45,7 +47,8 @@ void strip_containers(json::object& spec, std::string_view key) {
 void keep_attune_annotations(json::object& md) {
     if (auto* ann = object_at(md, "annotations")) {
         for (auto it = ann->begin(); it != ann->end();) {
-            if (std::string_view(it->key()).find("attune.io/") == std::string_view::npos) it = ann->erase(it); else ++it;
+            if (std::string_view(it->key()).find(core::kKeyPrefix) == std::string_view::npos) it = ann->erase(it);
+            else ++it;
         }
         if (ann->empty()) md.erase("annotations");
     }

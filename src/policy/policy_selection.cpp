@@ -58,7 +58,7 @@ workload_ref workload_ref_from(std::string kind, const json::value& workload) {
     const auto owner = controller_kind(workload);
     w.owned_by_workload = (w.kind == "ReplicaSet" && owner == "Deployment") || (w.kind == "Job" && owner == "CronJob");
     if (const auto* ann = core::object_at(workload, {"metadata", "annotations"}))
-        w.opted_out = core::string_at(*ann, {kSkipAnnotation}) == "true";
+        w.opted_out = core::string_at(*ann, {core::kSkipAnnotation}) == "true";
     return w;
 }
 

@@ -25,7 +25,7 @@ json::value workload(const char* ns, const char* name, const char* labels, const
     if (owner_kind)
         md["ownerReferences"] = json::array{json::object{{"kind", "Other"}, {"name", "y"}},
                                             json::object{{"kind", owner_kind}, {"name", "x"}, {"controller", true}}};
-    if (skip) md["annotations"] = json::object{{std::string(kSkipAnnotation), skip}};
+    if (skip) md["annotations"] = json::object{{std::string(core::kSkipAnnotation), skip}};
     return w;
 }
 

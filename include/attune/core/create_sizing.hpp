@@ -22,8 +22,6 @@
 
 namespace attune::core {
 
-inline constexpr std::string_view kInitialSizingLabel = "attune.io/initial-sizing";  // ns label "enabled", pod annotation "applied"
-inline constexpr std::string_view kInitialSizingPolicyAnnotation = "attune.io/initial-sizing-policy";
 inline constexpr double kMinimumCreateConfidence = 0.5;
 
 struct NamespaceInfo {

@@ -9,11 +9,11 @@
 #include <string>
 #include <string_view>
 
+#include "attune/core/annotations.hpp"  // kSuppressWarningsAnnotation
 #include "attune/core/timestamp.hpp"
 
 namespace attune::core {
 
-inline constexpr std::string_view kSuppressWarningsAnnotation = "attune.io/suppress-warnings";
 inline constexpr std::chrono::seconds kEventDedupWindow{3600};
 
 // The annotation value names `reason` (entries trimmed of blanks; exact,

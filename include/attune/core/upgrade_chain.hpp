@@ -5,6 +5,7 @@
 //  - the gauges, pushed once per run and definitively (no pre-reset);
 //  - the detector's re-spawn rules over the chain's Jobs;
 //  - a chain Job built from the Job template.
+#include "attune/core/annotations.hpp"  // kUpgradePhaseLabel, kUpgradeTargetLabel
 #include "attune/core/result.hpp"
 #include "attune/core/upgrade_gate.hpp"
 #include "attune/core/upgrade_version.hpp"
@@ -51,11 +52,10 @@ std::string render_push_body(const std::vector<PushedGauge>& gauges);
 std::vector<PushedGauge> verdict_gauges(const std::string& target, int blocked, int held);
 std::vector<PushedGauge> available_gauge(const std::string& target, bool available);
 
-// Labels every chain Job carries; the detector selects on them.
+// Labels every chain Job carries (with kUpgradePhaseLabel and
+// kUpgradeTargetLabel); the detector selects on them.
 inline constexpr std::string_view kChainNameLabel = "app.kubernetes.io/name";
 inline constexpr std::string_view kChainNameValue = "attune-upgrade";
-inline constexpr std::string_view kPhaseLabel = "attune.io/upgrade-phase";
-inline constexpr std::string_view kTargetLabel = "attune.io/upgrade-target";
 
 enum class JobState { active, complete, failed };
 

@@ -9,6 +9,7 @@
 // own. A workload annotated attune.io/skip: "true" opts out. When several
 // policies target one workload, the higher weight wins and a tie goes to the
 // lexicographically smaller name; the others are reported as conflicting.
+#include <attune/core/annotations.hpp>
 #include <attune/core/label_selector.hpp>
 #include <attune/core/pod_model.hpp>  // OwnerReference
 #include <attune/core/policy.hpp>
@@ -23,8 +24,6 @@
 #include <vector>
 
 namespace attune::policy {
-
-inline constexpr std::string_view kSkipAnnotation = "attune.io/skip";
 
 struct policy_view {
     std::string ns;
