@@ -27,15 +27,6 @@ namespace json = boost::json;
 
 namespace {
 
-kube::resource_type workload_type(const std::string& kind) {
-    if (kind == "StatefulSet") return kube::resources::statefulsets();
-    if (kind == "DaemonSet") return kube::resources::daemonsets();
-    if (kind == "ReplicaSet") return kube::resources::replicasets();
-    if (kind == "Job") return kube::resources::jobs();
-    if (kind == "CronJob") return kube::resources::cronjobs();
-    return kube::resources::deployments();
-}
-
 // matchLabels as a label selector string, so the apiserver filters the pods;
 // explain_report applies the whole selector (matchExpressions too).
 std::string match_labels_selector(const json::value& workload) {
@@ -61,11 +52,8 @@ int run(invocation& inv) {
         name = a;
     }
     const std::string kind = canonical_kind(kind_text);
-    if (kind.empty())
-        return usage_error(inv.err, "explain",
-                           "unknown workload kind \"" + kind_text +
-                               "\" (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob)",
-                           kExitUsage);
+    const auto resource = kube::workload_resource(kind.empty() ? kind_text : kind);
+    if (!resource) return usage_error(inv.err, "explain", resource.error().message, kExitUsage);
     if (name.empty()) return usage_error(inv.err, "explain", "the workload has no name", kExitUsage);
     if (inv.common.all_namespaces) return usage_error(inv.err, "explain", "-A does not apply: one workload, use -n", kExitUsage);
 
@@ -76,7 +64,7 @@ int run(invocation& inv) {
         in.kind = kind;
         in.name = name;
         in.container = inv.flags.get("container");
-        const auto rt = workload_type(kind);
+        const kube::resource_type rt = resource.value();
         in.workload = co_await lookup_object(s.client(), rt, in.ns, name);
         if (in.workload.not_found()) {
             inv.err << "error: " << not_found_text(rt, name) << " in namespace " << in.ns << "\n";

@@ -18,12 +18,6 @@ namespace asio = boost::asio;
 
 namespace {
 
-kube::resource_type workload_type(const std::string& kind) {
-    if (kind == "DaemonSet") return kube::resources::daemonsets();
-    if (kind == "StatefulSet") return kube::resources::statefulsets();
-    return kube::resources::deployments();
-}
-
 gate_run gate_error(gate_run run, std::string why) {
     run.exit_code = core::kGateError;
     run.error = std::move(why);
@@ -63,7 +57,9 @@ asio::awaitable<gate_run> run_upgrade_gate(kube::client& c, gate_options opts) {
     run.target = opts.target.empty() ? run.inputs.target.str() : opts.target;
 
     for (const auto& spec : m.addons) {
-        auto w = co_await c.get(workload_type(spec.source.kind), spec.source.ns, spec.source.name);
+        const auto rt = kube::workload_resource(spec.source.kind);
+        if (!rt) co_return gate_error(std::move(run), "addon " + spec.name + ": " + rt.error().message);
+        auto w = co_await c.get(rt.value(), spec.source.ns, spec.source.name);
         if (!w && !w.error().is_not_found())
             co_return gate_error(std::move(run), "cannot read " + spec.source.kind + " " + spec.source.ns + "/" +
                                                      spec.source.name + " for addon " + spec.name + ": " +

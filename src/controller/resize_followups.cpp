@@ -260,8 +260,13 @@ asio::awaitable<void> resize_executor::persist(pass_context& c) {
 
 asio::awaitable<bool> resize_executor::write_template_patch(pass_context& c, const core::TemplatePatch& patch,
                                                             const core::Pod& pod_template, core::PersistWhen when) {
-    const auto rt = c.snap.key.kind == "Deployment" ? kube::resources::deployments() : kube::resources::statefulsets();
-    auto r = co_await client_.patch(rt, c.snap.key.ns, c.snap.key.name, kube::patch_type::strategic_merge,
+    const auto rt = kube::workload_resource(c.snap.key.kind);
+    if (!rt) {
+        spdlog::warn("template persistence skipped namespace={} workload={} error=\"{}\"", c.snap.key.ns,
+                     c.snap.key.name, rt.error().message);
+        co_return false;
+    }
+    auto r = co_await client_.patch(rt.value(), c.snap.key.ns, c.snap.key.name, kube::patch_type::strategic_merge,
                                     json::serialize(patch.body));
     const std::string ns = c.snap.key.ns, wl = c.snap.key.name;
     if (!r) {

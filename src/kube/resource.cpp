@@ -33,6 +33,14 @@ resource_type mutating_webhook_configurations() {
 }
 }  // namespace resources
 
+core::result<resource_type> workload_resource(std::string_view kind) {
+    for (auto rt : {resources::deployments(), resources::statefulsets(), resources::daemonsets(),
+                    resources::replicasets(), resources::jobs(), resources::cronjobs()})
+        if (rt.kind == kind) return rt;
+    return core::make_error("unknown_kind", "unknown workload kind \"" + std::string(kind) +
+                                                "\" (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob)");
+}
+
 std::string collection_path(const resource_type& rt, std::string_view ns) {
     std::string p = rt.group.empty() ? "/api/" + rt.version : "/apis/" + rt.group + "/" + rt.version;
     if (rt.namespaced && !ns.empty()) {

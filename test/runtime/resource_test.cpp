@@ -17,6 +17,34 @@ TEST(ResourcePaths, CoreAndGroupedTypes) {
     EXPECT_EQ(resources::horizontal_pod_autoscalers().label(), "horizontalpodautoscalers.autoscaling");
 }
 
+TEST(WorkloadResource, EachTargetKindMapsToItsOwnResource) {
+    struct row {
+        const char* kind;
+        const char* api_version;
+        const char* plural;
+    };
+    for (const row& r : {row{"Deployment", "apps/v1", "deployments"}, row{"StatefulSet", "apps/v1", "statefulsets"},
+                         row{"DaemonSet", "apps/v1", "daemonsets"}, row{"ReplicaSet", "apps/v1", "replicasets"},
+                         row{"Job", "batch/v1", "jobs"}, row{"CronJob", "batch/v1", "cronjobs"}}) {
+        const auto rt = workload_resource(r.kind);
+        ASSERT_TRUE(rt.ok()) << r.kind;
+        EXPECT_EQ(rt.value().kind, r.kind);
+        EXPECT_EQ(rt.value().api_version(), r.api_version) << r.kind;
+        EXPECT_EQ(rt.value().plural, r.plural) << r.kind;
+        EXPECT_TRUE(rt.value().namespaced) << r.kind;
+    }
+}
+
+TEST(WorkloadResource, UnknownKindIsRefusedNotMappedToDeployments) {
+    for (const char* kind : {"", "Pod", "deployment", "Deployments", "deploy", "ReplicationController"}) {
+        const auto rt = workload_resource(kind);
+        ASSERT_FALSE(rt.ok()) << "\"" << kind << "\" mapped to " << rt.value().label();
+        EXPECT_EQ(rt.error().code, "unknown_kind");
+        EXPECT_EQ(rt.error().message, "unknown workload kind \"" + std::string(kind) +
+                                          "\" (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob)");
+    }
+}
+
 TEST(ResourcePaths, QueryIsEncodedAndSkipsEmpty) {
     query q;
     q.add("labelSelector", "app in (a,b)").add("continue", "").add("limit", 500LL);

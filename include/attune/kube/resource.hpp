@@ -1,5 +1,7 @@
 #pragma once
 // Resource types and the apiserver URL paths built from them. Pure.
+#include <attune/core/result.hpp>
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +48,13 @@ resource_type secrets();                     // v1; read only with --allow-secre
 resource_type vertical_pod_autoscalers();    // autoscaling.k8s.io/v1 (served only when the VPA CRD is installed)
 resource_type mutating_webhook_configurations();  // admissionregistration.k8s.io/v1
 }  // namespace resources
+
+// The resource of a workload kind an AttunePolicy can target
+// (spec.targetRef.kind, docs/api.md): Deployment, StatefulSet, DaemonSet,
+// ReplicaSet, Job or CronJob, spelled as the Kind. Any other kind is the
+// error "unknown_kind", never a guess: reading another kind's object of the
+// same name would answer for the wrong workload.
+core::result<resource_type> workload_resource(std::string_view kind);
 
 // /api/v1[/namespaces/{ns}]/{plural} or /apis/{g}/{v}[/namespaces/{ns}]/{plural}.
 // An empty namespace on a namespaced type means "all namespaces".
