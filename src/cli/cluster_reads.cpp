@@ -1,9 +1,5 @@
 #include "cluster_reads.hpp"
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::cli {
 namespace asio = boost::asio;
 

@@ -26,10 +26,6 @@
 
 #include <ostream>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::cli {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;

@@ -17,10 +17,6 @@
 
 #include <ostream>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::cli {
 namespace asio = boost::asio;
 namespace json = boost::json;

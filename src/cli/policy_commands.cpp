@@ -20,10 +20,6 @@
 #include <set>
 #include <ostream>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::cli {
 namespace asio = boost::asio;
 namespace json = boost::json;

@@ -23,10 +23,6 @@
 
 extern char** environ;
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::cli {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;

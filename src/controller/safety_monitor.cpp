@@ -15,10 +15,6 @@
 
 #include <spdlog/spdlog.h>
 
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::controller {
 namespace asio = boost::asio;
 namespace json = boost::json;

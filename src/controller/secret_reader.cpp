@@ -3,12 +3,6 @@
 #include <attune/core/json_path.hpp>
 #include <attune/core/base64.hpp>
 
-// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
-// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::controller {
 
 secret_reader::secret_reader(kube::client& client, std::chrono::seconds ttl, std::size_t max_entries)

@@ -5,12 +5,6 @@
 
 #include <spdlog/spdlog.h>
 
-// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
-// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::controller {
 namespace asio = boost::asio;
 

@@ -18,12 +18,6 @@
 
 #include <list>
 
-// GCC 12 reports a false -Wmismatched-new-delete when it inlines Asio's
-// aligned frame allocation into a coroutine's destroy path (GCC PR 109224).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
 namespace attune::manager {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
