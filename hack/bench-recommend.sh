@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #7 §7, end to end: attune-manager recommends N workloads (default 200)
+# End to end (docs/recommender.md): attune-manager recommends N workloads (default 200)
 # from the harness's real Prometheus. Prints the time until every workload
 # has a recommendation, the number of Prometheus queries and their total
 # time (from the manager's own attune_prometheus_query_duration_seconds), the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make bench-resize`: the executor against the real apiserver with kubesim
-# (issue #9 §6): PODS pods (default 1,000) in WORKLOADS Deployments are
+# (docs/resize.md): PODS pods (default 1,000) in WORKLOADS Deployments are
 # resized in place to Applied by one Auto policy (a Manual source: one
 # deterministic target, a decrease, so no gate holds it), at the manager's
 # default client QPS. Prints the wall time from the policy to the last pod

@@ -71,7 +71,7 @@ struct admission_handler::impl {
     };
     std::unordered_map<std::string, policy_entry> memo;
 
-    // attune-api.md §10: the default buckets.
+    // The default buckets (docs/webhook.md).
     prometheus::Histogram& pod_duration;
     prometheus::Histogram& workload_duration;
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// Behavior is what a real kubelet of one minor does differently, taken from
-// shared/docs/kubernetes-facts.md. Everything version-dependent goes through
+// Behavior is what a real kubelet of one minor does differently
+// (docs/local-control-plane.md, "The simulated kubelet"). Everything version-dependent goes through
 // it so the decision code never compares version strings.
 type Behavior struct {
 	Minor int

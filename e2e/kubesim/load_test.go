@@ -59,7 +59,7 @@ func TestDefaultLoad(t *testing.T) {
 	}
 }
 
-// The load model behind the throttling analysis (issue #11): a demand above
+// The load model behind the throttling analysis (docs/lifecycle.md): a demand above
 // the applied cpu limit runs at the limit and throttles (demand-limit)/demand
 // of its CFS periods; the annotation's "throttled" still wins.
 func TestThrottlingFromTheCPULimit(t *testing.T) {

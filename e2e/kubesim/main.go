@@ -1,7 +1,7 @@
 // Command kubesim is the simulated kubelet for Attune's e2e clusters: it
 // registers nodes against a real kube-apiserver, runs the pods the real
 // scheduler binds to them, handles in-place resizes with each minor's
-// semantics (shared/docs/kubernetes-facts.md), and serves cAdvisor-style
+// semantics (docs/local-control-plane.md), and serves cAdvisor-style
 // usage metrics driven by the sim.attune.io/load pod annotation.
 package main
 

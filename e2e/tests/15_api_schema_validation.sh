@@ -4,7 +4,7 @@
 # minor); bad input is refused with the rule's message, which names the field;
 # the full example policy and both defaults kinds are accepted, and the CRD
 # defaults show up; unknown fields are pruned; only AttunePolicy has a status
-# subresource and its status schema keeps what attune-api.md §3 lists; the
+# subresource and its status schema keeps what docs/api.md#attunepolicy-status lists; the
 # kustomize base and the secret-reads component render.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
@@ -72,7 +72,7 @@ refused "bearer token in another namespace" "{$ok, metricsSource: {prometheus: {
   "spec.metricsSource.prometheus.bearerTokenSecret.name must not contain '/'"
 refused "cooldown under 1m" "{$ok, updateStrategy: {cooldown: 30s}}" 'spec.updateStrategy.cooldown must be 0 or at least 1m'
 refused "canary without its block" "{$ok, updateStrategy: {type: Canary}}" 'spec.updateStrategy.canary or spec.lifecycle is required when type is Canary'
-# Seed 001: spec.lifecycle steps stand in for the canary block.
+# spec.lifecycle steps stand in for the canary block.
 printf 'apiVersion: attune.io/v1alpha1\nkind: AttunePolicy\nmetadata: {name: good}\nspec: %s\n' \
   "{$ok, updateStrategy: {type: Canary}, lifecycle: {steps: [{percent: 10, pause: 1m}, {percent: 100}]}}" |
   k -n "$ns" apply --dry-run=server -f - >/dev/null 2>&1 || fail "a Canary policy with spec.lifecycle steps was refused"
@@ -199,14 +199,14 @@ k -n "$ns" patch ap minimal --subresource=status --type=merge -p '{"status":{
     "explanation":{"cpu":{"rawPercentile":"150m","overhead":20,"afterOverhead":"180m","confidence":0.4,"confidenceFactor":1.36,
       "afterConfidence":"245m","bounds":{"min":"1m","max":"4"},"afterBounds":"245m","minChangePercent":10,"maxChangePercent":50,
       "afterChangeFilter":"250m","changeFilterApplied":"max_change_capped","final":"200m"}}}]}]}}' >/dev/null \
-  || fail "the status subresource refused a §3 status"
+  || fail "the status subresource refused a documented status"
 expect_eq "status.recommendations kept" "$(jp minimal '{.status.recommendations[0].containers[0].recommended.cpuRequest}')" 200m
 expect_eq "status explanation kept" "$(jp minimal '{.status.recommendations[0].containers[0].explanation.cpu.changeFilterApplied}')" max_change_capped
 expect_eq "status.idleWorkloads kept" "$(jp minimal '{.status.idleWorkloads[0].reason}')" WorkloadReplicasZero
 expect_eq "printer columns Workloads, Recs, Ready" "$(k -n "$ns" get ap minimal --no-headers | awk '{print $(NF-4), $(NF-3), $(NF-1)}')" "1 1 False"
 out=$(k patch ad cluster-defaults --subresource=status --type=merge -p '{"status":{"x":1}}' 2>&1) \
   && fail "AttuneDefaults has a status subresource: $out"
-log "status: the §3 shape is kept on AttunePolicy; the defaults kinds have no status subresource"
+log "status: the documented shape is kept on AttunePolicy; the defaults kinds have no status subresource"
 
 # ------------------------------------------------------------ kustomize ---
 k kustomize "$REPO_ROOT/deploy/kustomize/base" >"$ATTUNE_RUN/api-base.yaml" || fail "kustomize base does not render"

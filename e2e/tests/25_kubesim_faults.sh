@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HARNESS CHECK (kubesim, not Attune): the faults issue #9's safety tests
+# HARNESS CHECK (kubesim, not Attune): the faults the safety tests (docs/safety.md)
 # inject, seen through the real apiserver with kubectl.
 #  - a container whose simulated working set reaches its memory limit after
 #    an in-place resize is OOMKilled: restartCount+1, lastState OOMKilled;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # attune-manager's admission webhook end to end, on the real kube-apiserver
-# (issue #10 §5 CREATE): the apiserver calls it over TLS at a url
+# (docs/webhook.md, CREATE): the apiserver calls it over TLS at a url
 # clientConfig with the caBundle the manager bootstrapped; pods of a
 # Deployment with a recommendation are born at the recommended size, with
 # the sizing annotations; a scale from 0 to 1 of a workload an HPA holds at

@@ -111,7 +111,7 @@ apiserver_metric() {
 }
 
 # set_validated_candidate POLICY KIND WORKLOAD REVISION CONTAINER CPU MEMORY:
-# a lifecycle entry awaiting admission-time persistence (contracts.md), as
+# a lifecycle entry awaiting admission-time persistence (docs/lifecycle.md), as
 # the lifecycle reconciler writes it once validation passed. Test setup for
 # the webhook's own test (54), on a policy that is not Canary (the manager
 # owns status.lifecycle only for Canary policies); 56_lifecycle_webhook_persistence

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The pod-level envelope at CREATE (issue #10 §5 Envelope), decided on the
+# The pod-level envelope at CREATE (docs/webhook.md, "The envelope at CREATE"), decided on the
 # probed fact that the apiserver keeps spec.resources (1.34+; 1.33 drops it):
 # a pod whose template has spec.resources is created with the envelope
 # raised to cover the sized containers; under RequestsOnly a Burstable

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Failure and bad input (issue #10 §5): an AdmissionReview that is not one,
+# Failure and bad input (docs/webhook.md): an AdmissionReview that is not one,
 # sent straight to the webhook with curl over TLS (verified with the
 # caBundle the manager published), gets HTTP 400 with the reason; a review
 # without a request uid too; a well-formed one is answered with the echoed

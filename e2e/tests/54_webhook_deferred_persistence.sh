@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Deferred persistence (issue #10 §3 and §5, seed 001
+# Deferred persistence (docs/webhook.md, persistence.mode
 # AdmissionOnNextPodTemplateChange) on the real apiserver: with a validated
 # revision awaiting persistence in the policy's status (set up by the test;
 # the lifecycle reconciler writes it for real), a template-changing update
 # (kubectl set env) gets the validated resources and the revision
-# annotations of contracts.md, and its rollout's pods carry them; an
+# annotations (docs/api.md#annotations-and-labels), and its rollout's pods
+# carry them; an
 # unrelated update (a label on the Deployment, a scale) is left untouched.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Certificate rotation under steady pod CREATE load, with no failed
-# admission (issue #10 §4-5). The manager runs with short lifetimes (serving
+# admission (docs/webhook.md). The manager runs with short lifetimes (serving
 # certificate 30 s, CA 100 s, the next CA published 10 s before it signs), so
 # within the run the serving certificate is reissued and hot-reloaded several
 # times and the CA is rotated at least once. Meanwhile the ReplicaSet

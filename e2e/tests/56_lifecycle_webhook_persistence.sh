@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Persistence by admission (issue #11 §3 "Persistence", seed 001
+# Persistence by admission (docs/lifecycle.md, persistence.mode
 # AdmissionOnNextPodTemplateChange): a validated revision stays at
 # ValidatedAwaitingPersistence (the template untouched) until a
 # template-changing update (kubectl set env); the manager's webhook injects

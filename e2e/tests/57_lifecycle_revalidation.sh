@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Revalidation (issue #11 §3, seed 001): bumping spec.lifecycle.
+# Revalidation (docs/lifecycle.md): bumping spec.lifecycle.
 # revalidationToken reruns an unchanged revision exactly once, even across a
 # manager restart: attempt 2 with the same revision, one RevalidationStarted
 # Event, handledRevalidationToken recorded, validated again; the manager,

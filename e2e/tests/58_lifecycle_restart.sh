@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Restart (issue #11 §3, seed 001): the manager killed (SIGKILL) during step
+# Restart (docs/lifecycle.md): the manager killed (SIGKILL) during step
 # 1's pause resumes from status and the pods' annotations at the right step:
 # step 1's pods are not resized again, the pause it started is kept, step 2
 # resizes only the rest, and the attempt stays the first. The apiserver's

@@ -5,7 +5,7 @@
 # runs at 0.1 cores and is throttled in (250-100)/250 = 60% of its CFS
 # periods; the same demand under a 1-core limit is not throttled; an in-place
 # resize of the limit to 1 core ends the throttling. The lifecycle's
-# throttling analysis (issue #11) is tested against exactly these series.
+# throttling analysis (docs/lifecycle.md) is tested against exactly these series.
 . "$(dirname "$0")/../lib.sh"
 require_local
 test_namespace

@@ -93,7 +93,7 @@ if [ "$allow_decrease" = false ]; then
   # Negative control: the same planner without the clamp. 1.33 validation
   # rejects a NotRequired memory-limit decrease, so rejections must appear
   # there, or this test proves nothing about the clamp. 1.32 (alpha) accepts
-  # them at the API; the clamp is kept there for the kubelet (seed 000).
+  # them at the API; the clamp is kept there for the kubelet.
   [ "$clamped" -gt 0 ] || fail "no memory-limit decrease was clamped: the clamp was never exercised"
   planned_before=$planned
   round $((ROUNDS + 1)) true

@@ -1,4 +1,4 @@
-# Helpers for the lifecycle e2e tests (66-69, 56-58; issue #11 §3). Sourced
+# Helpers for the lifecycle e2e tests (66-69, 56-58; docs/lifecycle.md). Sourced
 # after lib.sh, 70_manager_lib.bash and 90_executor_lib.bash; not a test.
 #
 # Everything is read through kubectl: the policy's status.lifecycle entry,

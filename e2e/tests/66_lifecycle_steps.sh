@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cumulative canary steps (issue #11 §3 "Steps", seed 001): 11 replicas
+# Cumulative canary steps (docs/lifecycle.md): 11 replicas
 # under steps 10/50/100 are resized in place 2, then 6, then 11 at a time,
 # each step's pods (read from status.lifecycle and from the pods themselves)
 # a prefix of the next step's, and only once the previous step's pods are

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The throttling analysis (issue #11 §3 "Analysis", seed 001) against the
+# The throttling analysis (docs/lifecycle.md) against the
 # real Prometheus scraping kubesim's CFS counters (61 checks that model):
 #  - hot: demand 250m, candidate cpu limit 100m, so it is throttled in ~60%
 #    of its periods; after the settle gate (window 1m) the analysis fails:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# QoS (issue #11 §3 "QoS", seed 001): a BestEffort workload (no resources at
+# QoS (docs/lifecycle.md): a BestEffort workload (no resources at
 # all) under a Canary policy whose candidate sets a cpu request would become
 # Burstable, which no in-place resize may do. The policy gets
 # ResizeBlocked=True InPlaceResizeWouldChangeQoSClass with a message that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Supersession (issue #11 §3, seed 001): changing the Manual recommendation
+# Supersession (docs/lifecycle.md): changing the Manual recommendation
 # while a revision validates (here at step 2 of 2, in its pause) starts over
 # at step 0 with a new revision on the same frozen baseline: a
 # ValidationSuperseded Event, attempt 2, the first step's pod at the new

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# attune-manager recommends from the real Prometheus (issue #7 §6): kubesim's
+# attune-manager recommends from the real Prometheus (docs/recommender.md): kubesim's
 # simulated usage, scraped by the harness's Prometheus, becomes a Recommend
 # policy's status.recommendations[] entry whose explanation reads that usage
 # (rawPercentile ~ the load, afterOverhead = rawPercentile x 1.2 cpu / x 1.3

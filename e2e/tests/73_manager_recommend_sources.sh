@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The VPA and Manual sources and the three defaults tiers, through
-# attune-manager and the real apiserver (issue #7 §6), observed with kubectl:
+# attune-manager and the real apiserver (docs/recommender.md), observed with kubectl:
 #  - a VerticalPodAutoscaler (the VPA CRD from e2e/crds, served by the real
 #    apiserver) with a recommendation gives each selection's bound, through
 #    the chain at full confidence: Target 250m, LowerBound 100m, UpperBound 1;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What attune-manager says when recommendations cannot be made (issue #7 §6),
+# What attune-manager says when recommendations cannot be made (docs/recommender.md),
 # observed with kubectl, its /metrics and /healthz:
 #  - a loopback Prometheus address without --allow-local-metrics-addresses,
 #    and a cloud metadata address even with it: Ready=False InvalidConfig;

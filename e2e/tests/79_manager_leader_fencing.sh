@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Leader fencing (issue #9 §2), extending 78: the leader's apiserver
+# Leader fencing (docs/safety.md), extending 78: the leader's apiserver
 # connection stalls (a proxy stops relaying without closing anything). The
 # leader must stop leading within its 10 s renew deadline, strictly before
 # the standby can take the Lease (15 s after it last saw a renewal), so that

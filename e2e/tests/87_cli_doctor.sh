@@ -11,7 +11,7 @@
 # own, in url mode: its caBundle valid and its endpoint answering over TLS
 # verified by that caBundle; WARN once the manager is gone; "not installed"
 # without one), and Prometheus (the harness's, healthy; a Service name
-# skipped) rows; the seed's `%-22s %-4s [%s] %s` table; exit 0.
+# skipped) rows; the `%-22s %-4s [%s] %s` table of docs/cli.md; exit 0.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/51_webhook_lib.bash"
@@ -107,11 +107,11 @@ grep -q "^ok|$PROMETHEUS_URL healthy (/-/healthy in [0-9]* ms) (policy $ns/local
 grep -q "^ok|http://prometheus.monitoring.svc:9090 skipped: " <<<"$prom" || fail "the Service-name Prometheus was not skipped: $prom"
 expect_eq "RBAC (admin)" "$(row_status RBAC "$out")" ok
 
-# The table: seed 000's %-22s %-4s [%s] %s, exit 0.
+# The table: %-22s %-4s [%s] %s (docs/cli.md), exit 0.
 doctor
 [ "$cli_status" = 0 ] || fail "doctor (table) exited $cli_status"
 bad=$(grep -cvE '^.{22} (ok  |WARN|FAIL) \[(required|optional)\] ' <<<"$cli_out" || true)
-[ "$bad" = 0 ] || fail "lines outside the seed format: $(grep -vE '^.{22} (ok  |WARN|FAIL) \[(required|optional)\] ' <<<"$cli_out")"
+[ "$bad" = 0 ] || fail "lines outside the table format: $(grep -vE '^.{22} (ok  |WARN|FAIL) \[(required|optional)\] ' <<<"$cli_out")"
 grep -q $'\x1b' <<<"$cli_out" && fail "colour codes although stdout is not a terminal"
 echo "$cli_out" | sed 's/^/    /' >&2
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Auto, in place (issue #9 §4 "Basic resize"): an over-provisioned Deployment
+# Auto, in place (docs/resize.md): an over-provisioned Deployment
 # (simulated usage far below its requests) is right-sized to its
 # recommendation (a Manual source, for a deterministic target) without a
 # restart: spec and status reach the target, restartCount stays 0, one

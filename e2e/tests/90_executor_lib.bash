@@ -1,4 +1,4 @@
-# Helpers for the resize executor's e2e tests (90-99, issue #9 §4). Sourced
+# Helpers for the resize executor's e2e tests (90-99, docs/resize.md). Sourced
 # after lib.sh and 70_manager_lib.bash; not a test itself.
 #
 # Everything is observed through kubectl and the apiserver's own /metrics

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OneShot resizes one replica per cycle (issue #9 §4): over a kubectl watch of
+# OneShot resizes one replica per cycle (docs/resize.md): over a kubectl watch of
 # the pods, at no moment do two replicas carry a spec that their status has
 # not caught up with, and every replica still ends at the target. A decrease
 # is never held by the cooldown, so the next replica follows as soon as the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Version-best behaviour (issue #9 §4), decided on probed facts where the API
+# Version-best behaviour (docs/resize.md), decided on probed facts where the API
 # offers them:
 #  - a memory-limit decrease: 1.32-1.33 clamp it (MemoryLimitClamped, and
 #    ResizeUnchanged when nothing else was left to change; never the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Node room and eviction (issue #9 §4). Attune's own node-room gate never
+# Node room and eviction (docs/resize.md). Attune's own node-room gate never
 # sends a resize the Node's allocatable cannot hold, so the kubelet's view
 # is narrowed with the harness fault sim.attune.io/kubelet-allocatable
 # (e2e/kubesim/README.md): a kubelet whose reserved resources grew.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Safety (issue #9 §2, §4): during safetyObservationPeriod a resized pod that
+# Safety (docs/safety.md): during safetyObservationPeriod a resized pod that
 # is OOMKilled, restarts twice, or turns NotReady (faults injected by
 # kubesim) goes back to the originals stored on the pod. The manager is
 # restarted between the resize and the faults, so the reverts come from the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An sloGuardrails breach reverts (issue #9 §2, §4). A Prometheus-source
+# An sloGuardrails breach reverts (docs/safety.md). A Prometheus-source
 # policy (the harness's real Prometheus, short steps) right-sizes an
 # over-provisioned Deployment; its guardrail, a PromQL query over kubesim's
 # series of the resized pod (forced into the policy's namespace), breaches,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An idle workload is never resized (seed 000, issue #9 §4): a Deployment its
+# An idle workload is never resized (docs/resize.md): a Deployment its
 # HPA holds at zero (ScaledToZero=True, with a leftover Running pod far over
 # its recommendation) and one scaled to zero by hand, under an Auto policy,
 # get no /resize and no eviction: the leftover pod keeps its spec, its

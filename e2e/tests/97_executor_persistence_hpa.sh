@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Template persistence and the HPA retune (issue #9 §3, §4):
+# Template persistence and the HPA retune (docs/resize.md):
 #  - templatePersistence {enabled, AfterSuccessfulResize}: once every replica
 #    is resized in place (Applied), the Deployment's pod template is patched
 #    with the applied values, once: its generation moves by exactly one, one

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults (issue #9 §4): kube-apiserver is killed and restarted in the middle
+# Faults (docs/resize.md): kube-apiserver is killed and restarted in the middle
 # of a rollout (six replicas resized one at a time: increases, with
 # maxConcurrentResizes 1). No resize is lost or done twice: every replica
 # ends at the target, each pod's generation moved by exactly one resize

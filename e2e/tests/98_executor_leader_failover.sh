@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults (issue #9 §4): two managers with leader election. Exactly one
+# Faults (docs/resize.md): two managers with leader election. Exactly one
 # writes: the standby sends no /resize while the leader leads. The leader is
 # stopped mid-rollout (eight replicas resized one at a time); the standby takes
 # over, adopts what was in flight and finishes, and nothing is applied twice:

@@ -1,5 +1,5 @@
 #pragma once
-// doctor's cgroup v2 row, exactly as seed 000 Feature 3 says. In-place
+// doctor's cgroup v2 row (docs/cli.md#the-cgroup-v2-row). In-place
 // resize needs cgroup v2, but no Node field reports a node's runtime cgroup
 // version, and doctor never execs, never calls a node's /proxy and never
 // scrapes a kubelet's /metrics. So the row reads only what the node list

@@ -7,7 +7,7 @@ namespace attune::cli {
 
 namespace {
 
-// Attune's stance per minor (seed 000's landscape table, verified 2026-09-14).
+// Attune's stance per minor (verified 2026-09-14; docs/cli.md).
 std::string stance(unsigned minor) {
     switch (minor) {
         case 32: return "supported (upstream EOL 2026-02-28; in-place resize is alpha: InPlacePodVerticalScaling=true on every component)";

@@ -1,7 +1,7 @@
 #pragma once
 // doctor's rows about the cluster itself, from the same probes and the same
-// core::decide_capabilities the manager runs at start (seed 000: one
-// Discover, reused): the Kubernetes version with Attune's stance per minor,
+// core::decide_capabilities the manager runs at start (one discovery,
+// reused): the Kubernetes version with Attune's stance per minor,
 // pods/resize, and one row per Capabilities decision with its reason.
 // Pure.
 #include "doctor_report.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// kubectl attune doctor's report: rows in seed 000's `%-22s %-4s [%s] %s`
+// kubectl attune doctor's report: rows in a `%-22s %-4s [%s] %s`
 // table (ok / WARN / FAIL, [required] / [optional]). The exit status is 1
 // only when a required row FAILs; an optional row never flips it, whatever
 // it says. Pure.

@@ -1,5 +1,5 @@
 #pragma once
-// doctor's webhook row: the MutatingWebhookConfiguration (issue #10's
+// doctor's webhook row: the MutatingWebhookConfiguration (docs/webhook.md's
 // attune-webhook), each webhook's caBundle (valid PEM certificates, not
 // expired, not yet to come) and its endpoint (a url clientConfig: a TLS
 // exchange verified against that caBundle; a service clientConfig: the

@@ -1,7 +1,7 @@
 #pragma once
 // "Which Attune is running in the cluster?" for `kubectl attune version`.
 //
-// Hook for issue #12 (doctor/status): today the answer comes from the
+// Hook for doctor and status: today the answer comes from the
 // attune-manager Deployment: its app.kubernetes.io/version label, else the tag
 // of its "manager" container image. When the manager serves its version (e.g.
 // a build-info metric or endpoint), read it in probe_manager_version and keep

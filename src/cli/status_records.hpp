@@ -1,7 +1,7 @@
 #pragma once
 // What `kubectl attune status`, `recommendations` and `history` print, as
 // JSON records built from what the API serves (an AttunePolicy's status,
-// attune-api.md §3 and §8). The same records feed the table (columns are
+// docs/api.md#attunepolicy-status). The same records feed the table (columns are
 // paths into them) and -o json/yaml, so scripts read exactly what people
 // see. Field names are stable; absent status fields read as 0, "" or [].
 // Pure.

@@ -1,4 +1,4 @@
-// kubectl attune upgrade-step: one step of the nightly upgrade chain (seed 004).
+// kubectl attune upgrade-step: one step of the nightly upgrade chain (docs/upgrade-gate.md).
 //   --detect                 the CronJob: find the next minor, spawn a preflight Job by the re-spawn rules
 //   --phase preflight        run the gate, push the gauges once, proceed only when safe
 //   --phase upgrade          run the pluggable upgrade command, wait for the new version

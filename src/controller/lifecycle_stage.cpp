@@ -1,4 +1,4 @@
-// Step 5 of a pass for updateStrategy.type Canary (issue #11, seed 001): the
+// Step 5 of a pass for updateStrategy.type Canary (docs/lifecycle.md): the
 // progressive validation lifecycle. Every decision is the core's
 // (plan_attempt, step_lifecycle, evaluate_throttling); this file gathers
 // their inputs from the pass's snapshot and carries the actions out, in

@@ -1,5 +1,5 @@
 // Step 1 of a pass: follow the resizes of ours in flight through the pod
-// informer until they settle (issue #9 §1 "Track the pod"). A PATCH that
+// informer until they settle (docs/resize.md). A PATCH that
 // was accepted is not success: only Applied is.
 #include <attune/controller/resize_executor.hpp>
 

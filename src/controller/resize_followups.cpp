@@ -1,4 +1,4 @@
-// What follows a resize (issue #9 §1, §3): InPlaceOrRecreate eviction (or
+// What follows a resize (docs/resize.md): InPlaceOrRecreate eviction (or
 // InfeasibleBlocked), the end of startup boosts, template persistence and
 // the HPA retune. Every decision is the core's: decide_eviction,
 // decide_boost_restore, plan_template_patch, retune_hpa.

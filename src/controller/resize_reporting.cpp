@@ -1,6 +1,6 @@
-// What the executor tells the user (issue #9 §1): Events regarding the
-// AttunePolicy (attune-api.md §9), status.resizeHistory entries through the
-// ledger, and the §10 counters. Reasons and texts come from the core
+// What the executor tells the user (docs/resize.md): Events regarding the
+// AttunePolicy (docs/api.md#events), status.resizeHistory entries through the
+// ledger, and the counters of docs/resize.md#metrics. Reasons and texts come from the core
 // (skip_report, history_entries, describe_changes).
 #include <attune/controller/resize_executor.hpp>
 

@@ -1,9 +1,8 @@
-// The one write path of a resize (issue #9 §1): the originals on the pod
+// The one write path of a resize (docs/resize.md): the originals on the pod
 // first (before the first resize, so a revert survives a restart), then ONE
 // strategic-merge PATCH of pods/{name}/resize carrying every container and
 // the envelope. 409: re-read, re-plan, retry (bounded). Any other 4xx is a
-// planner bug or an apiserver that refuses the envelope (seed 000's risk
-// table): never retried blindly; the caller reports it.
+// planner bug or an apiserver that refuses the envelope: never retried blindly; the caller reports it.
 #include <attune/controller/resize_executor.hpp>
 #include <attune/kube/wall_now.hpp>
 

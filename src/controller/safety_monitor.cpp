@@ -1,4 +1,4 @@
-// Step 3 of a pass: the safety monitor (issue #9 §2). Every resized pod is
+// Step 3 of a pass: the safety monitor (docs/safety.md). Every resized pod is
 // watched for safetyObservationPeriod, on each pod change and on a timer;
 // what hurts goes back to the originals stored on the pod, so a revert
 // survives a manager restart. Verdicts are judge_safety's, the revert is

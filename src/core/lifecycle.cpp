@@ -161,7 +161,7 @@ private:
     }
 
     // The QoS class is fixed at creation: check every pod that still has
-    // to be resized before resizing any (seed 001).
+    // to be resized before resizing any (docs/lifecycle.md).
     bool blocked_by_qos(const std::vector<const LifecyclePod*>& pods) {
         for (const LifecyclePod* p : pods) {
             if (p->resize.state != ResizeState::Pending) continue;

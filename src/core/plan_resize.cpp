@@ -106,7 +106,7 @@ PlanOutcome plan_resize(const Pod& pod, std::span<const ContainerTarget> targets
                 plan.envelope = raise->next;
             }
         } else if (!pod.pod_resources->requests.empty() || !pod.pod_resources->limits.empty()) {
-            // The seed let decreases under the envelope through, but every
+            // Decreases under the envelope look harmless, but every
             // apiserver without in-place pod-level resize (1.33-1.35, 1.36
             // with the gate off) forbids resizing such a pod at all (e2e:
             // "resize of pods with pod-level resources is forbidden ..."),

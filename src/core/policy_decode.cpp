@@ -268,7 +268,7 @@ ScheduleSpec schedule(const json::object& o, const std::string& path) {
     }
     const auto days = string_list(o, "daysOfWeek", path);
     for (std::size_t i = 0; i < days.size(); ++i) {
-        // Go compares day names without case (attune-api.md §13.3).
+        // Go compares day names without case (docs/api.md#validation).
         std::string lower;
         for (char c : days[i]) lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
         std::optional<Weekday> day;

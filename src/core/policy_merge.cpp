@@ -1,4 +1,4 @@
-// The defaults merge (attune-api.md §5): built-in < AttuneDefaults <
+// The defaults merge (docs/api.md#the-defaults-merge): built-in < AttuneDefaults <
 // AttuneNamespaceDefaults < AttunePolicy, then the built-ins, the runtime
 // profile and the operator's clamps.
 #include <algorithm>

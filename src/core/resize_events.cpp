@@ -21,7 +21,7 @@ constexpr std::array<std::pair<std::string_view, SkipReport>, 16> kReports{{
     {"limit_range", {kEventResizeSkipped, "Warning", true, kCapacity}},
     {"resource_quota", {kEventResizeSkipped, "Warning", true, kCapacity}},
     {"envelope_constraint", {kEventResizeSkipped, "Warning", true, "attune_envelope_blocked_total"}},
-    // §9: the QoS case of ResizeSkipped is not de-duplicated.
+    // The QoS case of ResizeSkipped is not de-duplicated (docs/resize.md).
     {"InPlaceResizeWouldChangeQoSClass", {kEventResizeSkipped, "Warning", false, kCapacity}},
     {"not_resizable", {kEventResizeSkipped, "Warning", true, kCapacity}},
     {"container_not_found", {kEventResizeSkipped, "Warning", true, kCapacity}},

@@ -78,7 +78,7 @@ TemplateDecision plan_template_patch(const Pod& tmpl, const RolloutStatus& rollo
         boost::json::object entry{{"name", name}, {"resources", requirements_json(next)}};
         (c->is_native_sidecar() ? init_containers : containers).push_back(std::move(entry));
     }
-    // Seed 000: raise the template's own envelope from the post-overlay
+    // Raise the template's own envelope from the post-overlay
     // spec; none is invented when the template has none.
     if (auto raise = raise_envelope(tmpl.pod_resources, after, compute_pod_qos(after, true)); raise && raise->raised)
         out.envelope = raise->next;

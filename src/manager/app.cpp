@@ -154,7 +154,7 @@ public:
         informers_.need("attunedefaults").add_handler(controller_->on_defaults_change(true));
         informers_.need("attunenamespacedefaults").add_handler(controller_->on_defaults_change(false));
         informers_.need("pods").add_handler(controller_->on_pod_change());
-        // The resize executor (issue #9): its input is the controller's
+        // The resize executor (docs/resize.md): its input is the controller's
         // recommendation store; pod changes move the resizes it follows and
         // its node index; its Events share the controller's bounded queue.
         controller::executor_caches ec;

@@ -1,4 +1,4 @@
-// Seed 000 Feature 3's required table for doctor's cgroup v2 row: no nodes,
+// doctor's cgroup v2 row (docs/cli.md), case by case: no nodes,
 // forbidden, kernel 5.4 (suspect v1), kernel 6.8 (unknown), the NFD label
 // never flips it to ok, 1.35 vs 1.37 detail text, and doctorFailed false for
 // every cgroup WARN (the row is optional).
@@ -41,7 +41,7 @@ struct Case {
     std::vector<std::string> not_in_detail;
 };
 
-TEST(DoctorCgroupRow, SeedTable) {
+TEST(DoctorCgroupRow, EachNodeAndKernelCase) {
     const Case cases[] = {
         {"no nodes", listed({}), 36, {"could not determine", "no Ready nodes", "stat -fc %T /sys/fs/cgroup"}, {"suspect"}},
         {"only NotReady nodes", listed({node("n1", "5.4.0", false, false)}), 36, {"no Ready nodes"}, {"suspect"}},

@@ -1,6 +1,6 @@
 #pragma once
 // An AttunePolicy whose status is written by the core's own encoders (the
-// writer's shape, attune-api.md §3), for the status/recommendations/history
+// writer's shape, docs/api.md#attunepolicy-status), for the status/recommendations/history
 // and explain tests.
 #include <attune/core/condition.hpp>
 #include <attune/core/quantity.hpp>

@@ -1,4 +1,4 @@
-// The Ready and ScaledToZero conditions of attune-api.md §8, one row per reason.
+// The Ready and ScaledToZero conditions (docs/api.md#conditions), one row per reason.
 #include <attune/controller/policy_conditions.hpp>
 
 #include <gtest/gtest.h>

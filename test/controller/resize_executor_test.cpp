@@ -1,6 +1,6 @@
 // The executor's passes against a scripted apiserver (the runtime's loopback
 // TLS test server), with informer caches filled by hand and a store entry:
-// seed 000's required controller test (an idle workload gets no /resize and
+// the idle rule (an idle workload gets no /resize and
 // no eviction), the write path (originals first, then ONE /resize; 409
 // re-read, re-plan, retry; any other 4xx never retried blindly), and a
 // resize that counts only once the kubelet reports it Applied.
@@ -152,7 +152,7 @@ struct harness {
 
 std::string path_of(const test::recorded_request& r) { return r.target.substr(0, r.target.find('?')); }
 
-// Seed 000's required controller test: an idle workload, HPA-held or manual
+// An idle workload, HPA-held or manual
 // zero, never reaches the executor: no /resize, no eviction.
 TEST(ResizeExecutor, IdleWorkloadGetsNoResizeAndNoEviction) {
     for (const char* how : {"manual zero", "HPA ScaledToZero"}) {

@@ -354,7 +354,7 @@ TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
     EXPECT_EQ(back.workloads.deferred, 1);
 }
 
-// Issue #11: the lifecycle's entries reach status.lifecycle and its block
+// The lifecycle's entries reach status.lifecycle and its block
 // ResizeBlocked; a policy that never ran Canary writes no status.lifecycle,
 // one whose last entry went writes an empty list (a merge patch replaces it).
 TEST(StatusAggregation, TheLifecycleEntriesAndBlockReachTheStatus) {

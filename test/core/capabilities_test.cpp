@@ -47,7 +47,7 @@ TEST(ParseMajorMinor, KernelReleases) {
     EXPECT_FALSE(parse_major_minor("v1.36"));
 }
 
-// Seed 000 required tests for the InPlacePodLevelResources three-way probe.
+// The InPlacePodLevelResources three-way probe (docs/core.md#capabilities).
 TEST(Capabilities, DeclaredFeatures_NamePresent_IsTrue) {
     EXPECT_TRUE(decide("v1.35.8", nodes({ready(std::vector<std::string>{"InPlacePodLevelResourcesVerticalScaling"})}))
                     .in_place_pod_level_resources);
@@ -76,7 +76,7 @@ TEST(Capabilities, DeclaredFeatures_NotReadyNodesDoNotVote) {
     EXPECT_TRUE(decide("v1.36.4", n).in_place_pod_level_resources);
 }
 
-// Seed 000 required test: OpenAPI error + GitVersion v1.35.8 =>
+// OpenAPI error + GitVersion v1.35.8 =>
 // AllowInPlaceMemoryLimitDecrease == true.
 TEST(Capabilities, OpenApiErrorPlusV1_35_8_AllowsMemoryLimitDecrease) {
     const auto c = decide("v1.35.8", nodes({}), OpenApiProbe{false, false, "openapi/v3: 503"});

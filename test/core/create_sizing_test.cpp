@@ -300,8 +300,8 @@ TEST(SizePodOnCreate, NativeSidecarsAreSizedRegularInitContainersNot) {
     EXPECT_EQ(req(s.after, "setup", "cpu"), "2");
 }
 
-// Seed 000 "CREATE unit test: template/pod with envelope, mutated
-// container requests, envelope raised."
+// At CREATE, a pod with an envelope whose container requests were sized gets
+// its envelope raised.
 TEST(SizePodOnCreate, EnvelopeIsRaisedToCoverTheSizedContainers) {
     const auto p = pod(R"([{"name":"app","resources":{"requests":{"cpu":"500m","memory":"256Mi"}}},
                           {"name":"log","resources":{"requests":{"cpu":"100m","memory":"64Mi"}}}])",

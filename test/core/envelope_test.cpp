@@ -39,7 +39,7 @@ Pod one_container(const char* envelope, const char* container) {
                          container + "}]}}");
 }
 
-// Seed required table: Burstable raise-past-limit
+// Burstable raise past the limit
 // ({req:1, lim:2} + request 2.5 -> {2.5, 2.5}, never {2.5, 2}).
 TEST(RaiseEnvelope, BurstableRaisePastLimit) {
     const Pod p = one_container(R"({"requests":{"cpu":"1"},"limits":{"cpu":"2"}})", R"({"requests":{"cpu":"2500m"}})");
@@ -50,7 +50,7 @@ TEST(RaiseEnvelope, BurstableRaisePastLimit) {
     EXPECT_TRUE(r->limits_raised);
 }
 
-// Seed required table: one container limit above envelope -> raise the
+// One container limit above the envelope -> raise the
 // envelope limit to that one container.
 TEST(RaiseEnvelope, OneContainerLimitAboveEnvelope) {
     const Pod p = one_container(R"({"requests":{"memory":"1Gi"},"limits":{"memory":"2Gi"}})",
@@ -60,7 +60,7 @@ TEST(RaiseEnvelope, OneContainerLimitAboveEnvelope) {
     EXPECT_EQ(r->next.requests.at("memory").to_string(), "1Gi");
 }
 
-// Seed required table: sum of limits above envelope must remain legal; do
+// A sum of limits above the envelope stays legal; do
 // not raise to the sum.
 TEST(RaiseEnvelope, SumOfLimitsAboveEnvelopeStaysLegalAndUnraised) {
     const Pod p = pod_from_json(R"({"spec":{"resources":{"requests":{"cpu":"1"},"limits":{"cpu":"2"}},
@@ -72,7 +72,7 @@ TEST(RaiseEnvelope, SumOfLimitsAboveEnvelopeStaysLegalAndUnraised) {
     EXPECT_EQ(r->next.limits.at("cpu"), qty("2"));
 }
 
-// Seed required table: hugepages copied through.
+// Hugepages are copied through.
 TEST(RaiseEnvelope, HugepagesCopiedThrough) {
     const Pod p = one_container(R"({"requests":{"cpu":"1","hugepages-2Mi":"64Mi"},"limits":{"cpu":"1","hugepages-2Mi":"64Mi"}})",
                                 R"({"requests":{"cpu":"2"},"limits":{"cpu":"2"}})");
@@ -91,7 +91,7 @@ TEST(RaiseEnvelope, GuaranteedRaisesLimitsWithRequests) {
     EXPECT_EQ(r->next.requests.at("memory"), r->next.limits.at("memory"));
 }
 
-// Seed rules: never invent, never shrink.
+// Never invent an envelope, never shrink one.
 TEST(RaiseEnvelope, NeverInventsAnEnvelope) {
     const Pod p = pod_from_json(R"({"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"2"}}}]}})");
     EXPECT_FALSE(raise_envelope(p.pod_resources, p, QosClass::Burstable).has_value());
@@ -113,8 +113,8 @@ TEST(RaiseEnvelope, NeverAddsAKeyTheEnvelopeDidNotHave) {
     EXPECT_EQ(r->next.requests.at("cpu"), qty("2"));
 }
 
-// Seed: "CREATE unit test: template/pod with envelope, mutated container
-// requests, envelope raised" - the webhook calls the same helper after
+// At CREATE, a pod with an envelope whose container requests were mutated
+// gets its envelope raised: the webhook calls the same helper after
 // writing its targets (and any startup boost) onto the pod.
 TEST(RaiseEnvelope, CreateWithEnvelopeAndMutatedRequestsRaisesTheEnvelope) {
     Pod created = one_container(R"({"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"2","memory":"2Gi"}})",
@@ -126,8 +126,8 @@ TEST(RaiseEnvelope, CreateWithEnvelopeAndMutatedRequestsRaisesTheEnvelope) {
     EXPECT_EQ(r->next.requests.at("memory"), qty("1Gi"));
 }
 
-// Seed: "Persist unit test: RaiseEnvelope(template.Spec.Resources,
-// post-overlay spec, qos); live-nil does not invent a template envelope."
+// Template persistence raises the template's envelope from the post-overlay
+// spec and its QoS class; a template without one does not get one invented.
 TEST(RaiseEnvelope, PersistRaisesTheTemplateEnvelopeAndLiveNilInventsNone) {
     Pod post_overlay = one_container(R"({"requests":{"memory":"1Gi"},"limits":{"memory":"1Gi"}})",
                                      R"({"requests":{"memory":"1536Mi"},"limits":{"memory":"1536Mi"}})");

@@ -52,7 +52,7 @@ TEST(Eviction, Table) {
     }
 }
 
-// Seed 000: count live Running pods, never spec.replicas.
+// Count live Running pods, never spec.replicas.
 TEST(Eviction, RunningReplicasCountsLivePodsOnly) {
     const std::vector<Pod> pods{
         testing::pod_from_json(R"({"spec":{"containers":[{"name":"a"}]},"status":{"phase":"Running"}})"),

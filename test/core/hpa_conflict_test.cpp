@@ -17,7 +17,7 @@ HpaView hpa_with(std::vector<HpaMetric> metrics) {
     return h;
 }
 
-// Seed: CheckHPAConflict with resource vs object vs external metrics.
+// HPA conflicts: resource metrics against object and external metrics.
 TEST(CheckHpaConflict, OnlyCpuOrMemoryResourceMetricsConflict) {
     struct Case {
         const char* name;

@@ -21,8 +21,8 @@ HpaView hpa_with(std::vector<HpaCondition> conds, std::optional<std::int32_t> mi
 
 WorkloadView deploy(std::optional<std::int32_t> replicas) { return {"Deployment", "web", replicas}; }
 
-// Seed 000 Feature 2 "Tests": table-driven ClassifyWorkloadIdle.
-TEST(ClassifyWorkloadIdle, SeedTable) {
+// Table-driven ClassifyWorkloadIdle: each kind, replica count and HPA state.
+TEST(ClassifyWorkloadIdle, EachKindReplicaCountAndHpaState) {
     const HpaView scaled = hpa_with({{"ScaledToZero", "True", "ScaledToZero", ""}}, 0);
     const HpaView not_scaled = hpa_with({{"ScaledToZero", "False", "", ""}}, 0);
     const HpaView absent = hpa_with({{"AbleToScale", "True", "", ""}}, 0);
@@ -50,7 +50,7 @@ TEST(ClassifyWorkloadIdle, SeedTable) {
     for (const auto& c : cases) EXPECT_EQ(classify_workload_idle(c.w, c.hpa), c.want) << c.name;
 }
 
-// Seed: status.replicas==0 with spec.replicas==3 must be IdleNone.
+// status.replicas==0 with spec.replicas==3 must be IdleNone.
 TEST(ClassifyWorkloadIdle, StatusReplicasZeroWithSpecReplicasThreeIsNone) {
     auto w = decode_workload("Deployment", boost::json::parse(
                                                R"({"metadata":{"name":"web"},"spec":{"replicas":3},"status":{"replicas":0}})"));

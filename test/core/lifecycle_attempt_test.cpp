@@ -37,8 +37,8 @@ LifecycleStatusEntry entry_for(const AttemptPlan& p, LifecyclePhase phase) {
     return e;
 }
 
-// Seed 001: "Explicit request or limit keys replace baseline values, while
-// omitted keys are inherited."
+// Manual keys given (a request or a limit) replace the baseline's; the
+// keys left out are inherited.
 TEST(LifecycleAttempt, FirstAttemptOverlaysTheRecommendationOnTheLiveBaseline) {
     LifecycleWorld w;
     w.add_pods(3, kTemplate);
@@ -51,8 +51,8 @@ TEST(LifecycleAttempt, FirstAttemptOverlaysTheRecommendationOnTheLiveBaseline) {
     EXPECT_FALSE(p.denied);
 }
 
-// Seed 001: "Kapr freezes that baseline for the validation cycle so its own
-// progressive rollout does not change the effective candidate between steps."
+// The baseline is frozen for the validation cycle, so Attune's own
+// progressive rollout does not change the candidate between steps.
 TEST(LifecycleAttempt, TheRolloutsOwnResizesNeverMoveTheCandidate) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -68,8 +68,8 @@ TEST(LifecycleAttempt, TheRolloutsOwnResizesNeverMoveTheCandidate) {
     EXPECT_EQ(again.candidate, first.candidate);
 }
 
-// Seed 001: "If a recommendation changes during validation, Kapr supersedes
-// the in-flight revision and begins again."
+// A recommendation that changes during validation supersedes the revision in
+// flight and starts again.
 TEST(LifecycleAttempt, AChangeDuringValidationSupersedesOnTheFrozenBaseline) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -83,8 +83,8 @@ TEST(LifecycleAttempt, AChangeDuringValidationSupersedesOnTheFrozenBaseline) {
     EXPECT_EQ(next.candidate.at("app").requests.at("cpu"), testing::qty("300m"));
 }
 
-// Seed 001: "If it changes after validation but before persistence, Kapr
-// ... re-baselines from the already-resized live pods."
+// A change after validation but before persistence takes the new baseline
+// from the already-resized live pods.
 TEST(LifecycleAttempt, AChangeAfterValidationRebaselinesFromTheResizedPods) {
     LifecycleWorld w;
     w.add_pods(3, kTemplate);
@@ -126,8 +126,8 @@ TEST(LifecycleAttempt, RevalidationTakesAFreshBaselineFromAPodTheAttemptDidNotTo
     EXPECT_EQ(again.baseline, first.baseline);  // not the canary's resized values
 }
 
-// Issue #11: "VPA-backed attempts capture the latest VPA recommendation at
-// attempt start."
+// A VPA-backed attempt captures the VPA's latest recommendation when the
+// attempt starts.
 TEST(LifecycleAttempt, VpaRecommendationIsCapturedForTheAttempt) {
     LifecycleWorld w;
     w.add_pods(2, kTemplate);
@@ -148,8 +148,8 @@ TEST(LifecycleAttempt, VpaRecommendationIsCapturedForTheAttempt) {
     EXPECT_EQ(plan(w, moved, &e, "t1").start, AttemptStart::NewRevision);
 }
 
-// Seed 001: "A failure ... places the revision on a sticky deny-list";
-// only a revalidation token retries it.
+// A failure denies the revision for good; only a revalidation token retries
+// it.
 TEST(LifecycleAttempt, ADeniedRevisionIsNotRunWithoutAToken) {
     LifecycleWorld w;
     w.add_pods(2, kTemplate);

@@ -132,16 +132,15 @@ TEST(LifecycleSpec, ValidationTable) {
     EXPECT_EQ(r.error().message, "spec.lifecycle.revalidationToken: must be at most 253 characters");
 }
 
-// Issue #11: "The shorthand updateStrategy.canary {percentage,
-// observationPeriod, autoPromote} means the steps [{percentage,
-// observationPeriod}, {100}]. Without autoPromote, the lifecycle holds at
-// PausedAtStep."
+// The shorthand updateStrategy.canary {percentage, observationPeriod,
+// autoPromote} means the steps [{percentage, observationPeriod}, {100}].
+// Without autoPromote, the lifecycle holds at PausedAtStep.
 TEST(LifecycleSpec, CanaryShorthandMeansTwoStepsAndHoldsWithoutAutoPromote) {
     const auto held = effective_lifecycle(std::nullopt, CanaryShorthand{20, Seconds{600}, false}, std::nullopt);
     EXPECT_EQ(held.steps, (std::vector<LifecycleStep>{{20, Seconds{600}, true}, {100, Seconds{0}, false}}));
     const auto promoted = effective_lifecycle(std::nullopt, CanaryShorthand{20, Seconds{600}, true}, std::nullopt);
     EXPECT_EQ(promoted.steps, (std::vector<LifecycleStep>{{20, Seconds{600}, false}, {100, Seconds{0}, false}}));
-    // observationPeriod 0: "0 -> warning, default used" (attune-api.md §2.5).
+    // observationPeriod 0: "0 -> warning, default used" (docs/api.md#attunepolicy-spec).
     const auto zero = effective_lifecycle(std::nullopt, CanaryShorthand{20, Seconds{0}, true}, std::nullopt);
     EXPECT_EQ(zero.steps.front().pause, kDefaultObservationPeriod);
     // 100% is one step: a second {100} would not be strictly increasing.

@@ -88,9 +88,9 @@ Strings pod_names_for(const LifecycleWorld& w, const Strings& pod_uids) {
 
 // ---- steps ----
 
-// Issue #11 §3: "11 replicas with steps 10/50/100 resize 2, then 6, then 11
-// pods. The pods of step 1 are a prefix of those of step 2." Seed 001:
-// "10% followed by 25% adds the next 15%", "10% of 11 pods selects 2 pods".
+// Steps 10/50/100 over 11 replicas resize 2, then 6, then 11 pods, and the
+// pods of step 1 are a prefix of those of step 2: selection is cumulative
+// (10% then 25% adds the next 15%) and rounds up (10% of 11 pods is 2).
 TEST(Lifecycle, StepsTenFiftyHundredOverElevenPodsResizeTwoThenSixThenEleven) {
     LifecycleWorld w;
     w.add_pods(11, kTemplate);
@@ -116,8 +116,8 @@ TEST(Lifecycle, StepsTenFiftyHundredOverElevenPodsResizeTwoThenSixThenEleven) {
     EXPECT_EQ(r.entry->validated_revision, r.entry->current_revision);
 }
 
-// Seed 001: "A successful API patch is not enough. Kapr waits for pod
-// status to report the target resources before counting the pod as applied."
+// An accepted patch is not enough: a pod counts as applied only once its
+// status reports the target resources.
 TEST(Lifecycle, APodCountsOnlyWhenApplied) {
     LifecycleWorld w;
     w.add_pods(10, kTemplate);
@@ -140,8 +140,8 @@ TEST(Lifecycle, APodCountsOnlyWhenApplied) {
     EXPECT_EQ(names(actions_of<ResizePods>(d).at(0).pods).size(), 4u);  // 50% of 10 = 5, one already applied
 }
 
-// Seed 001: "Deferred: Kubernetes reports a pending, retryable resize";
-// shown per pod and never counted.
+// Deferred (the kubelet holds a resize it may still apply) is shown per pod
+// and never counted.
 TEST(Lifecycle, DeferredIsShownPerPodAndNeverCounted) {
     LifecycleWorld w;
     w.add_pods(10, kTemplate);
@@ -161,7 +161,7 @@ TEST(Lifecycle, DeferredIsShownPerPodAndNeverCounted) {
     EXPECT_EQ(r.entry->step, 1u);
 }
 
-// Seed 001: "Infeasible: Kubernetes cannot apply the resize; validation fails."
+// Infeasible (the kubelet cannot apply the resize) fails validation.
 TEST(Lifecycle, InfeasibleFailsValidationAndRollsTheCanaryBack) {
     LifecycleWorld w;
     w.add_pods(20, kTemplate);
@@ -215,9 +215,9 @@ TEST(Lifecycle, MaxConcurrentResizesBoundsThePodsInFlight) {
 
 // ---- QoS ----
 
-// Seed 001: "a fully resource-less BestEffort Pod cannot receive CPU or
-// memory requests in place. Add initial resources to the workload template
-// and recreate the Pods before validation." -> ResizeBlocked=True,
+// A BestEffort pod (no resources at all) cannot get requests in place, since
+// that would change its QoS class; the template needs initial resources and
+// the pods a restart first. -> ResizeBlocked=True,
 // InPlaceResizeWouldChangeQoSClass, and no pod is ever patched.
 TEST(Lifecycle, BestEffortWorkloadIsBlockedAndNeverResized) {
     LifecycleWorld w;
@@ -238,8 +238,8 @@ TEST(Lifecycle, BestEffortWorkloadIsBlockedAndNeverResized) {
     EXPECT_TRUE(w.carrying(r.entry->candidate).empty());
 }
 
-// Seed 001: "Kapr checks the complete Pod ... before requesting a resize":
-// a Guaranteed workload given a request-only change is blocked before the
+// The whole pod's QoS class is checked before any resize is asked for: a
+// Guaranteed workload given a request-only change is blocked before the
 // first resize, and the message says what to change.
 TEST(Lifecycle, QosChangeIsBlockedBeforeTheFirstResizeWithWhatToChange) {
     LifecycleWorld w;
@@ -261,9 +261,9 @@ TEST(Lifecycle, QosChangeIsBlockedBeforeTheFirstResizeWithWhatToChange) {
 
 // ---- supersession ----
 
-// Seed 001: "If a recommendation changes during validation, Kapr supersedes
-// the in-flight revision and begins again." The pods the old revision
-// resized beyond the new first step go back to the baseline.
+// A recommendation that changes during validation supersedes the revision in
+// flight and starts again. The pods the old revision resized beyond the new
+// first step go back to the baseline.
 TEST(Lifecycle, ChangeDuringValidationRestartsAtStepZeroWithANewRevision) {
     LifecycleWorld w;
     w.add_pods(11, kTemplate);
@@ -295,8 +295,8 @@ TEST(Lifecycle, ChangeDuringValidationRestartsAtStepZeroWithANewRevision) {
     EXPECT_EQ(w.carrying(r.entry->candidate), canary);
 }
 
-// Seed 001: "If it changes after validation but before persistence, Kapr
-// clears webhook eligibility and re-baselines from the already-resized live pods."
+// A change after validation but before persistence clears the webhook's
+// eligibility and takes the new baseline from the already-resized live pods.
 TEST(Lifecycle, ChangeAfterValidationClearsWebhookEligibilityAndRebaselines) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -316,10 +316,9 @@ TEST(Lifecycle, ChangeAfterValidationClearsWebhookEligibilityAndRebaselines) {
 
 // ---- revalidation ----
 
-// Seed 001: "Changing spec.lifecycle.revalidationToken explicitly starts a
-// fresh attempt even when the recommendation revision has not changed.
-// Kapr records the handled token in status, making the request idempotent
-// across reconciliation retries and controller restarts."
+// A new spec.lifecycle.revalidationToken starts a fresh attempt even for an
+// unchanged revision. The handled token is kept in status, so retries and
+// restarts do not start it twice.
 TEST(Lifecycle, RevalidationTokenRerunsAnUnchangedRevisionExactlyOnce) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -353,8 +352,8 @@ TEST(Lifecycle, RevalidationTokenRerunsAnUnchangedRevisionExactlyOnce) {
     EXPECT_EQ(r.entry->attempt, 2);
 }
 
-// Seed 001: "The new attempt ... cancels pending persistence, and can retry
-// a failed revision."
+// The revalidation attempt cancels pending persistence and may retry a
+// failed revision.
 TEST(Lifecycle, RevalidationCancelsPendingPersistenceAndMayRetryAFailedRevision) {
     LifecycleWorld w;
     w.add_pods(10, kTemplate);
@@ -384,8 +383,7 @@ TEST(Lifecycle, RevalidationCancelsPendingPersistenceAndMayRetryAFailedRevision)
     EXPECT_TRUE(r2.entry->failed_revisions.empty());
 }
 
-// Seed 001: "places the revision on a sticky deny-list": a failed revision
-// that comes back is not tried again.
+// A failed revision stays denied: when it comes back it is not tried again.
 TEST(Lifecycle, ADeniedRevisionIsNotTriedAgain) {
     LifecycleWorld w;
     w.add_pods(10, kTemplate);
@@ -422,10 +420,9 @@ EffectiveLifecycle analysed(std::vector<LifecycleStep> s) {
     return e;
 }
 
-// Seed 001: "The optional CPU throttling evaluator queries Prometheus after
-// the readiness check and pause." "The settle gate ensures every canary pod
-// has been at target resources for at least the Prometheus lookback window
-// before evaluation."
+// The optional throttling analysis asks Prometheus only after the readiness
+// check and the pause, and only once every canary pod has been at its target
+// resources for at least the Prometheus lookback window (the settle gate).
 TEST(Lifecycle, ReadinessThenPauseThenSettleGateThenAnalysis) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -459,8 +456,8 @@ TEST(Lifecycle, ReadinessThenPauseThenSettleGateThenAnalysis) {
     EXPECT_EQ(names(actions_of<ResizePods>(d).at(0).pods).size(), 2u);
 }
 
-// Issue #11 §3: "a candidate that throttles fails analysis. It is rolled
-// back, its revision lands in failedRevisions, and it is not retried."
+// A candidate that throttles fails analysis: it is rolled back, its revision
+// lands in failedRevisions, and it is not retried.
 TEST(Lifecycle, AThrottlingCandidateFailsIsRolledBackAndNotRetried) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -565,7 +562,7 @@ TEST(Lifecycle, InitialDelayHoldsTheFirstResize) {
 
 // ---- the canary shorthand ----
 
-// Issue #11: "Without autoPromote, the lifecycle holds at PausedAtStep."
+// Without autoPromote, the lifecycle holds at PausedAtStep.
 TEST(Lifecycle, CanaryWithoutAutoPromoteHoldsAtPausedAtStepUntilPromoted) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -589,9 +586,9 @@ TEST(Lifecycle, CanaryWithoutAutoPromoteHoldsAtPausedAtStepUntilPromoted) {
 
 // ---- persistence ----
 
-// Issue #11 §3: "AdmissionOnNextPodTemplateChange stays at
-// ValidatedAwaitingPersistence until ... Then the template carries the
-// validated resources, and the phase is Persisted." Validation never patches.
+// AdmissionOnNextPodTemplateChange stays at ValidatedAwaitingPersistence
+// until the next template change; then the template carries the validated
+// resources and the phase is Persisted. Validation never patches.
 TEST(Lifecycle, AdmissionOnNextPodTemplateChangeWaitsForTheRevisionAnnotation) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
@@ -665,8 +662,8 @@ TEST(Lifecycle, OnlyDeploymentsAndStatefulSetsArePersisted) {
 
 // ---- restarts ----
 
-// Issue #11: "A manager restart at any phase resumes from status and pod
-// annotations without repeating or skipping a step." tick() checks every
+// A manager restart at any phase resumes from status and pod annotations
+// without repeating or skipping a step. tick() checks every
 // decision of every test above against a restart; here the manager dies
 // after carrying out a decision and before writing its status.
 TEST(Lifecycle, ACrashBeforeTheStatusWriteRepeatsAndSkipsNoStep) {

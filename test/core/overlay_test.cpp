@@ -15,8 +15,8 @@ constexpr const char* kLive = R"({"spec":{
   "initContainers":[{"name":"proxy","restartPolicy":"Always","resources":{"requests":{"cpu":"100m"}}},{"name":"setup"}],
   "containers":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"2","memory":"2Gi"}}}]}})";
 
-// Seed 001: "Explicit request or limit keys replace baseline values, while
-// omitted keys are inherited."
+// Manual keys given (a request or a limit) replace the baseline's; the
+// keys left out are inherited.
 TEST(ManualOverlay, ExplicitKeysReplaceOmittedKeysInherit) {
     const FrozenBaseline b = freeze_baseline(pod_from_json(kLive));
     ContainerResourceMap manual{{"app", {rl({{"cpu", "1500m"}}), rl({{"memory", "3Gi"}})}}};
@@ -30,7 +30,7 @@ TEST(ManualOverlay, ExplicitKeysReplaceOmittedKeysInherit) {
     EXPECT_EQ(r.value().at("proxy").requests.at("cpu"), qty("100m"));  // untouched sidecar carried
 }
 
-// Seed 001: the baseline is frozen for the validation cycle, so Attune's own
+// The baseline is frozen for the validation cycle, so Attune's own
 // progressive rollout does not change the effective candidate between steps.
 TEST(ManualOverlay, FrozenBaselineIgnoresLaterLiveChanges) {
     Pod live = pod_from_json(kLive);

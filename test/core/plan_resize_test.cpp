@@ -47,9 +47,9 @@ constexpr const char* kBurstableEnvelope = R"({"spec":{"resources":{"requests":{
   "containers":[{"name":"app","resources":{"requests":{"cpu":"1","memory":"1Gi"},"limits":{"cpu":"1","memory":"2Gi"}}}]},
   "status":{"qosClass":"Burstable"}})";
 
-// Seed: "ResizePod ... one UpdateResize body contains both container and
-// spec.resources when caps say so. Container target is on the spec before
-// RaiseEnvelope." Also the Burstable raise-past-limit table row.
+// One /resize body carries both the containers and spec.resources when the
+// capabilities allow it; the container targets are on the spec before the
+// envelope is raised. Also the Burstable raise past the limit.
 TEST(PlanResize, OneAtomicBodyWithContainersAndRaisedEnvelope) {
     const Pod p = pod_from_json(kBurstableEnvelope);
     const ContainerTarget t[] = {target("app", rl({{"cpu", "2500m"}}), rl({{"cpu", "2500m"}}))};
@@ -87,7 +87,7 @@ TEST(PlanResize, EnvelopeRaiseNeedsThePodsNodeToDeclareTheFeature) {
     EXPECT_TRUE(as_plan(plan_resize(p, grow, c, ControlledValues::RequestsAndLimits, on_declaring_node)).envelope);
 }
 
-// Seed required table: RequestsOnly vs existing envelope limit -> skip
+// RequestsOnly against an existing envelope limit -> skip
 // (envelope_constraint), no limit lift.
 TEST(PlanResize, RequestsOnlyWillNotLiftABurstableEnvelopeLimit) {
     const Pod p = pod_from_json(kBurstableEnvelope);
@@ -110,7 +110,7 @@ TEST(PlanResize, RequestsOnlyWithinTheEnvelopeLimitRaisesRequestsOnly) {
     EXPECT_EQ(plan.envelope->limits.at("cpu"), qty("2"));
 }
 
-// Seed required table: Guaranteed envelope + RequestsOnly container target
+// A Guaranteed envelope with a RequestsOnly container target
 // is allowed when envelope request==limit and in-place is on.
 TEST(PlanResize, GuaranteedEnvelopeWithRequestsOnlyTargetIsAllowed) {
     const Pod p = pod_from_json(R"({"spec":{"resources":{"requests":{"cpu":"2","memory":"2Gi"},"limits":{"cpu":"2","memory":"2Gi"}},
@@ -127,8 +127,8 @@ TEST(PlanResize, GuaranteedEnvelopeWithRequestsOnlyTargetIsAllowed) {
     EXPECT_EQ(raised.envelope->limits.at("cpu"), qty("3"));
 }
 
-// Seed: "In-place off: envelope set, increase that would exceed ->
-// ResizeSkipped + history envelope_constraint."
+// In-place pod-level resize off, an envelope set, and an increase that would
+// exceed it -> ResizeSkipped and a history entry envelope_constraint.
 TEST(PlanResize, InPlaceOffIncreaseThatWouldExceedIsSkipped) {
     const Pod p = pod_from_json(kBurstableEnvelope);
     const ContainerTarget t[] = {target("app", rl({{"cpu", "1500m"}}), rl({{"cpu", "1500m"}}))};
@@ -137,7 +137,7 @@ TEST(PlanResize, InPlaceOffIncreaseThatWouldExceedIsSkipped) {
     EXPECT_NE(std::get<Skip>(o).message.find("requests.cpu: containers need 1500m, envelope has 1"), std::string::npos);
 }
 
-// The seed said "Decreases that stay under the envelope proceed", but the
+// Decreases that stay under the envelope could be expected to pass, but the
 // real 1.33-1.35 apiservers forbid resizing any pod with pod-level
 // resources when in-place pod-level resize is off (found by the core e2e on
 // 1.35.4), so those are skipped too. An empty envelope object blocks nothing.
@@ -161,7 +161,7 @@ TEST(PlanResize, CapacityPreCheckUsesTheLargerOfContainerSumAndEnvelope) {
     EXPECT_EQ(plan.pod_requests.at("cpu"), qty("1"));  // envelope 1 > containers 500m
 }
 
-// Seed: never invent an envelope on a pod without spec.resources.
+// Never invent an envelope on a pod without spec.resources.
 TEST(PlanResize, NoEnvelopeMeansContainerOnlyResize) {
     const Pod p = pod_from_json(R"({"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"1"}}}]}})");
     const ContainerTarget t[] = {target("app", rl({{"cpu", "4"}}))};

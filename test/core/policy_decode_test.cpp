@@ -158,7 +158,7 @@ TEST(PolicyDecode, FullPolicyKeepsEveryField) {
     EXPECT_EQ(s.container_policies[1].memory.overhead_percent, 50.0);
 }
 
-// The Go zero values of non-pointer fields mean "unset" (attune-api.md §5).
+// The Go zero values of non-pointer fields mean "unset" (docs/api.md#the-defaults-merge).
 TEST(PolicyDecode, GoZeroValuesOfNonPointerFieldsAreUnset) {
     auto r = decode_attune_policy(boost::json::parse(R"({"metadata":{"namespace":"n","name":"p"},
       "spec":{"targetRef":{"kind":"Job","name":"batch"},"weight":0,"runtimeProfile":"",

@@ -37,7 +37,7 @@ EffectivePolicy merge(const AttunePolicy& p, std::vector<AttuneDefaults> cluster
 
 bool has(const std::vector<std::string>& v, std::string_view s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
-// §5 Order: built-in < AttuneDefaults < AttuneNamespaceDefaults < AttunePolicy.
+// Order: built-in < AttuneDefaults < AttuneNamespaceDefaults < AttunePolicy.
 TEST(DefaultsMerge, PolicyBeatsNamespaceBeatsClusterBeatsBuiltIn) {
     const auto cluster = defaults("cluster", R"({"cpu":{"percentile":50,"overhead":"11","maxChangePercent":5,"burstSensitivity":"0.3"}})");
     const auto ns = defaults("team", R"({"cpu":{"percentile":90,"overhead":"12"}})", "shop");
@@ -54,7 +54,7 @@ TEST(DefaultsMerge, PolicyBeatsNamespaceBeatsClusterBeatsBuiltIn) {
     EXPECT_FALSE(has(e.inherited, "cpu.percentile"));
 }
 
-// §5 Same scope: only the smallest metadata.name (byte-wise) counts.
+// Same scope: only the smallest metadata.name (byte-wise) counts.
 TEST(DefaultsMerge, SmallestNameWinsAtOneScopeAndTheOthersAreIgnored) {
     const auto b = defaults("b", R"({"cpu":{"percentile":50},"memory":{"percentile":50}})");
     const auto a = defaults("a", R"({"cpu":{"percentile":90}})");
@@ -70,7 +70,7 @@ TEST(DefaultsMerge, SmallestNameWinsAtOneScopeAndTheOthersAreIgnored) {
     EXPECT_EQ(pick_defaults({}), nullptr);
 }
 
-// §5 Granularity: per field, nil/""/0 are unset.
+// Granularity: per field, nil/""/0 are unset.
 TEST(DefaultsMerge, LowerLayerFillsOnlyUnsetFields) {
     const auto cluster = defaults("c", R"({"memory":{"percentile":90,"allowDecrease":true,"overhead":"10"},
         "updateStrategy":{"type":"Observe","maxConcurrentResizes":4,"autoRevert":true}})");
@@ -80,11 +80,11 @@ TEST(DefaultsMerge, LowerLayerFillsOnlyUnsetFields) {
     EXPECT_EQ(e.memory.overhead_percent, 10);      // "" is unset: filled
     EXPECT_FALSE(e.memory.allow_decrease);         // an explicit false (Go *bool) is kept
     EXPECT_EQ(e.update_strategy.type, UpdateMode::Observe);
-    EXPECT_EQ(e.update_strategy.max_concurrent_resizes, 4);  // 0 counts as unset (§13.2)
+    EXPECT_EQ(e.update_strategy.max_concurrent_resizes, 4);  // 0 counts as unset
     EXPECT_FALSE(e.update_strategy.auto_revert);
 }
 
-// §5 Merged: metricsSource scalars and excludeKnownSidecars.
+// Merged: metricsSource scalars and excludeKnownSidecars.
 TEST(DefaultsMerge, MetricsSourceScalarsAndExcludeKnownSidecarsMerge) {
     const auto cluster = defaults("c", R"({"metricsSource":{"historyWindow":"48h","minimumDataPoints":12,"queryStep":"1m",
         "rateWindow":"2m","podAggregation":"None","cpuRecordingMetric":"c:rate","memoryRecordingMetric":"m:max"},
@@ -101,7 +101,7 @@ TEST(DefaultsMerge, MetricsSourceScalarsAndExcludeKnownSidecarsMerge) {
     EXPECT_FALSE(e.excludes("istio-proxy"));
 }
 
-// §5 Taken whole: schedule, export, canary, sloGuardrails, templatePersistence, startupBoost.
+// Taken whole: schedule, export, canary, sloGuardrails, templatePersistence, startupBoost.
 TEST(DefaultsMerge, BlocksAreTakenWholeNeverMixed) {
     const auto cluster = defaults("c", R"({
       "cpu":{"startupBoost":{"multiplier":"3","duration":"5m","excludeFromHistory":true}},
@@ -152,7 +152,7 @@ TEST(DefaultsMerge, BlocksAreTakenWholeNeverMixed) {
     EXPECT_EQ(inherited.update_strategy.export_.pull_request->min_change_percent, 10);
 }
 
-// §5 Source blocks: prometheus from the policy if its address is set, else the defaults' block.
+// Source blocks: prometheus from the policy if its address is set, else the defaults' block.
 TEST(DefaultsMerge, PolicyPrometheusWithAnAddressWinsWhole) {
     const auto cluster = defaults("c", R"({"metricsSource":{"prometheus":{"address":"http://cluster-prom:9090","headers":{"A":"1"}}}})");
     auto e = merge(policy(R"({"metricsSource":{"prometheus":{"address":"http://mine:9090"}}})"), {cluster});
@@ -171,7 +171,7 @@ TEST(DefaultsMerge, PolicyPrometheusWithAnAddressWinsWhole) {
     EXPECT_TRUE(std::holds_alternative<NoMetricsSource>(e.metrics.provider));  // auto-discovery
 }
 
-// §5 Source blocks: vpa (and manual, datadog, cloudwatch) come from the policy only.
+// Source blocks: vpa (and manual, datadog, cloudwatch) come from the policy only.
 TEST(DefaultsMerge, VpaAndManualComeFromThePolicyOnly) {
     const auto cluster = defaults("c", R"({"metricsSource":{"vpa":{"name":"shared"},"prometheus":{"address":"http://p:9090"}}})");
     auto e = merge(policy(), {cluster});
@@ -207,7 +207,7 @@ TEST(DefaultsMerge, VpaAndManualComeFromThePolicyOnly) {
     EXPECT_EQ(std::get<UnsupportedMetricsSource>(e.metrics.provider).provider, "datadog");
 }
 
-// §5 Both scopes exist: scalars merge, the cluster's prometheus block is dropped.
+// Both scopes exist: scalars merge, the cluster's prometheus block is dropped.
 TEST(DefaultsMerge, BothScopesDropTheClusterPrometheusBlock) {
     const auto cluster = defaults("c", R"({"metricsSource":{"queryStep":"1m","prometheus":{"address":"http://cluster-prom:9090"}}})");
     const auto ns_without = defaults("team", R"({"metricsSource":{"historyWindow":"24h"}})", "shop");
@@ -226,7 +226,7 @@ TEST(DefaultsMerge, BothScopesDropTheClusterPrometheusBlock) {
     EXPECT_EQ(std::get<PrometheusSource>(e.metrics.provider).address, "http://cluster-prom:9090");
 }
 
-// §5 costPricing: the namespace block whole, else the cluster block, else 0.031 / 0.004.
+// costPricing: the namespace block whole, else the cluster block, else 0.031 / 0.004.
 TEST(DefaultsMerge, CostPricingBlockComesFromOneLayer) {
     const auto cluster = defaults("c", R"({"costPricing":{"cpuPerCoreHour":"0.05","memoryPerGiBHour":"0.02"}})");
     const auto ns = defaults("team", R"({"costPricing":{"cpuPerCoreHour":"0.04"}})", "shop");
@@ -240,7 +240,7 @@ TEST(DefaultsMerge, CostPricingBlockComesFromOneLayer) {
     EXPECT_EQ(e.cost_pricing.memory_per_gib_hour, 0.004);
 }
 
-// §5 Built-ins (ctl): whatever is still unset after the merge.
+// Built-ins (ctl): whatever is still unset after the merge.
 TEST(DefaultsMerge, BuiltInsFillWhatIsStillUnset) {
     const auto e = merge(policy());
     EXPECT_EQ(e.weight, 100);
@@ -294,7 +294,7 @@ TEST(DefaultsMerge, IncreaseAndDecreaseCapsDefaultToMaxChangePercent) {
     EXPECT_EQ(e.memory.max_decrease_percent, 5);
 }
 
-// §2.1 runtimeProfile: its values apply only to fields left unset after the merge.
+// runtimeProfile: its values apply only to fields left unset after the merge.
 TEST(DefaultsMerge, RuntimeProfilesFillOnlyUnsetFields) {
     const struct {
         const char* profile;
@@ -369,8 +369,8 @@ TEST(DefaultsMerge, SafetyObservationPeriodFallsBackToTheCanaryThenFiveMinutes) 
               5min);
 }
 
-// Issue #11: spec.lifecycle wins; else the canary shorthand (which a defaults
-// object may give); else seed 001's three steps. maxConcurrentResizes falls
+// spec.lifecycle wins; else the canary shorthand (which a defaults object may
+// give); else the built-in three steps (docs/lifecycle.md#defaults). maxConcurrentResizes falls
 // back to updateStrategy's.
 TEST(DefaultsMerge, LifecycleStepsFromSpecThenCanaryShorthandThenBuiltIn) {
     const auto own = merge(policy(
@@ -412,7 +412,7 @@ TEST(DefaultsMerge, ExcludedContainersAddTheKnownSidecarsWhenOn) {
     EXPECT_EQ(e.excluded_containers, (std::vector<std::string>{"debug"}));
 }
 
-// §2.6 containerPolicies: a literal name, else "*", else the policy's tuning.
+// containerPolicies: a literal name, else "*", else the policy's tuning.
 TEST(DefaultsMerge, ContainerPoliciesOverlayLiteralThenStarThenPolicy) {
     const auto cluster = defaults("c", R"({"cpu":{"overhead":"5"}})");
     const auto e = merge(policy(R"({"runtimeProfile":"java","cpu":{"percentile":90},"containerPolicies":[

@@ -10,9 +10,8 @@ namespace {
 using testing::pod_from_json;
 using testing::rl;
 
-// Seed 001: "a fully resource-less BestEffort Pod cannot receive CPU or
-// memory requests in place" -> Blocked, ResizeBlocked=True,
-// InPlaceResizeWouldChangeQoSClass.
+// A BestEffort pod (no resources at all) cannot get CPU or memory requests
+// in place -> Blocked, ResizeBlocked=True, InPlaceResizeWouldChangeQoSClass.
 TEST(QosCompatibility, BestEffortPodCannotReceiveRequests) {
     const Pod p = pod_from_json(R"({"spec":{"containers":[{"name":"app"}]}})");
     const auto r = check_qos_compatibility(p, {{"app", {rl({{"cpu", "100m"}}), {}}}}, true);
@@ -31,8 +30,8 @@ struct Case {
     bool compatible;
 };
 
-// Seed 001: "Kapr checks the complete Pod - including targeted containers,
-// untargeted sidecars, and init containers."
+// The QoS check covers the whole pod: targeted containers, untargeted
+// sidecars and init containers.
 TEST(QosCompatibility, WholePodTable) {
     const char* guaranteed_with_sidecar = R"({"spec":{
       "initContainers":[{"name":"proxy","restartPolicy":"Always","resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"100m","memory":"64Mi"}}}],

@@ -30,7 +30,7 @@ ContainerRecommendation sample_recommendation() {
     return r;
 }
 
-// attune-api.md §3: the field names and shapes the webhook and kubectl read.
+// docs/api.md#attunepolicy-status: the field names and shapes the webhook and kubectl read.
 TEST(RecommendationStatus, ContainerEntryHasTheApiFieldsAndCanonicalQuantities) {
     const auto o = container_recommendation_json(sample_recommendation(), true);
     EXPECT_EQ(o.at("name").as_string(), "app");

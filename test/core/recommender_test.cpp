@@ -57,7 +57,7 @@ ResourceTuning with(ResourceTuning t, void (*f)(ResourceTuning&)) {
     return t;
 }
 
-// Every step of issue 7 §3, one row each, worked by hand in the comment.
+// Every step of the chain (docs/recommender.md#the-chain), one row each, worked by hand in the comment.
 // cpu: x1000 and round up to millicores; memory: round up to bytes.
 TEST(RecommenderChain, EveryStepAsTheIssueStatesIt) {
     const auto cpu = ResourceKind::Cpu;

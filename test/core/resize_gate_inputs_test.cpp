@@ -58,7 +58,7 @@ TEST(ResizeGateInputs, NoScheduleAndAnUnsetConcurrencyMeanTheDefaults) {
     p.update_strategy.max_concurrent_resizes = 0;
     const auto g = policy_gate_inputs(p, {}, std::nullopt, kNow);
     EXPECT_TRUE(g.schedule.windows.empty());
-    EXPECT_EQ(g.max_concurrent_resizes, 1) << "0 counts as unset (attune-api.md §2.6)";
+    EXPECT_EQ(g.max_concurrent_resizes, 1) << "0 counts as unset (docs/api.md#attunepolicy-spec)";
     EXPECT_FALSE(g.last_resize_time);
     EXPECT_EQ(g.cooldown.effective, hours(1));
 }

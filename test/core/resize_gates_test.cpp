@@ -71,7 +71,7 @@ ResizeDecision decide(const std::vector<ContainerTarget>& t, const ResizeGateInp
     return decide_resize(kLive, t, caps(minor), ControlledValues::RequestsOnly, {}, g);
 }
 
-// Issue #9: "Increase gates fail closed; decreases are always allowed."
+// Increase gates fail closed; decreases are always allowed.
 TEST(ResizeGates, DecreasesPassEveryClosedGate) {
     const auto d = decide(target("500m", "512Mi"), closed_gates());
     ASSERT_EQ(outcome(d), "go");
@@ -183,7 +183,7 @@ TEST(ResizeGates, AdmittedIncreaseIsCountedForTheCycleBudget) {
     EXPECT_EQ(std::get<ResizeGo>(d).increase.at("memory").to_string(), "512Mi");
 }
 
-// Issue #9: the no-op is ResizeUnchanged, never ResizeDeferred (the kubelet's).
+// The no-op is ResizeUnchanged, never ResizeDeferred (the kubelet's).
 TEST(ResizeGates, UnchangedTargetIsResizeUnchanged) {
     const auto d = decide(target("1", "1Gi"), open_gates());
     ASSERT_EQ(outcome(d), "held:no_change");
@@ -219,7 +219,7 @@ TEST(ResizeGates, PlannerSkipsAreReportedWithTheirEvent) {
     ASSERT_EQ(outcome(d), std::string("held:") + std::string(kReasonWouldChangeQos));
     const auto& ev = std::get<ResizeHeld>(d).events.at(0);
     EXPECT_EQ(ev.reason, "ResizeSkipped");
-    EXPECT_FALSE(ev.dedupe);  // §9: the QoS case is not de-duplicated
+    EXPECT_FALSE(ev.dedupe);  // the QoS case is not de-duplicated (docs/resize.md)
     EXPECT_EQ(skip_report("envelope_constraint").metric, "attune_envelope_blocked_total");
     EXPECT_EQ(skip_report("no_change").event_reason, "ResizeUnchanged");
 }

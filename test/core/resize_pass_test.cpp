@@ -34,7 +34,7 @@ TEST(ResizePass, WhichPodsAPassResizes) {
         {"OneShot: one replica: the first eligible pod that needs a change", UpdateMode::OneShot, &idle,
          {"web-a", "web-c"}, 1, false},
         {"OneShot: nothing while a replica is in flight", UpdateMode::OneShot, &one_in_flight, {}, 0, true},
-        {"Canary belongs to the lifecycle (issue #11): nothing here", UpdateMode::Canary, &idle, {}, 0, false},
+        {"Canary belongs to the lifecycle (docs/lifecycle.md): nothing here", UpdateMode::Canary, &idle, {}, 0, false},
         {"Recommend never resizes", UpdateMode::Recommend, &idle, {}, 0, false},
         {"Observe never resizes", UpdateMode::Observe, &idle, {}, 0, false},
     };
@@ -87,7 +87,7 @@ TEST(ResizeCycle, ClosesOnlyWhenNothingIsInFlightAndNoWorkloadWaits) {
     EXPECT_FALSE(b.pass_done("p", "api", false)) << "no cycle, nothing to close";
 }
 
-// Issue #11: a validating lifecycle attempt holds its cycle open between
+// A validating lifecycle attempt holds its cycle open between
 // steps (nothing in flight during a pause) without being a workload that
 // waits for a slot, so no other workload's pass re-queues it in a loop.
 TEST(ResizeCycle, AValidatingAttemptHoldsTheCycleOpenWithoutWaitingForASlot) {

@@ -29,9 +29,9 @@ struct Case {
     ResizeState want;
 };
 
-// Seed 001 "In-place resize semantics" table, with 1.32 status.resize and
-// 1.33+ conditions.
-TEST(ResizeState, SeedTable) {
+// How the kubelet's answer to a resize is classified, with 1.32 status.resize
+// and 1.33+ conditions (docs/resize.md).
+TEST(ResizeState, EachKubeletAnswerOnEachMinor) {
     const Case cases[] = {
         {"Applied: spec and status both reflect the target (compared as Quantities)",
          R"({"containerStatuses":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"512Mi"},"limits":{"memory":"512Mi"}},

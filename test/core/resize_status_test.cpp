@@ -45,7 +45,7 @@ TEST(ResizeStatus, ResizeBlockedReasons) {
     }
 }
 
-// Issue #11: a QoS block of the lifecycle is the reason shown, even with
+// A QoS block of the lifecycle is the reason shown, even with
 // pods Deferred; once it is lifted the kubelet's states show again.
 TEST(ResizeStatus, TheLifecycleBlockWinsAndGoesAway) {
     std::vector<Condition> cs;

@@ -17,7 +17,7 @@ std::vector<ContainerResources> two_containers() {
             {"proxy", {rl({{"cpu", "100m"}}), {}}}};
 }
 
-// Seed 001: "Container order does not affect it."
+// Container order does not change the revision.
 TEST(RevisionFingerprint, ContainerOrderDoesNotAffectIt) {
     auto a = two_containers();
     auto b = two_containers();
@@ -25,8 +25,8 @@ TEST(RevisionFingerprint, ContainerOrderDoesNotAffectIt) {
     EXPECT_EQ(revision_fingerprint(kWeb, a), revision_fingerprint(kWeb, b));
 }
 
-// Seed 001: "The revision fingerprints workload identity, container names,
-// requests, and limits."
+// The revision fingerprints the workload's identity and each container's
+// name, requests and limits.
 TEST(RevisionFingerprint, CoversIdentityNamesRequestsAndLimits) {
     const std::string base = revision_fingerprint(kWeb, two_containers());
     WorkloadIdentity other = kWeb;

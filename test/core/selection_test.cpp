@@ -13,7 +13,7 @@ std::vector<std::string> pods(std::size_t n) {
     return v;
 }
 
-// Seed 001: "Desired counts use ceiling division, so 10% of 11 pods selects 2 pods."
+// Desired counts round up: 10% of 11 pods selects 2 pods.
 TEST(StableSelection, TenPercentOfElevenIsTwo) {
     EXPECT_EQ(desired_pod_count(10, 11), 2u);
     EXPECT_EQ(select_pods("w-uid", pods(11), 10).size(), 2u);
@@ -27,8 +27,7 @@ TEST(StableSelection, CeilingDivisionTable) {
     for (const auto& c : cases) EXPECT_EQ(desired_pod_count(c.percent, c.n), c.want) << c.percent << "% of " << c.n;
 }
 
-// Seed 001: "10% followed by 25% adds the next 15%, rather than selecting a
-// separate 25%."
+// Steps are cumulative: 10% then 25% adds the next 15%, not a separate 25%.
 TEST(StableSelection, StepsAreCumulative_TenThenTwentyFiveAddsTheNextFifteen) {
     const auto all = pods(20);
     const auto first = select_pods("w-uid", all, 10);

@@ -47,7 +47,7 @@ TEST(TemplatePersistence, PatchesTheTemplateContainers) {
               R"({"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"500m","memory":"768Mi"},"limits":{"memory":"2Gi"}}}]}}}})");
 }
 
-// Seed 000: raise the template envelope from the post-overlay spec; never
+// Raise the template envelope from the post-overlay spec; never
 // invent one when the template has none.
 TEST(TemplatePersistence, RaisesTheTemplatesOwnEnvelopeAndNeverInventsOne) {
     const auto with = deployment(kEnvelope);

@@ -48,7 +48,7 @@ ChainJob job(std::string name, std::string phase, std::string created, JobState 
     return {std::move(name), std::move(phase), std::move(target), std::move(created), s};
 }
 
-// The detector's rules (seed 004): spawn when none, leave a running one,
+// The detector's rules (docs/upgrade-gate.md): spawn when none, leave a running one,
 // re-spawn silently after a refusal (Complete, no upgrade Job), re-spawn with
 // an announcement after a failure; only new spawns and failed re-spawns announce.
 TEST(DecideDetector, RespawnRules) {

@@ -1,7 +1,7 @@
-// Seed 004's TDD list for the compat gate: waiting, actionable,
+// The compat gate (docs/upgrade-gate.md), case by case: waiting, actionable,
 // pinned-is-held, mixed-held-wins, removed-API and containerd are
 // actionable, the exit-code mapping, a patch-only target and a safe target;
-// plus the seed's "1.36 today" example.
+// plus the "1.36 today" worked example of docs/upgrade-gate.md.
 #include "attune/core/upgrade_gate.hpp"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 namespace attune::core {
 namespace {
 
-// The seed's cluster: on 1.35, looking at 1.36.
+// The worked example's cluster: on 1.35, looking at 1.36.
 constexpr const char* kMatrix = R"({
   "_comment": "test matrix",
   "containerd_min": {"1.35": "1.7.0", "1.36": "2.0.0"},
@@ -133,7 +133,7 @@ TEST(UpgradeGate, PinnedAddonThatSupportsTheTargetDoesNotBlock) {
     EXPECT_TRUE(r.value().reasons.empty());
 }
 
-// The seed's "net effect on 1.36 today": waiting on kyverno + ESO, pinned
+// The worked example's net effect on 1.36 today: waiting on kyverno + ESO, pinned
 // gpu-operator, calico the lone actionable piece => HELD (exit 4), and the
 // report still lists everything.
 TEST(UpgradeGate, MixedHeldWinsTheSeeds136Today) {

@@ -16,7 +16,7 @@ ReportGauges gauges(std::optional<bool> available, std::optional<bool> blocked, 
     return g;
 }
 
-// Seed 004 nightly-report: the held headline and grouped reasons, with an
+// The nightly report: the held headline and grouped reasons, with an
 // untagged (older) line still rendered as a plain bullet.
 TEST(UpgradeReport, HeldHeadlineAndGroupedReasons) {
     ReportReasons r;

@@ -47,7 +47,7 @@ std::vector<UsageSample> hourly(int hours, double value, double start = kDay0) {
     return s;
 }
 
-// Issue 7 §3.1: the maximum of the overall pXX and the pXX of each of the
+// The maximum of the overall pXX and the pXX of each of the
 // 24 hour-of-day buckets, so a daily peak hour is covered.
 TEST(UsageProfile, APeakHourWinsOverTheOverallPercentile) {
     auto s = hourly(24, 1.0);

@@ -29,7 +29,7 @@ const std::set<std::string> kBounded = {"namespace", "policy",   "action",   "re
                                         "verb",      "code",     "resource", "type",       "query_type",
                                         "task",      "metric_type"};
 
-// The families attune-api.md §10 prescribes per workload or container
+// The families docs/api.md#metrics lists per workload or container
 // (namespace, workload[, container]); they predate this check and are kept
 // for compatibility with the Go operator's dashboards until the lead decides.
 // Keyed by the metrics member that is Add()ed; nothing else may join them.

@@ -128,7 +128,7 @@ TEST_F(ClientTest, TooManyRequestsHonoursRetryAfterThroughRateLimiter) {
     EXPECT_EQ(c.rate_limiter_reservations(), 2u);
 }
 
-// Leader fencing (issue #9 §2): with a fence installed, a write is asked
+// Leader fencing (docs/safety.md): with a fence installed, a write is asked
 // about before it is sent; reads are never fenced.
 TEST_F(ClientTest, WriteFenceRefusesWritesAndLetsReadsThrough) {
     server.script(scripted_reply::http(200, pod_json));

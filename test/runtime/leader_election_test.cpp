@@ -132,7 +132,7 @@ test::scripted_reply hang() {
     return r;
 }
 
-// Issue #9 §2: the renewal runs outside the shared request queue. With
+// The renewal runs outside the shared request queue. With
 // the queue's only slot held by a request the apiserver never answers, the
 // lease is still read and renewed on its own connection.
 TEST(LeaderElector, RenewalBypassesASharedQueueStuckBehindAHungRequest) {

@@ -103,8 +103,8 @@ TEST(Transforms, WorkloadTemplateIsStrippedLikeAPod) {
     EXPECT_TRUE(d.at("status").as_object().contains("replicas"));
 }
 
-// Seed 000: "Add a unit test that a ScaledToZero=True condition survives
-// StripHPAFields."
+// A ScaledToZero=True condition survives the HPA strip (the idle rule reads
+// it).
 TEST(Transforms, HpaScaledToZeroConditionSurvivesStrip) {
     json::value hpa = json::parse(R"({
       "metadata": {"name": "web", "namespace": "shop", "managedFields": [{"manager": "kube-controller-manager"}]},

@@ -5,7 +5,7 @@
 // therefore never holds up a worker or a status write, and memory stays
 // bounded: beyond the capacity new Events are dropped and counted.
 //
-// The "D" rule of attune-api.md §9 (core::EventDedup: the same uid, reason
+// The "D" rule of docs/api.md#events (core::EventDedup: the same uid, reason
 // and message at most once per hour) and the policy's
 // attune.io/suppress-warnings annotation are applied on push, so repeats
 // never take a slot.

@@ -1,5 +1,5 @@
 #pragma once
-// The resize executor's metrics (attune-api.md §10, names and labels as the
+// The resize executor's metrics (docs/resize.md#metrics, names and labels as the
 // Go manager exports them), built once against the manager's one registry.
 // Labels stay bounded: namespace, workload and policy names (one series per
 // managed workload or policy), a resource, a result or reason keyword.
@@ -40,7 +40,7 @@ struct executor_metrics {
     void count_skip(const std::string& ns, const std::string& policy, std::string_view reason);
     // attune_resize_duration_seconds with the Go client's default buckets.
     void observe_resize_duration(const std::string& ns, const std::string& workload, double seconds);
-    // attune_deferred_age_seconds with attune-api.md's buckets (30 s ... 2 h).
+    // attune_deferred_age_seconds with buckets from 30 s to 2 h (docs/resize.md#metrics).
     void observe_deferred_age(const std::string& ns, const std::string& policy, double seconds);
     void set_kubelet_states(const std::string& ns, const std::string& policy, int deferred, int infeasible);
     void remove_policy(const std::string& ns, const std::string& policy);

@@ -3,7 +3,7 @@
 // Labels stay low-cardinality: a namespace and policy name (bounded by the
 // number of policies), a workload and container name (bounded by the
 // workloads with recommendations; their series leave with them), a reason
-// keyword, a task name. Names as attune-api.md §10 says.
+// keyword, a task name. Names as docs/api.md#metrics lists them.
 #include <attune/core/idle.hpp>
 
 #include <prometheus/counter.h>
@@ -32,7 +32,7 @@ struct controller_metrics {
     prometheus::Counter& workqueue_retries;
     prometheus::Gauge& informers_synced;
 
-    // Recommendations (§10), per container of a workload in the store.
+    // Recommendations (docs/api.md#metrics), per container of a workload in the store.
     prometheus::Family<prometheus::Gauge>& recommendation_cpu_cores;     // {namespace, workload, container}
     prometheus::Family<prometheus::Gauge>& recommendation_memory_bytes;  // {namespace, workload, container}
     prometheus::Family<prometheus::Gauge>& confidence;                   // {namespace, workload, container}

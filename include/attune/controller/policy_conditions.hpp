@@ -1,5 +1,5 @@
 #pragma once
-// A policy's Ready and ScaledToZero conditions (attune-api.md §8, seed 000)
+// A policy's Ready and ScaledToZero conditions (docs/api.md#conditions)
 // from what its pass saw. Pure; the aggregator stamps the transition time.
 #include <attune/controller/status_aggregation.hpp>
 #include <attune/core/condition.hpp>

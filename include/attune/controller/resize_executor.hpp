@@ -1,5 +1,5 @@
 #pragma once
-// The resize executor (issue #9): carries out the core's decisions for every
+// The resize executor (docs/resize.md): carries out the core's decisions for every
 // workload whose winning policy resizes (Auto: every eligible pod; OneShot:
 // one replica at a time) and that has a fresh recommendation in the store.
 //
@@ -16,7 +16,7 @@
 //   5. resizes: decide_resize per selected pod, the originals first
 //      (tracking_patch), then one PATCH pods/{name}/resize.
 // Idle workloads (HPA-held or manual zero), paused policies and modes that
-// do not resize stop before step 2. Canary is the lifecycle's (issue #11):
+// do not resize stop before step 2. Canary is the lifecycle's (docs/lifecycle.md):
 // in step 5 run_lifecycle drives core::step_lifecycle and resizes and rolls
 // back through the same resize_one.
 //
@@ -72,7 +72,7 @@ struct executor_options {
 
 // One instant PromQL query against the policy's Prometheus: the first
 // sample's value; nullopt when the query failed, returned nothing, or the
-// policy has no Prometheus. A failed query passes (issue #9 §2).
+// policy has no Prometheus. A failed query passes (docs/safety.md).
 using instant_query_fn = std::function<boost::asio::awaitable<std::optional<double>>(
     std::shared_ptr<const core::EffectivePolicy>, std::string)>;
 

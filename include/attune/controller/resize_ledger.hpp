@@ -1,6 +1,6 @@
 #pragma once
 // The resize part of each policy's status as the executor keeps it between
-// status writes (issue #9 §1 "Status"): status.resizeHistory, seeded once
+// status writes (docs/resize.md): status.resizeHistory, seeded once
 // from the policy's own status so a restart continues it; each workload's
 // pods under an Attune resize with their state (status.workloads.
 // {resized,pending,deferred,infeasible}); whether the open cycle resized
@@ -30,7 +30,7 @@ public:
         bool resized_this_cycle = false;  // a resize of this policy was Applied in the open cycle
         bool cooldown_active = false;     // the last pass found increases held by the cooldown
         std::optional<bool> inside_schedule_window;  // only while schedule.windows is non-empty (ScheduleBlocked)
-        // status.lifecycle.workloads (issue #11) by "Kind/name", seeded once
+        // status.lifecycle.workloads (docs/lifecycle.md) by "Kind/name", seeded once
         // from the policy's own status so a restart resumes every attempt.
         std::map<std::string, core::LifecycleStatusEntry> lifecycle;
         // Workloads (by "Kind/name") the lifecycle blocks: ResizeBlocked {reason, message}.

@@ -8,7 +8,7 @@
 // outside a pass completes at once (a pass of one). The status is written
 // only when it differs from what was last written.
 //
-// The status holds attune-api.md §3: idleWorkloads (seed 000), the
+// The status holds (docs/api.md#attunepolicy-status): idleWorkloads, the
 // workloads counters, the Ready and ScaledToZero conditions
 // (policy_conditions.hpp; conditions of other types are kept as they are),
 // recommendations[] read from the recommendation store, and
@@ -41,7 +41,7 @@ struct idle_workload {
     auto operator<=>(const idle_workload&) const = default;
 };
 
-// status.workloads (attune-api.md §3).
+// status.workloads (docs/api.md#attunepolicy-status).
 struct workload_counts {
     int discovered = 0;            // workloads the policy manages (targeted, won, not opted out)
     int with_recommendations = 0;  // of those, with an entry in the store

@@ -1,6 +1,6 @@
 #pragma once
-// status.recommendations[] of one policy (attune-api.md §3; contracts.md,
-// which the webhook reads at pod CREATE), from the store's entries. Pure.
+// status.recommendations[] of one policy (docs/api.md#attunepolicy-status;
+// the webhook reads it at pod CREATE, docs/webhook.md), from the store's entries. Pure.
 #include <attune/controller/recommendation_store.hpp>
 
 #include <boost/json/array.hpp>

@@ -50,7 +50,7 @@ public:
     // One instant query against it (the safety monitor's throttling ratio
     // and sloGuardrails): the first sample's value; nullopt when there is no
     // Prometheus, the query failed or returned nothing. A failed query passes
-    // (issue #9 §2), so no error is returned: it is logged and counted.
+    // (docs/safety.md), so no error is returned: it is logged and counted.
     boost::asio::awaitable<std::optional<double>> instant(std::shared_ptr<const core::EffectivePolicy> policy,
                                                           std::string query);
 

@@ -84,8 +84,8 @@ struct NodeProbe {
     bool ready = false;
     // nullopt: the field is absent (gate off, or kubelet too old).
     std::optional<std::vector<std::string>> declared_features;
-    // For doctor's cgroup row, read from the same list (seed 000: one
-    // Discover, reused): no Node field reports the runtime cgroup version.
+    // For doctor's cgroup row, read from the same list (one discovery,
+    // reused): no Node field reports the runtime cgroup version.
     std::string name;
     std::string kernel_version;  // status.nodeInfo.kernelVersion, e.g. "6.8.0-1012-aws"
     // NFD's feature.node.kubernetes.io/kernel.config.CGROUP_V2=true: the

@@ -1,5 +1,5 @@
 #pragma once
-// The webhook's own certificates without cert-manager (issue #10 §4): what
+// The webhook's own certificates without cert-manager (docs/webhook.md): what
 // to generate, promote and publish, from the state of the one Secret every
 // replica shares and the time. Pure; the shell parses the PEMs into these
 // values, generates keys with OpenSSL and writes the Secret.

@@ -1,6 +1,6 @@
 #pragma once
-// The per-policy resize cooldown with revert backoff (attune-api.md §2.5,
-// §3 status.cooldown): the base (default 1h) doubles per consecutive revert
+// The per-policy resize cooldown with revert backoff (docs/safety.md#cooldown-backoff,
+// status.cooldown): the base (default 1h) doubles per consecutive revert
 // up to 16x. Anchored on the policy's attune.io/last-resize-time.
 #include <boost/json/value.hpp>
 #include <chrono>

@@ -1,5 +1,5 @@
 #pragma once
-// Pod CREATE sizing (issue #10 §2, seed 000 "CREATE webhook"): a new pod of
+// Pod CREATE sizing (docs/webhook.md): a new pod of
 // a workload whose policy opted into initial sizing is born at the
 // recommended size. Pure: the caller has already looked the namespace, the
 // owner, the policy and the recommendation up in its informer caches.

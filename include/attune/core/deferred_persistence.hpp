@@ -1,5 +1,5 @@
 #pragma once
-// Deferred persistence (seed 001, persistence.mode
+// Deferred persistence (docs/webhook.md, persistence.mode
 // AdmissionOnNextPodTemplateChange): the validated candidate reaches the
 // workload's pod template on the next Deployment/StatefulSet UPDATE that
 // already changes the template, so Attune never starts a rollout of its
@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "attune/core/lifecycle_status.hpp"  // the entry, and contracts.md's revision annotations
+#include "attune/core/lifecycle_status.hpp"  // the entry, and the revision annotations
 #include "attune/core/overlay.hpp"           // ContainerResourceMap
 
 namespace attune::core {

@@ -1,6 +1,6 @@
 #pragma once
 // Pod-level resources (spec.resources, the "envelope") math: raise-to-cover,
-// never invent, never shrink (seed 000 Feature 1).
+// never invent, never shrink.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,7 +57,7 @@ std::optional<EnvelopeRaise> raise_envelope(const std::optional<ResourceRequirem
 // when it fits.
 std::vector<std::string> exceeds_envelope(const Pod& planned, const ResourceRequirements& envelope);
 
-// Seed form: the proposed resources for one container written onto a copy.
+// Per container: the proposed resources for one container written onto a copy.
 std::vector<std::string> exceeds_envelope(const Pod& pod, std::string_view container,
                                           const ResourceRequirements& proposed, const ResourceRequirements& envelope);
 

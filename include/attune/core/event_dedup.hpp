@@ -1,5 +1,5 @@
 #pragma once
-// The "D" rule of attune-api.md §9 for Events regarding an AttunePolicy: the
+// The "D" rule of docs/api.md#events for Events regarding an AttunePolicy: the
 // same uid + reason + message at most once per hour, and only such Events
 // can be silenced by the policy's attune.io/suppress-warnings annotation (a
 // comma-separated list of reasons). Pure: the caller passes the time.

@@ -1,8 +1,8 @@
 #pragma once
-// resizeMethod: InPlaceOrRecreate (attune-api.md §2.5): a pod the kubelet
+// resizeMethod: InPlaceOrRecreate (docs/api.md#attunepolicy-spec): a pod the kubelet
 // reports Infeasible, or Deferred for longer than a bound, is evicted
 // through the Eviction API so PodDisruptionBudgets hold. Never the last
-// Running replica (seed 000: count live Running pods, never spec.replicas).
+// Running replica (live Running pods are counted, never spec.replicas).
 // InPlaceOnly leaves an Infeasible pod alone with InfeasibleBlocked.
 #include <boost/json/object.hpp>
 #include <chrono>

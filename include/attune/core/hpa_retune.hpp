@@ -1,5 +1,5 @@
 #pragma once
-// HPA retune after a CPU resize (attune-api.md §11: HPAs annotated
+// HPA retune after a CPU resize (docs/resize.md#hpa-retune-hpa_retune: HPAs annotated
 // attune.io/auto-tune=true). A utilisation target is relative to the pod's
 // CPU request, so the target moves with the request to keep the same
 // absolute scaling point:

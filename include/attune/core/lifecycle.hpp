@@ -1,5 +1,5 @@
 #pragma once
-// The progressive validation lifecycle (issue #11, seed 001) as one pure
+// The progressive validation lifecycle (docs/lifecycle.md) as one pure
 // step function. Each reconcile of a workload under updateStrategy Canary:
 //
 //   plan = plan_attempt(...)                       (lifecycle_attempt.hpp)

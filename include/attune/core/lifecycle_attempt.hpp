@@ -1,5 +1,5 @@
 #pragma once
-// Which validation attempt a reconcile belongs to (issue #11, seed 001):
+// Which validation attempt a reconcile belongs to (docs/lifecycle.md):
 // continue the previous one, or start a new one (first, new revision,
 // superseded, revalidation), with its frozen baseline, its candidate (the
 // recommendation overlaid on that baseline) and the candidate's revision.

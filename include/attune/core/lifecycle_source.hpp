@@ -1,7 +1,7 @@
 #pragma once
-// What the lifecycle overlays on its frozen baseline (issue #11): for a
+// What the lifecycle overlays on its frozen baseline (docs/lifecycle.md): for a
 // Manual source the overlay's explicit keys as the policy gives them (so
-// omitted keys are inherited from the baseline, seed 001); for VPA and
+// omitted keys are inherited from the baseline); for VPA and
 // Prometheus the values the executor would target (resize_targets: requests,
 // and limits where controlledValues is RequestsAndLimits).
 #include "attune/core/lifecycle_attempt.hpp"

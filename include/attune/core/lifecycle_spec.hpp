@@ -1,5 +1,5 @@
 #pragma once
-// spec.lifecycle of an AttunePolicy (issue #11, seed 001): the progressive
+// spec.lifecycle of an AttunePolicy (docs/lifecycle.md): the progressive
 // validation steps, the throttling analysis, persistence, and the
 // revalidation token; plus the updateStrategy.canary shorthand. Decoded
 // from JSON with errors that name the path, validated, and resolved into an
@@ -57,7 +57,7 @@ struct LifecycleSpec {
     friend bool operator==(const LifecycleSpec&, const LifecycleSpec&) = default;
 };
 
-// updateStrategy.canary as the policy model decodes it (attune-api.md §2.5).
+// updateStrategy.canary as the policy model decodes it (docs/api.md#attunepolicy-spec).
 struct CanaryShorthand {
     unsigned percentage = 0;    // 1..100
     Seconds observation_period{0};  // 0: the default observation period

@@ -1,5 +1,5 @@
 #pragma once
-// status.lifecycle.workloads[] of an AttunePolicy (issue #11): one entry per
+// status.lifecycle.workloads[] of an AttunePolicy (docs/lifecycle.md): one entry per
 // workload under validation, exactly in the shape the lifecycle contract
 // fixes (the webhook's deferred persistence reads it; docs/lifecycle.md),
 // plus the fields the state machine needs to resume after a restart.

@@ -1,5 +1,5 @@
 #pragma once
-// The Manual source (seed 001): spec.metricsSource.manual.containers[] give
+// The Manual source (docs/lifecycle.md): spec.metricsSource.manual.containers[] give
 // resources that overlay the live baseline (overlay.hpp). This file decodes
 // the manual block and turns the overlaid resources into recommendations.
 #include <boost/json/fwd.hpp>

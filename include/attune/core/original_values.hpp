@@ -1,6 +1,6 @@
 #pragma once
 // The values a pod had before Attune first resized it, stored on the pod as
-// annotations (attune-api.md §11) so a revert survives a manager restart:
+// annotations (docs/api.md#annotations-and-labels) so a revert survives a manager restart:
 //   attune.io/original-{cpu,memory}-{request,limit}.<container>  (limit keys only if non-zero)
 //   attune.io/original-restart-count.<container>
 //   attune.io/resized-at, attune.io/resized-workload, attune.io/resized-containers

@@ -1,5 +1,5 @@
 #pragma once
-// Manual recommendations are overlays on a frozen live baseline (seed 001):
+// Manual recommendations are overlays on a frozen live baseline (docs/lifecycle.md):
 // explicit request or limit keys replace the baseline's, omitted keys are
 // inherited. The baseline is captured once per validation cycle so Attune's
 // own progressive rollout cannot move the candidate between steps.

@@ -47,8 +47,8 @@ struct ResizePlan {
 };
 
 // Reasons are history/event strings: "envelope_constraint",
-// "InPlaceResizeWouldChangeQoSClass" (check_qos_compatibility, the seed's
-// ResizeBlocked reason), "no_change", "container_not_found", "not_resizable".
+// "InPlaceResizeWouldChangeQoSClass" (check_qos_compatibility, the
+// lifecycle's ResizeBlocked reason), "no_change", "container_not_found", "not_resizable".
 struct Skip {
     std::string reason;
     std::string message;

@@ -1,5 +1,5 @@
 #pragma once
-// May this pod be resized now? (issue #9 §1, "per eligible pod"). Checked
+// May this pod be resized now? (docs/resize.md#one-pod-step-by-step). Checked
 // before planning; an ineligible pod is left alone this cycle, with a
 // reason the shell logs (and, for opt-outs, turns into an Event).
 #include <optional>

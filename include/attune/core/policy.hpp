@@ -4,7 +4,7 @@
 // and the defaults merge that turns a policy plus its defaults objects into
 // the EffectivePolicy every later decision reads. Pure.
 //
-// "Unset" follows the Go API (attune-api.md §5): a field is unset when it is
+// "Unset" follows the Go API (docs/api.md#the-defaults-merge): a field is unset when it is
 // absent, JSON null, or the zero value of a non-pointer Go field ("" or 0).
 // Such fields decode as std::nullopt, so the merge is a plain "fill the
 // nullopts". Go pointer fields (allowDecrease, autoRevert, ...) keep an
@@ -115,7 +115,7 @@ struct ResourceConfigSpec {
     std::optional<int> max_increase_percent;
     std::optional<int> max_decrease_percent;
     std::optional<int> decrease_usage_margin_percent;
-    // Newer upstream (attune-api.md §2.6).
+    // Newer upstream (docs/api.md#attunepolicy-spec).
     std::optional<double> limit_multiplier;
     std::optional<OomBumpSpec> oom_bump;  // taken whole
     std::optional<SurgeSpec> surge;       // taken whole
@@ -147,7 +147,7 @@ struct VpaSpec {
     friend bool operator==(const VpaSpec&, const VpaSpec&) = default;
 };
 
-// Attune extension (seed 001): explicit requests/limits per container,
+// Attune extension (docs/lifecycle.md): explicit requests/limits per container,
 // overlaid on the live baseline (core::apply_manual_overlay).
 struct ManualSpec {
     ContainerResourceMap containers;
@@ -296,7 +296,7 @@ struct AttunePolicySpec {
     std::optional<int> weight;  // 0 = unset
     std::optional<RuntimeProfile> runtime_profile;
     std::vector<ContainerPolicySpec> container_policies;
-    std::optional<LifecycleSpec> lifecycle;  // spec.lifecycle (issue #11): the policy's own, never a default's
+    std::optional<LifecycleSpec> lifecycle;  // spec.lifecycle (docs/lifecycle.md): the policy's own, never a default's
     friend bool operator==(const AttunePolicySpec&, const AttunePolicySpec&) = default;
 };
 
@@ -526,7 +526,7 @@ struct EffectivePolicy {
     friend bool operator==(const EffectivePolicy&, const EffectivePolicy&) = default;
 };
 
-// Operator limits the controller enforces after the merge (attune-api.md §2).
+// Operator limits the controller enforces after the merge (docs/api.md#attunepolicy-spec).
 inline constexpr Duration kMinHistoryWindow = std::chrono::hours(1);
 inline constexpr Duration kMaxHistoryWindow = std::chrono::hours(720);
 inline constexpr Duration kMinQueryStep = std::chrono::seconds(10);

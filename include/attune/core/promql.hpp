@@ -87,7 +87,7 @@ bool is_metric_name(std::string_view s);
 // CFS periods gives NaN, which the response decoder drops and counts.
 std::string throttling_ratio_query(std::string_view ns, std::string_view pod_regex, std::chrono::seconds window);
 
-// The lifecycle's throttling analysis (issue #11) takes the two counters'
+// The lifecycle's throttling analysis (docs/lifecycle.md) takes the two counters'
 // increases apart, per pod, so that "no series" and "no periods" stay
 // distinguishable (core/throttling_analysis.hpp):
 //   sum(increase(container_cpu_cfs_{throttled_,}periods_total{M}[W]))

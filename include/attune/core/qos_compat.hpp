@@ -1,5 +1,5 @@
 #pragma once
-// QoS compatibility (seed 001): Kubernetes fixes a pod's QoS class at
+// QoS compatibility (docs/lifecycle.md): Kubernetes fixes a pod's QoS class at
 // creation and an in-place resize cannot change it. Checked on the whole
 // pod (targeted containers, untargeted sidecars, init containers) before a
 // resize is requested.

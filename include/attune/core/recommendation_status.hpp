@@ -1,7 +1,7 @@
 #pragma once
-// The recommender's output in the exact shape of attune-api.md §3
-// `status.recommendations[]` (and contracts.md, which the webhook reads at
-// pod CREATE): quantities as canonical strings, times as RFC 3339. The
+// The recommender's output in the exact shape of
+// `status.recommendations[]` (docs/api.md#attunepolicy-status), which the
+// webhook reads at pod CREATE: quantities as canonical strings, times as RFC 3339. The
 // writer's encoders and the webhook's decoder live together so the two
 // sides cannot drift apart.
 #include <boost/json/object.hpp>

@@ -1,7 +1,7 @@
 #pragma once
 // The recommender: from one container's usage history, its live resources
 // and the effective tuning, to recommended requests (and limits under
-// RequestsAndLimits) with every step recorded (attune-api.md §3).
+// RequestsAndLimits) with every step recorded (docs/api.md#attunepolicy-status).
 //
 // The chain, per resource, in the Go original's order and figures:
 //   rawPercentile     max(overall pXX, pXX of each UTC hour-of-day bucket)
@@ -29,7 +29,7 @@ namespace attune::core {
 
 inline constexpr double kMinChangePercent = 10.0;
 
-// The explanation of one resource: attune-api.md §3 `explanation.{cpu,memory}`.
+// The explanation of one resource: `explanation.{cpu,memory}` (docs/recommender.md#the-chain).
 struct ResourceExplanation {
     Quantity raw_percentile;
     double overhead = 0;  // percent

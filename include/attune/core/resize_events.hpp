@@ -1,7 +1,7 @@
 #pragma once
 // What each executor outcome tells the user: the Event (events.k8s.io/v1,
-// regarding the AttunePolicy, attune-api.md §9) and the metric it counts
-// (§10). One table, so the shell, the docs (docs/resize.md) and the tests
+// regarding the AttunePolicy, docs/api.md#events) and the metric it counts
+// (docs/resize.md#metrics). One table, so the shell, the docs (docs/resize.md) and the tests
 // agree on every reason string.
 #include <optional>
 #include <string>
@@ -31,7 +31,7 @@ struct EventIntent {
     std::string reason;  // CamelCase
     std::string action;  // resize | revert | template
     std::string note;
-    bool dedupe = false;  // "D" in §9: same uid+reason+message at most once per hour
+    bool dedupe = false;  // "D" (docs/api.md#events): same uid+reason+message at most once per hour
     friend bool operator==(const EventIntent&, const EventIntent&) = default;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// The policy's part of ResizeGateInputs (issue #9 §1), from the merged
+// The policy's part of ResizeGateInputs (docs/resize.md), from the merged
 // EffectivePolicy: paused, the cooldown with its revert backoff
 // (count_consecutive_reverts over status.resizeHistory), the schedule,
 // maxConcurrentResizes and the cycle budget. The shell adds what it reads

@@ -1,5 +1,5 @@
 #pragma once
-// The executor's per-pod decision (issue #9 §1): plan the resize, then
+// The executor's per-pod decision (docs/resize.md): plan the resize, then
 // gate it. Increase gates fail closed; decreases are always allowed.
 //
 //   paused                         blocks everything (the API: "stops all work")

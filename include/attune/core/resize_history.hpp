@@ -1,5 +1,5 @@
 #pragma once
-// status.resizeHistory (attune-api.md §3): one entry per action, at most 50,
+// status.resizeHistory (docs/api.md#attunepolicy-status): one entry per action, at most 50,
 // oldest dropped. Plain values with the JSON the status subresource holds.
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>
@@ -25,7 +25,7 @@ std::string_view history_resource_name(HistoryResource r) noexcept;  // cpu, mem
 std::string_view history_method_name(HistoryMethod m) noexcept;
 std::string_view history_result_name(HistoryResult r) noexcept;
 
-// Revert and failure reasons (§3): oomkill, restart, notready, throttle,
+// Revert and failure reasons: oomkill, restart, notready, throttle,
 // slo:<name>, infeasible, re-fetch-failed, annotation-persist-failed,
 // annotation-persist-conflict; plus Attune's skip reasons (envelope_constraint, ...).
 // Template entries carry the persistence mode or the error.

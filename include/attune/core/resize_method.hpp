@@ -1,5 +1,5 @@
 #pragma once
-// updateStrategy.resizeMethod (attune-api.md §2.5): one enum for the policy
+// updateStrategy.resizeMethod (docs/api.md#attunepolicy-spec): one enum for the policy
 // model and the eviction decision, so a header that needs both compiles.
 namespace attune::core {
 

@@ -1,15 +1,15 @@
 #pragma once
 // One executor pass over a workload's pods, and the per-policy resize cycle
-// the increase gates read (issue #9 §1). Pure.
+// the increase gates read (docs/resize.md). Pure.
 //
 // Which pods: the eligible pods that are not in flight, by name. Auto may
 // submit a resize for each of them; OneShot one replica at a time: nothing
 // while one of the workload's pods is still in flight, else one submission
 // (the first pod, by name, that needs a change). Canary is the lifecycle's
-// (issue #11) and selects nothing here; Observe and Recommend never resize.
+// (docs/lifecycle.md) and selects nothing here; Observe and Recommend never resize.
 //
 // The cycle: updateStrategy.cooldown is the "minimum gap between resize
-// cycles" (attune-api.md §2.5). A policy's cycle opens with the first
+// cycles" (docs/api.md#attunepolicy-spec). A policy's cycle opens with the first
 // resize it submits and closes once nothing of it is in flight and no
 // workload that took part still has pods waiting for a slot. Inside an open
 // cycle the cooldown does not hold the cycle's own pods back (Auto with
@@ -80,7 +80,7 @@ public:
     void settle(const std::string& policy, const std::string& pod_uid, bool applied);
 
     // A pass of `workload` ended; `work_left`: pods of it wait for a slot;
-    // `holds_open`: its lifecycle attempt still validates (issue #11), so the
+    // `holds_open`: its lifecycle attempt still validates (docs/lifecycle.md), so the
     // cycle stays open between its steps (the cooldown paces attempts, not
     // the steps of one) without the workload counting as waiting for a slot
     // (waiting_workloads would pass it again at once). Returns the close when

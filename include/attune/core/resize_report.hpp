@@ -1,6 +1,6 @@
 #pragma once
 // What one resize changed, per container, in the words the history and the
-// Events use (attune-api.md §3 resizeHistory, §9 Resized/Reverted). Pure.
+// Events use (status.resizeHistory; the Resized and Reverted Events). Pure.
 #include <span>
 #include <string>
 #include <string_view>

@@ -1,6 +1,6 @@
 #pragma once
 // Where an in-place resize stands, from pod status and the generation of
-// our /resize (seed 001 states; kubernetes-facts "workable classification").
+// our /resize (docs/resize.md#one-pod-step-by-step, step 5).
 // A successful PATCH is not "applied": the runtime must report the target.
 #include <cstdint>
 #include <map>

@@ -1,6 +1,6 @@
 #pragma once
-// The resize part of AttunePolicy.status, pure (issue #9 §1 "Status",
-// attune-api.md §3 and §8): status.workloads.{resized,pending,deferred,
+// The resize part of AttunePolicy.status, pure (docs/resize.md, "Status";
+// docs/api.md#attunepolicy-status): status.workloads.{resized,pending,deferred,
 // infeasible}, status.cooldown, status.resizeHistory and the conditions
 // ResizeBlocked, Resizing, Degraded and ScheduleBlocked. The status
 // aggregator owns the whole status; it calls this for these pieces.
@@ -45,7 +45,7 @@ struct ResizeConditionInputs {
     std::span<const HistoryEntry> history;
     // Only when schedule.windows is non-empty; nullopt removes ScheduleBlocked.
     std::optional<bool> inside_schedule_window;
-    // The lifecycle's block (issue #11, e.g. InPlaceResizeWouldChangeQoSClass):
+    // The lifecycle's block (e.g. InPlaceResizeWouldChangeQoSClass):
     // {reason, message}. It wins over the kubelet's states: the user must
     // change the template before anything can resize.
     std::optional<std::pair<std::string, std::string>> lifecycle_blocked;

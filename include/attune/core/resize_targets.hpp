@@ -1,6 +1,6 @@
 #pragma once
 // What the executor asks plan_resize for, from a workload's recommendation
-// (issue #9 §1): per container, the recommended requests, and the
+// (docs/resize.md): per container, the recommended requests, and the
 // recommended limits where the recommendation sets one (a zero figure means
 // "absent": the recommender writes "0" for a limit the pod does not have).
 // The usage floor on a memory-limit decrease reads the memory chain's raw

@@ -1,6 +1,6 @@
 #pragma once
 // Following one /resize of ours through the pod informer until it settles
-// (issue #9 §1 "Track the pod"). A successful PATCH is not success: the
+// (docs/resize.md). A successful PATCH is not success: the
 // resize counts only once classify_resize_state says Applied. Pure.
 #include <chrono>
 #include <optional>

@@ -61,7 +61,7 @@ struct ResourceTuning {
     friend bool operator==(const ResourceTuning&, const ResourceTuning&) = default;
 };
 
-// The built-in values (attune-api.md §2.4), before any defaults object.
+// The built-in values (docs/api.md#attunepolicy-spec), before any defaults object.
 ResourceTuning builtin_tuning(ResourceKind kind);
 
 }  // namespace attune::core

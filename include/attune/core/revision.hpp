@@ -1,5 +1,5 @@
 #pragma once
-// Recommendation revision fingerprint (seed 001): workload identity,
+// Recommendation revision fingerprint (docs/lifecycle.md): workload identity,
 // container names, requests and limits. Container order does not matter.
 #include <string>
 #include <vector>

@@ -1,7 +1,7 @@
 #pragma once
 // The safety monitor's verdict on one resized pod during
 // safetyObservationPeriod (default 5m), from the pod now, its stored
-// originals, the resize time, now and optional measurements (issue #9 §2).
+// originals, the resize time, now and optional measurements (docs/safety.md).
 // In order, the first that holds wins:
 //   oomkill    a tracked container was OOMKilled after the resize
 //   restart    a tracked container restarted 2 or more times since
@@ -32,7 +32,7 @@ struct SloMeasurement {
     double threshold = 0;
     std::chrono::seconds evaluation_window{300};  // checked only this long after the resize
     // The query's result; nullopt when the query failed or returned nothing:
-    // that passes (issue #9 §2, as the Go original does).
+    // that passes (docs/safety.md#the-verdict-judge_safety).
     std::optional<double> value;
 };
 
@@ -55,8 +55,8 @@ struct SafetyVerdict {
 SafetyVerdict judge_safety(const Pod& pod, const OriginalValues& originals, const SafetyInputs& in);
 
 // The revert: back to the stored originals through plan_resize, with the
-// memory clamp on (seed 000: reverts keep allow_in_place_memory_limit_decrease
-// false) and RequestsAndLimits, so limits come back too where they were
+// memory clamp on (reverts keep allow_in_place_memory_limit_decrease false on
+// every minor, docs/safety.md#the-revert-plan_revert) and RequestsAndLimits, so limits come back too where they were
 // recorded. A limit key the resize added cannot be removed in place and
 // stays. A no_change Skip means the pod already has its originals.
 PlanOutcome plan_revert(const Pod& live, const OriginalValues& originals, const Capabilities& caps,

@@ -1,6 +1,6 @@
 #pragma once
 // updateStrategy.schedule: resize increases only inside a window
-// (attune-api.md §2.5). Windows are local "HH:MM" start/end in the
+// (docs/api.md#attunepolicy-spec). Windows are local "HH:MM" start/end in the
 // schedule's IANA zone; end < start wraps midnight, and the after-midnight
 // tail counts as the day the window opened. An invalid zone fails open, as
 // the Go original does, and is reported.
@@ -30,7 +30,7 @@ struct Schedule {
 // ^([01]\d|2[0-3]):[0-5]\d$ for both. Error "invalid_schedule".
 result<ScheduleWindow> parse_schedule_window(std::string_view start, std::string_view end);
 // "Monday" ... "Sunday", compared without case (the Go code does, though the
-// CRD enum is case-sensitive: attune-api.md §13.3). Error "invalid_schedule".
+// CRD enum is case-sensitive). Error "invalid_schedule".
 result<std::chrono::weekday> parse_weekday(std::string_view name);
 
 struct ScheduleVerdict {

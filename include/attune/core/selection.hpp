@@ -1,5 +1,5 @@
 #pragma once
-// Stable, cumulative canary selection (seed 001): eligible pods ordered by
+// Stable, cumulative canary selection (docs/lifecycle.md): eligible pods ordered by
 // StableHash(workload UID, pod UID); a step of p% takes the first
 // ceil(p% x n) of that order, so 10% then 25% adds the next 15%.
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-// Startup boost restore (issue #10): the webhook raises the CPU request at
+// Startup boost restore (docs/webhook.md): the webhook raises the CPU request at
 // CREATE and records attune.io/startup-boost-at. Once the boost's duration
 // has passed, the executor restores the unboosted CPU request in place
 // (a decrease: always allowed by the gates) and then drops the annotation.

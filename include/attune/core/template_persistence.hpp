@@ -1,7 +1,7 @@
 #pragma once
-// templatePersistence{enabled, when} (attune-api.md §2.5) for Deployments
+// templatePersistence{enabled, when} (docs/api.md#attunepolicy-spec) for Deployments
 // and StatefulSets: the strategic-merge patch that writes the applied
-// resources onto the pod template, with seed 000's envelope rules:
+// resources onto the pod template, with the envelope rules of docs/core.md:
 //  - the template envelope is raised from the post-overlay template spec
 //    (raise_envelope), never invented when the template has none, never shrunk;
 //  - nothing is persisted when listing the live pods failed (an error must
@@ -60,7 +60,7 @@ struct TemplatePersistInputs {
     // Per container: what to persist (the values the /resize applied, or
     // the recommendation for OnRecommendation).
     ContainerResourceMap resources;
-    // Optional (contracts.md): TemplatePatch persistence of a validated
+    // Optional: TemplatePatch persistence of a validated
     // lifecycle revision writes attune.io/persisted-revision/-policy on the
     // workload and attune.io/revision on the template.
     std::string revision;

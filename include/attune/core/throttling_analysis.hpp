@@ -1,6 +1,6 @@
 #pragma once
 // The CPU throttling evaluator of the lifecycle's post-pause analysis
-// (issue #11, seed 001). Pure: the shell runs the two PromQL increase()
+// (docs/lifecycle.md). Pure: the shell runs the two PromQL increase()
 // queries per pod over the window and hands the numbers in.
 //
 //   ratio(pod) = increase(container_cpu_cfs_throttled_periods_total[w])

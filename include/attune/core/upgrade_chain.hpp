@@ -1,5 +1,5 @@
 #pragma once
-// The nightly upgrade chain's decisions (seed 004), pure:
+// The nightly upgrade chain's decisions (docs/upgrade-gate.md), pure:
 //  - preflight routes on the gate's exit code (deliberate decisions end the
 //    step cleanly and halt the chain; only "safe" proceeds);
 //  - the gauges, pushed once per run and definitively (no pre-reset);

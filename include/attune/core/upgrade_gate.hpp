@@ -1,5 +1,5 @@
 #pragma once
-// The upgrade compat gate's decision (seed 004), pure: given the matrix and
+// The upgrade compat gate's decision (docs/upgrade-gate.md), pure: given the matrix and
 // what the shell read from the cluster, every blocker with its class, and the
 // exit code. The shell (src/cli) only gathers GateInputs and prints.
 #include "attune/core/result.hpp"

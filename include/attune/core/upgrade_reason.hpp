@@ -9,7 +9,7 @@
 
 namespace attune::core {
 
-// Seed 004: actionable blocks alert; waiting-upstream and pinned are "held",
+// Actionable blocks alert (docs/upgrade-gate.md); waiting-upstream and pinned are "held",
 // which is quiet.
 enum class BlockClass { actionable, waiting, pinned };
 

@@ -1,5 +1,5 @@
 #pragma once
-// The nightly upgrade report (seed 004's nightly-report), pure: the headline
+// The nightly upgrade report (docs/upgrade-gate.md), pure: the headline
 // from the gauges (HELD / BLOCKED / SAFE, or no upgrade available), and the
 // gate's reason lines grouped by tag. Reasons are wanted only when an upgrade
 // is available and blocked or held.

@@ -18,7 +18,7 @@ struct UsageSample {
     double value = 0;      // cores for cpu, bytes for memory
 };
 
-// The sample cap before any percentile work (issue 7: "at most 10,000").
+// The sample cap before any percentile work: at most 10,000.
 inline constexpr std::size_t kMaxProfileSamples = 10'000;
 
 // At most `max_samples` samples, evenly spaced by index over the samples

@@ -48,7 +48,7 @@ void strip_replicaset(boost::json::object& obj);
 void strip_node(boost::json::object& obj);
 
 // HPA: common + status.currentMetrics. KEEPS status.conditions: ScaledToZero
-// lives there (seed 000).
+// lives there.
 void strip_hpa(boost::json::object& obj);
 
 // Namespace: name, uid, resourceVersion, labels, annotations (common strip).

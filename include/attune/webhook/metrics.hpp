@@ -1,9 +1,9 @@
 #pragma once
 // The webhook's metrics, built once against the manager's registry.
 // attune_webhook_duration_seconds{operation} and attune_startup_boost_total
-// are attune-api.md §10's names; the others are Attune's own. Labels are
+// are the names docs/api.md#metrics lists; the others are Attune's own. Labels are
 // keywords, or namespace and policy (bounded by the AttunePolicies): the
-// boost counter is {namespace, policy, action}, not §10's per-workload
+// boost counter is {namespace, policy, action}, not the per-workload
 // {namespace, workload, action}, whose series grow with the cluster.
 #include <attune/http/https_server.hpp>
 
