@@ -12,7 +12,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 command -v clang-format >/dev/null || { echo "style: clang-format is missing (hack/deps.sh installs it)"; echo "style: 0 passed, 1 failed"; exit 1; }
 head=$(git rev-parse HEAD)
-base=$(git merge-base HEAD origin/main 2>/dev/null || true)
+base=${STYLE_BASE:+$(git rev-parse -q --verify "$STYLE_BASE")}  # STYLE_BASE=main: compare with a ref of your own
+[ -n "$base" ] || base=$(git merge-base HEAD origin/main 2>/dev/null || true)
 if [ -z "$base" ] || [ "$base" = "$head" ]; then base=$(git rev-parse -q --verify HEAD~1 || true); fi
 if [ -z "$base" ]; then echo "style: ok   no earlier commit to compare with"; echo "style: 1 passed, 0 failed"; exit 0; fi
 mapfile -t files < <(git diff --name-only --diff-filter=AMR "$base" -- '*.cpp' '*.hpp' | grep -v '^test/golden/')

@@ -27,6 +27,8 @@ TEST(ResizePass, WhichPodsAPassResizes) {
         int max_submissions;
         bool waiting;
     };
+    // One row per line where it fits.
+    // clang-format off
     const Case cases[] = {
         {"Auto: every eligible pod, by name", UpdateMode::Auto, &idle, {"web-a", "web-c"}, -1, false},
         {"Auto: pods in flight are followed, not resized again", UpdateMode::Auto, &one_in_flight,
@@ -38,6 +40,7 @@ TEST(ResizePass, WhichPodsAPassResizes) {
         {"Recommend never resizes", UpdateMode::Recommend, &idle, {}, 0, false},
         {"Observe never resizes", UpdateMode::Observe, &idle, {}, 0, false},
     };
+    // clang-format on
     for (const auto& c : cases) {
         const auto s = select_pass_pods(c.mode, *c.pods);
         EXPECT_EQ(names(*c.pods, s), c.want) << c.name;
