@@ -74,7 +74,8 @@ private:
     // Nothing writes before every informer listed; with leader election,
     // nothing before leading either.
     asio::awaitable<void> become_ready() {
-        if (!co_await informers_.wait_for_sync()) co_return;
+        co_await informers_.wait_for_sync();
+        if (!informers_.synced()) co_return;  // shutting down
         if (election_)
             election_->start();
         else

@@ -110,12 +110,12 @@ void informers_feature::start() {
     spdlog::info("starting informers informers={}", running);
 }
 
-asio::awaitable<bool> informers_feature::wait_for_sync() {
+asio::awaitable<void> informers_feature::wait_for_sync() {
     auto& t = sync_wait_;
     const auto started = std::chrono::steady_clock::now();
     auto last_report = started;
     for (;;) {
-        if (ctx_.stopping) co_return false;
+        if (ctx_.stopping) co_return;
         if (ctx_.informers.all_synced()) break;
         const auto now = std::chrono::steady_clock::now();
         if (now - last_report > 30s) {
@@ -137,7 +137,6 @@ asio::awaitable<bool> informers_feature::wait_for_sync() {
                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started)
                      .count(),
                  rss_kib());
-    co_return true;
 }
 
 std::string informers_feature::not_ready_reason() const {

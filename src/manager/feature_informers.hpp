@@ -36,8 +36,10 @@ public:
 
     // Spawns every needed informer.
     void start();
-    // Returns once every needed informer has listed (true) or at shutdown (false).
-    boost::asio::awaitable<bool> wait_for_sync();
+    // Returns once every needed informer has listed, or at shutdown.
+    boost::asio::awaitable<void> wait_for_sync();
+    // wait_for_sync() saw every needed informer listed.
+    bool synced() const noexcept { return ready_; }
     // Empty once synced, else the /readyz body naming what has not listed.
     std::string not_ready_reason() const;
     void stop();
