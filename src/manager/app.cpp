@@ -5,7 +5,7 @@
 #include "feature_executor.hpp"
 #include "feature_informers.hpp"
 #include "feature_leader_election.hpp"
-#include "feature_lifecycle.hpp"
+#include "feature_shutdown.hpp"
 #include "feature_probes.hpp"
 #include "feature_vpa.hpp"
 #include "feature_webhook.hpp"
@@ -40,7 +40,7 @@ public:
     manager(asio::io_context& io, const manager_options& opts, kube::rest_config cfg)
         : ctx_(io, opts, std::move(cfg)), informers_(ctx_), vpa_(ctx_),
           probes_(ctx_, [this] { return not_ready_reason(); }),
-          lifecycle_(ctx_, [this] { stop_work(); }, [this] { return release(); }) {
+          shutdown_(ctx_, [this] { stop_work(); }, [this] { return release(); }) {
         informers_.fence_namespaces({opts.leader_elect ? lease_namespace(opts) : std::string(),
                                      opts.webhook.enabled ? webhook_namespace(opts) : std::string()});
         const auto views = informers_.need_feature_caches([this] { return vpa_.synced(); });
@@ -48,7 +48,7 @@ public:
         executor_.emplace(ctx_, controller_->get(), views);
         if (opts.webhook.enabled) webhook_.emplace(ctx_, &controller_->get().capabilities());
         if (opts.leader_elect)
-            election_.emplace(ctx_, [this] { start_workers(); }, [this] { lifecycle_.begin_shutdown(1); });
+            election_.emplace(ctx_, [this] { start_workers(); }, [this] { shutdown_.begin_shutdown(1); });
     }
 
     // Throws std::system_error when an address cannot be bound.
@@ -58,7 +58,7 @@ public:
     }
 
     void start() {
-        lifecycle_.watch_signals();
+        shutdown_.watch_signals();
         probes_.start_metrics();
         if (webhook_) webhook_->start();
         probes_.start_health();
@@ -68,7 +68,7 @@ public:
         ctx_.spawn("vpa-api-watch", [this] { return vpa_.run(controller_->get()); });
     }
 
-    int exit_code() const noexcept { return lifecycle_.exit_code(); }
+    int exit_code() const noexcept { return shutdown_.exit_code(); }
 
 private:
     // Nothing writes before every informer listed; with leader election,
@@ -118,7 +118,7 @@ private:
     informers_feature informers_;
     vpa_feature vpa_;
     probes_feature probes_;
-    lifecycle_feature lifecycle_;
+    shutdown_feature shutdown_;
     std::optional<controller_feature> controller_;
     std::optional<executor_feature> executor_;
     std::optional<webhook_feature> webhook_;

@@ -1,7 +1,7 @@
 #pragma once
 // The manager process on one io_context thread: app.cpp composes the
 // features (feature_*.hpp: informers, controller, executor, webhook, leader
-// election, probes, lifecycle) over one shared manager_context.
+// election, probes, shutdown) over one shared manager_context.
 #include "options.hpp"
 
 namespace attune::manager {

@@ -1,5 +1,5 @@
 #pragma once
-// The process lifecycle: SIGTERM/SIGINT (exit 0) or a fatal condition such
+// Signals and the shutdown: SIGTERM/SIGINT (exit 0) or a fatal condition such
 // as a lost lease (exit 1) begins the shutdown: no new work, watches closed,
 // then a bounded release (webhook drain, lease, client, HTTP servers), all
 // within one deadline after which the io_context stops whatever hangs.
@@ -12,12 +12,12 @@
 
 namespace attune::manager {
 
-class lifecycle_feature {
+class shutdown_feature {
 public:
     // `stop_work` runs once at the start of the shutdown, after the
     // supervisors stopped restarting; `release` is awaited after it, before
     // the io_context stops.
-    lifecycle_feature(manager_context& ctx, std::function<void()> stop_work,
+    shutdown_feature(manager_context& ctx, std::function<void()> stop_work,
                       std::function<boost::asio::awaitable<void>()> release);
 
     void watch_signals();
