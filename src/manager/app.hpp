@@ -1,6 +1,7 @@
 #pragma once
-// The manager process: wiring of client, informers, controller, leader
-// election, the probe server and signals on one io_context thread.
+// The manager process on one io_context thread: app.cpp composes the
+// features (feature_*.hpp: informers, controller, executor, webhook, leader
+// election, probes, shutdown) over one shared manager_context.
 #include "options.hpp"
 
 namespace attune::manager {

@@ -1,0 +1,57 @@
+#include "feature_controller.hpp"
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace attune::manager {
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+controller_feature::controller_feature(manager_context& ctx, const policy::cache_views& views) : ctx_(ctx) {
+    const auto& opts = ctx_.opts;
+    controller::controller_options co;
+    co.workers = opts.workers;
+    co.validation.allow_local_metrics_addresses = opts.allow_local_metrics_addresses;
+    co.validation.allow_secret_reads = opts.allow_secret_reads;
+    co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
+    co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
+    co.prometheus.token_origins = opts.prometheus_token_origins;
+    co.validation.allow_plaintext_credentials = opts.allow_plaintext_prometheus_credentials;
+    co.validation.allow_insecure_tls = opts.allow_prometheus_insecure_tls;
+    controller_ = std::make_unique<controller::controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
+                                                           ctx_.metrics.controller, views, co);
+    auto& reg = ctx_.informers;
+    reg.need("deployments").add_handler(controller_->on_workload_change("Deployment"));
+    reg.need("statefulsets").add_handler(controller_->on_workload_change("StatefulSet"));
+    reg.need("replicasets").add_handler(controller_->on_workload_change("ReplicaSet"));
+    reg.need("daemonsets").add_handler(controller_->on_workload_change("DaemonSet"));
+    reg.need("jobs").add_handler(controller_->on_workload_change("Job"));
+    reg.need("cronjobs").add_handler(controller_->on_workload_change("CronJob"));
+    reg.need("horizontalpodautoscalers").add_handler(controller_->on_hpa_change());
+    reg.need("attunepolicies").add_handler(controller_->on_policy_change());
+    reg.need("attunedefaults").add_handler(controller_->on_defaults_change(true));
+    reg.need("attunenamespacedefaults").add_handler(controller_->on_defaults_change(false));
+    reg.need("pods").add_handler(controller_->on_pod_change());
+}
+
+void controller_feature::start_workers() {
+    controller_->enqueue_all_policies();
+    ctx_.spawn("status-aggregator", [this] { return controller_->aggregator().run(); });
+    ctx_.spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
+    ctx_.spawn("event-queue", [this] { return controller_->events().run(); });
+    for (int i = 0; i < ctx_.opts.workers; ++i) ctx_.spawn("worker", [this] { return controller_->run_worker(); });
+}
+
+void controller_feature::start_event_flush() {
+    ctx_.spawn("event-flush", [this]() -> asio::awaitable<void> {
+        asio::steady_timer t(ctx_.io);
+        while (!ctx_.stopping) {
+            t.expires_after(30s);
+            co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+            if (!ctx_.stopping) co_await ctx_.events.flush();
+        }
+    });
+}
+
+}  // namespace attune::manager

@@ -1,0 +1,34 @@
+#pragma once
+// The controller: the recommendation workers (and through them the
+// recommender's Prometheus and VPA sources), the status aggregator and its
+// one writer, the controller's Event queue. It reads the informers' caches
+// and is fed by their handlers.
+#include "manager_context.hpp"
+
+#include <attune/controller/controller.hpp>
+#include <attune/policy/cache_views.hpp>
+
+#include <memory>
+
+namespace attune::manager {
+
+class controller_feature {
+public:
+    // Builds the controller on `views` and hangs its handlers on the informers.
+    controller_feature(manager_context& ctx, const policy::cache_views& views);
+
+    controller::controller& get() { return *controller_; }
+
+    // Once leading (or at sync without leader election): every policy gets a
+    // pass, and the aggregator, status writer, Event queue and workers run.
+    void start_workers();
+    // Flushes the Event recorder's aggregated Events every 30s.
+    void start_event_flush();
+    void shut_down() { controller_->shut_down(); }
+
+private:
+    manager_context& ctx_;
+    std::unique_ptr<controller::controller> controller_;
+};
+
+}  // namespace attune::manager
