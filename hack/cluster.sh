@@ -91,7 +91,11 @@ wait_ready() {
   local name=$1 secs=$2; shift 2
   local deadline=$(( $(date +%s) + secs ))
   until "$@" >/dev/null 2>&1; do
-    if ! pid_alive "$name"; then log_tail "$name" 40; die "$name exited before it became ready"; fi
+    # Twice, a moment apart: while the recorded process execs its binary,
+    # /proc/PID/cmdline can read empty for an instant.
+    if ! pid_alive "$name" && { sleep 0.2; ! pid_alive "$name"; }; then
+      log_tail "$name" 40; die "$name exited before it became ready"
+    fi
     if [ "$(date +%s)" -ge "$deadline" ]; then log_tail "$name" 40; die "$name not ready after ${secs}s"; fi
     sleep 0.3
   done
