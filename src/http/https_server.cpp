@@ -64,10 +64,13 @@ bool carries_body(bhttp::verb v) { return v == bhttp::verb::post || v == bhttp::
 struct https_server::impl : std::enable_shared_from_this<impl> {
     impl(asio::any_io_executor ex, handler h, server_options o)
         : executor(ex), acceptor(ex), on_request(std::move(h)), opts(std::move(o)) {}
+    impl(asio::any_io_executor ex, async_handler h, server_options o)
+        : executor(ex), acceptor(ex), on_request_async(std::move(h)), opts(std::move(o)) {}
 
     asio::any_io_executor executor;
     tcp::acceptor acceptor;
     handler on_request;
+    async_handler on_request_async;
     server_options opts;
     std::shared_ptr<ssl::context> tls;  // replaced whole by set_certificate
     std::uint64_t generation = 0;
@@ -200,15 +203,21 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
             sr.method = req.method_string();
             sr.target = req.target();
             if (auto ct = req.find(bhttp::field::content_type); ct != req.end()) sr.content_type = ct->value();
+            if (auto au = req.find(bhttp::field::authorization); au != req.end()) sr.authorization = au->value();
             sr.body = req.body();
             server_reply reply;
             try {
-                reply = on_request(sr);
+                if (on_request_async) {
+                    reply = co_await on_request_async(sr);
+                } else {
+                    reply = on_request(sr);
+                }
             } catch (const std::exception& e) {
                 reply = server_reply(500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n");
             }
             bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(reply.status), req.version()};
             res.set(bhttp::field::content_type, reply.content_type);
+            for (const auto& [name, value] : reply.headers) res.set(name, value);
             res.keep_alive(req.keep_alive() && !stopping);
             res.body() = std::move(reply.body);
             res.prepare_payload();
@@ -218,6 +227,9 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
 };
 
 https_server::https_server(asio::any_io_executor ex, handler h, server_options opts)
+    : impl_(std::make_shared<impl>(ex, std::move(h), std::move(opts))) {}
+
+https_server::https_server(asio::any_io_executor ex, async_handler h, server_options opts)
     : impl_(std::make_shared<impl>(ex, std::move(h), std::move(opts))) {}
 
 https_server::~https_server() { stop(); }

@@ -15,6 +15,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace attune::http {
 
@@ -22,6 +24,7 @@ struct server_request {
     std::string_view method;  // "POST", "GET", ...
     std::string_view target;  // path and query
     std::string_view content_type;
+    std::string_view authorization;  // the Authorization header, "" when absent
     std::string_view body;
 };
 
@@ -31,6 +34,7 @@ struct server_reply {
     unsigned status = 200;
     std::string content_type = "application/json";
     std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;  // more response headers (WWW-Authenticate)
 };
 
 // Why the server answered or dropped a connection without the handler.
@@ -98,8 +102,12 @@ public:
     // The handler runs on the server's coroutine and must not block: the
     // admission webhook answers from caches only.
     using handler = std::function<server_reply(const server_request&)>;
+    // A handler that awaits (the secure /metrics asks the apiserver who the
+    // caller is). The request's views stay valid until it returns.
+    using async_handler = std::function<boost::asio::awaitable<server_reply>(server_request)>;
 
     https_server(boost::asio::any_io_executor ex, handler h, server_options opts);
+    https_server(boost::asio::any_io_executor ex, async_handler h, server_options opts);
     ~https_server();
     https_server(const https_server&) = delete;
     https_server& operator=(const https_server&) = delete;
