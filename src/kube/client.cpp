@@ -81,8 +81,19 @@ struct client::impl : std::enable_shared_from_this<impl> {
     // The lease's own connection (direct()); replaced after a deadline abort.
     std::shared_ptr<http::https_client> direct_http;
 
+    // A TokenReview or SubjectAccessReview is a question, not a write: it
+    // stores nothing, so a standby may ask it (its secure /metrics does).
+    static bool is_review(std::string_view target) {
+        target = target.substr(0, target.find('?'));
+        for (std::string_view suffix : {"/apis/authentication.k8s.io/v1/tokenreviews",
+                                        "/apis/authorization.k8s.io/v1/subjectaccessreviews"})
+            if (target.size() >= suffix.size() && target.substr(target.size() - suffix.size()) == suffix) return true;
+        return false;
+    }
+
     bool fenced(const http::request& req) const {
-        return req.method != http::verb::get && fence && !fence(steady::now());
+        return req.method != http::verb::get && !(req.method == http::verb::post && is_review(req.target)) && fence &&
+               !fence(steady::now());
     }
 
     namespace_fence ns_fence;

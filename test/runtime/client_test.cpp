@@ -144,6 +144,33 @@ TEST_F(ClientTest, WriteFenceRefusesWritesAndLetsReadsThrough) {
     EXPECT_EQ(server.requests().size(), 1u);
 }
 
+// A standby serves its own secure /metrics: TokenReview and
+// SubjectAccessReview store nothing, so the fence lets them through; any
+// other create stays fenced.
+TEST_F(ClientTest, WriteFenceLetsReviewsThroughAndFencesOtherCreates) {
+    server.script(scripted_reply::http(201, R"({"kind":"TokenReview","status":{"authenticated":false}})"));
+    server.script(scripted_reply::http(201, R"({"kind":"SubjectAccessReview","status":{"allowed":false}})"));
+    client c(io.get_executor(), config_for(server), fast_settings());
+    c.set_write_fence([](steady::time_point) { return false; });
+    const resource_type token_reviews("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false);
+    const resource_type access_reviews("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview",
+                                       false);
+    const resource_type local_reviews("authorization.k8s.io", "v1", "localsubjectaccessreviews",
+                                      "LocalSubjectAccessReview", true);
+    auto t = run_coro(io, c.create(token_reviews, "", boost::json::object{{"kind", "TokenReview"}}));
+    EXPECT_TRUE(t.ok()) << t.error().describe();
+    auto a = run_coro(io, c.create(access_reviews, "", boost::json::object{{"kind", "SubjectAccessReview"}}));
+    EXPECT_TRUE(a.ok()) << a.error().describe();
+    EXPECT_EQ(server.requests().size(), 2u);
+    auto p = run_coro(io, c.create(resources::pods(), "ns", boost::json::object{{"kind", "Pod"}}));
+    ASSERT_FALSE(p.ok());
+    EXPECT_TRUE(p.error().is_fenced());
+    auto l = run_coro(io, c.create(local_reviews, "ns", boost::json::object{}));
+    ASSERT_FALSE(l.ok());
+    EXPECT_TRUE(l.error().is_fenced());
+    EXPECT_EQ(server.requests().size(), 2u);
+}
+
 // The bug this fixes: a leader stuck in retries kept writing after its
 // lease lapsed. The fence is asked again before every retry.
 TEST_F(ClientTest, WriteFenceStopsARetryLoopWhenLeadershipLapses) {
