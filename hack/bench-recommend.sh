@@ -57,7 +57,7 @@ done
 echo "$(k -n "$ns" get pods --field-selector=status.phase=Running -o name | wc -l) pods running; waiting 45 s for Prometheus to hold a few points..." >&2
 sleep 45
 
-"$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 --log-format text \
+"$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address 127.0.0.1:0 --metrics-secure=false --log-format text \
   --allow-local-metrics-addresses --workers "${WORKERS:-2}" >"$log" 2>&1 &
 mgr=$!
 port=""

@@ -68,7 +68,7 @@ for _ in $(seq 1 600); do [ "$(running)" -ge "$pods" ] && break; sleep 2; done
 log "$(running) pods Running"
 
 port=$(( ATTUNE_PORT_BASE + 9 ))
-"$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" --log-format text \
+"$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" --metrics-secure=false --log-format text \
   >"$ATTUNE_RUN/bench-manager.log" 2>&1 &
 mgr_pid=$!
 for _ in $(seq 1 600); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done

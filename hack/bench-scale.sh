@@ -102,7 +102,7 @@ start_manager() {
   local t0; t0=$(now)
   # shellcheck disable=SC2086
   env ${preload:+LD_PRELOAD=$preload} "$@" "$manager" --kubeconfig "$KUBECONFIG" \
-    --metrics-bind-address "127.0.0.1:$port" --log-format text $mflags >"$log" 2>&1 &
+    --metrics-bind-address "127.0.0.1:$port" --metrics-secure=false --log-format text $mflags >"$log" 2>&1 &
   mgr_pid=$!
   local deadline; deadline=$(( $(date +%s) + 300 ))
   until curl -fs --max-time 1 "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do

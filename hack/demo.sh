@@ -133,7 +133,7 @@ if [ -z "${ATTUNE_MANAGER:-}" ] && command -v podman >/dev/null && podman image 
   manager="$here/e2e/image-lane/attune-manager"
   echo "attune-manager in its image $image, as system:serviceaccount:attune-system:attune-manager"
 fi
-"$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" \
+"$manager" --kubeconfig "$KUBECONFIG" --metrics-bind-address "127.0.0.1:$port" --metrics-secure=false \
   --health-probe-bind-address "127.0.0.1:$((port + 1))" --log-format text --allow-local-metrics-addresses \
   > "$demo/manager.log" 2>&1 &
 mgr_pid=$!

@@ -28,7 +28,7 @@ echo "run: applying the Attune CRDs (context $("$kubectl" config current-context
 "$kubectl" wait --for=condition=Established crd/attunepolicies.attune.io --timeout=60s >/dev/null
 
 exec "$bin" \
-  --metrics-bind-address "${ATTUNE_METRICS_ADDR:-127.0.0.1:8080}" \
+  --metrics-bind-address "${ATTUNE_METRICS_ADDR:-127.0.0.1:8080}" --metrics-secure=false \
   --log-format text --log-level info \
   --kube-qps 20 --kube-burst 30 --workers 2 \
   "$@"

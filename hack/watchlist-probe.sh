@@ -30,7 +30,7 @@ for m in "${minors[@]}"; do
   code=$(printf '%s' "$body" | sed -n 's/^HTTP //p' | tail -1)
   if printf '%s' "$body" | grep -q 'k8s.io/initial-events-end'; then end=yes; else end=no; fi
   log=$(mktemp)
-  "$manager" --kubeconfig "$dir/kubeconfig" --metrics-bind-address 127.0.0.1:0 --log-format text --watch-list=true \
+  "$manager" --kubeconfig "$dir/kubeconfig" --metrics-bind-address 127.0.0.1:0 --metrics-secure=false --log-format text --watch-list=true \
     >"$log" 2>&1 &
   pid=$!
   for _ in $(seq 1 100); do grep -q "informers synced" "$log" && break; sleep 0.1; done

@@ -212,7 +212,7 @@ log "status: the documented shape is kept on AttunePolicy; the defaults kinds ha
 k kustomize "$REPO_ROOT/deploy/kustomize/base" >"$ATTUNE_RUN/api-base.yaml" || fail "kustomize base does not render"
 [ "$(grep -c '^kind: CustomResourceDefinition' "$ATTUNE_RUN/api-base.yaml")" = 3 ] || fail "kustomize base lacks the three CRDs"
 secret_rules() { k apply --dry-run=client -o json -f - | jq '[.items[] | select(.kind == "ClusterRole" or .kind == "Role")
-  | .rules[] | select(any(.resources[]; . == "secrets" or . == "*"))] | length'; }
+  | .rules[] | select(any(.resources[]?; . == "secrets" or . == "*"))] | length'; }
 expect_eq "Secret rules in the base RBAC" "$(secret_rules <"$ATTUNE_RUN/api-base.yaml")" 0
 overlay=$(mktemp -d "$ATTUNE_RUN/api-overlay.XXXXXX")
 at_exit "rm -rf '$overlay'"
@@ -220,8 +220,11 @@ printf 'resources: [%s]\ncomponents: [%s]\n' "$(realpath --relative-to="$overlay
   "$(realpath --relative-to="$overlay" "$REPO_ROOT/deploy/kustomize/components/secret-reads")" >"$overlay/kustomization.yaml"
 rendered=$(k kustomize "$overlay") || fail "the secret-reads component does not render"
 grep -q -- '- --allow-secret-reads' <<<"$rendered" || fail "the secret-reads component does not add --allow-secret-reads"
-grants=$(k apply --dry-run=client -o json -f - <<<"$rendered" | jq '[.items[] | select(.kind == "ClusterRole" and
+grants=$(k apply --dry-run=client -o json -f - <<<"$rendered" | jq '[.items[] | select(.kind == "Role" and
   .metadata.name == "attune-manager-secret-reads") | .rules[] | select(.resources == ["secrets"] and .verbs == ["get"])] | length')
-expect_eq "secret-reads component: secrets get rules" "$grants" 1
+expect_eq "secret-reads component: secrets get rules (a namespaced Role)" "$grants" 1
+cluster_wide=$(k apply --dry-run=client -o json -f - <<<"$rendered" | jq '[.items[] | select(.kind == "ClusterRole")
+  | .rules[] | select(any(.resources[]?; . == "secrets" or . == "*"))] | length')
+expect_eq "secret-reads component: Secret rules in ClusterRoles" "$cluster_wide" 0
 expect_eq "secret-reads component: Secret rules in total" "$(secret_rules <<<"$rendered")" 1
-log "kustomize: the base has no Secret access; the component grants secrets get and --allow-secret-reads"
+log "kustomize: the base has no Secret access; the component grants secrets get in one namespace and --allow-secret-reads"

@@ -196,7 +196,7 @@ expect_cli_error "$work/missing.kubeconfig" "executable attune-e2e-no-such-plugi
 # The manager with a missing plugin: the same error in its log, never ready, still up to retry.
 MGR_LOG=$ATTUNE_RUN/manager-logs/48-missing-plugin-$RANDOM.log
 mkdir -p "$(dirname "$MGR_LOG")"
-"$ATTUNE_MANAGER" --kubeconfig "$work/missing.kubeconfig" --metrics-bind-address 127.0.0.1:0 --log-format text \
+"$ATTUNE_MANAGER" --kubeconfig "$work/missing.kubeconfig" --metrics-bind-address 127.0.0.1:0 --metrics-secure=false --log-format text \
   >"$MGR_LOG" 2>&1 &
 MGR_PID=$!
 at_exit stop_manager

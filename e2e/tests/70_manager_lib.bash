@@ -70,7 +70,7 @@ launch_manager() {
   mkdir -p "$logdir"
   MGR_LOG="$logdir/$(basename "$0" .sh)-$(date +%H%M%S)-$RANDOM.log"
   : >"$MGR_LOG"  # before the background start: the port is read from it at once
-  "$ATTUNE_MANAGER" --kubeconfig "${KUBECONFIG:-}" --metrics-bind-address 127.0.0.1:0 --log-format text "$@" \
+  "$ATTUNE_MANAGER" --kubeconfig "${KUBECONFIG:-}" --metrics-bind-address 127.0.0.1:0 --metrics-secure=false --log-format text "$@" \
     >"$MGR_LOG" 2>&1 &
   MGR_PID=$!
   at_exit stop_manager

@@ -1,6 +1,18 @@
 #include "feature_probes.hpp"
 
+#include <attune/webhook/pki.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <unistd.h>
 
 namespace attune::manager {
 
@@ -10,17 +22,99 @@ std::string strip_query(std::string_view target) {
     return std::string(target.substr(0, target.find('?')));
 }
 
+std::optional<std::string> read_file(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return std::nullopt;
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// A scraper sends a GET without a body; anything larger is not a scrape.
+http::server_options metrics_server_options() {
+    http::server_options o;
+    o.max_connections = 32;
+    o.small_body_bytes = 4u << 10;
+    o.max_large_requests = 1;
+    o.max_body_bytes = 4u << 10;
+    o.max_header_bytes = 16u << 10;
+    o.required_content_type.clear();
+    return o;
+}
+
+constexpr std::chrono::seconds kCertificatePoll{30};
+
 }  // namespace
 
 probes_feature::probes_feature(manager_context& ctx, std::function<std::string()> not_ready)
     : ctx_(ctx), not_ready_(std::move(not_ready)) {}
 
+void probes_feature::load_certificate() {
+    const auto& dir = ctx_.opts.metrics_cert_dir;
+    if (dir.empty()) {
+        // Self-signed: a scraper that does not pin it (Prometheus with
+        // insecureSkipVerify, curl -k) still gets an encrypted channel for
+        // its token; mount a certificate to have it verified.
+        const auto now = unix_now();
+        const auto ca = webhook::generate_ca("attune-metrics-ca", now - 300, now + 365 * 86400);
+        char host[256] = {};
+        webhook::serving_names names;
+        names.dns.push_back("localhost");
+        if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') names.dns.emplace_back(host);
+        names.ips.push_back("127.0.0.1");
+        const auto leaf = webhook::issue_serving_certificate(ca, names, now - 300, now + 365 * 86400);
+        secure_server_->set_certificate(leaf.cert_pem + ca.cert_pem, leaf.key_pem);
+        spdlog::info("metrics certificate self-signed names={}", join(names.dns));
+        return;
+    }
+    auto cert = read_file(dir + "/tls.crt");
+    auto key = read_file(dir + "/tls.key");
+    if (!cert || !key) throw std::runtime_error("--metrics-cert-dir " + dir + ": cannot read tls.crt and tls.key");
+    if (*cert == loaded_cert_ && *key == loaded_key_) return;
+    secure_server_->set_certificate(*cert, *key);  // throws with OpenSSL's reason; the old one stays
+    loaded_cert_ = std::move(*cert);
+    loaded_key_ = std::move(*key);
+    spdlog::info("metrics certificate loaded dir={}", dir);
+}
+
+boost::asio::awaitable<void> probes_feature::watch_certificate() {
+    boost::asio::steady_timer t(ctx_.io);
+    while (!ctx_.stopping) {
+        t.expires_after(kCertificatePoll);
+        co_await t.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
+        if (ctx_.stopping) break;
+        try {
+            load_certificate();
+        } catch (const std::exception& e) {
+            spdlog::warn("metrics certificate not reloaded reason={}", e.what());
+        }
+    }
+}
+
 void probes_feature::listen() {
     const auto& opts = ctx_.opts;
-    metrics_server_ = std::make_unique<probe_server>(ctx_.io.get_executor(),
-                                                     [this](std::string_view target) { return serve(target, true); });
-    metrics_server_->listen(opts.metrics.host, opts.metrics.port);
-    spdlog::info("serving /metrics /healthz /readyz address={}:{}", opts.metrics.host, metrics_server_->port());
+    if (opts.metrics_secure) {
+        authorizer_ = std::make_unique<metrics_authorizer>(ctx_.client);
+        secure_server_ = std::make_unique<http::https_server>(
+            ctx_.io.get_executor(),
+            http::https_server::async_handler([this](http::server_request r) { return serve_secure(r); }),
+            metrics_server_options());
+        load_certificate();
+        secure_server_->listen(opts.metrics.host, opts.metrics.port);
+        spdlog::info("serving /metrics /healthz /readyz address={}:{} scheme=https", opts.metrics.host,
+                     secure_server_->port());
+    } else {
+        metrics_server_ = std::make_unique<probe_server>(
+            ctx_.io.get_executor(), [this](std::string_view target) { return serve(target, true); });
+        metrics_server_->listen(opts.metrics.host, opts.metrics.port);
+        spdlog::info("serving /metrics /healthz /readyz address={}:{} scheme=http", opts.metrics.host,
+                     metrics_server_->port());
+    }
     if (!opts.health.host.empty()) {
         health_server_ = std::make_unique<probe_server>(
             ctx_.io.get_executor(), [this](std::string_view target) { return serve(target, false); });
@@ -30,6 +124,12 @@ void probes_feature::listen() {
 }
 
 void probes_feature::start_metrics() {
+    if (secure_server_) {
+        ctx_.spawn("metrics-server", [this] { return secure_server_->run(); });
+        if (!ctx_.opts.metrics_cert_dir.empty())
+            ctx_.spawn("metrics-certificate", [this] { return watch_certificate(); });
+        return;
+    }
     ctx_.spawn("probe-server", [this] { return metrics_server_->run(); });
 }
 
@@ -39,7 +139,20 @@ void probes_feature::start_health() {
 
 void probes_feature::stop() {
     if (metrics_server_) metrics_server_->stop();
+    if (secure_server_) secure_server_->stop();
     if (health_server_) health_server_->stop();
+}
+
+boost::asio::awaitable<http::server_reply> probes_feature::serve_secure(http::server_request req) {
+    const auto path = strip_query(req.target);
+    if (req.method != "GET" && req.method != "HEAD")
+        co_return http::server_reply(405, "text/plain; charset=utf-8", "method not allowed\n");
+    if (path == "/metrics") {
+        auto refused = co_await authorizer_->refusal(std::string(req.authorization), path);
+        if (refused) co_return std::move(*refused);
+    }
+    auto r = serve(req.target, true);
+    co_return http::server_reply(r.status, std::move(r.content_type), std::move(r.body));
 }
 
 probe_response probes_feature::serve(std::string_view target, bool with_metrics) const {

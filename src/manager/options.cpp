@@ -112,6 +112,10 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             if (auto e = boolean(o.allow_prometheus_insecure_tls)) return *e;
             continue;
         }
+        if (flag == "metrics-secure") {
+            if (auto e = boolean(o.metrics_secure)) return *e;
+            continue;
+        }
         if (flag == "webhook") {
             if (auto e = boolean(o.webhook.enabled)) return *e;
             continue;
@@ -131,7 +135,8 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
             "webhook-ca-overlap", "webhook-cert-resync", "webhook-client-ca", "webhook-max-connections",
             "webhook-max-large-requests", "webhook-max-body-bytes", "start-informers", "watch-namespaces",
-            "prometheus-query-timeout", "prometheus-bearer-token-file", "prometheus-token-addresses"};
+            "prometheus-query-timeout", "prometheus-bearer-token-file", "prometheus-token-addresses",
+            "metrics-cert-dir"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
@@ -152,6 +157,9 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             auto b = parse_bind_address(flag, value);
             if (!b) return b.error();
             o.metrics = std::move(b).value();
+        } else if (flag == "metrics-cert-dir") {
+            if (value.empty()) return bad("--metrics-cert-dir must not be empty");
+            o.metrics_cert_dir = std::string(value);
         } else if (flag == "health-probe-bind-address") {
             if (value.empty()) {
                 o.health = {};
@@ -299,7 +307,12 @@ std::string usage() {
   --leader-election-namespace NS     namespace of the Lease (default: the pod's namespace, else "default")
   --leader-election-id NAME          name of the Lease (default attune-manager)
   --metrics-bind-address HOST:PORT   /metrics, /healthz, /readyz (default 127.0.0.1:8080; port 0 picks one)
-  --health-probe-bind-address H:P    also serve /healthz and /readyz here (default: off)
+  --metrics-secure[=true|false]      /metrics over HTTPS, each request authenticated with a TokenReview and
+                                     authorised with a SubjectAccessReview (get /metrics); false: plain
+                                     HTTP for local use (default true; docs/security.md)
+  --metrics-cert-dir DIR             serve DIR/tls.crt and DIR/tls.key for the secure /metrics
+                                     (default: a self-signed certificate made at start)
+  --health-probe-bind-address H:P    also serve /healthz and /readyz here, plain HTTP (default: off)
   --log-format json|text             (default json)
   --log-level LEVEL                  trace, debug, info, warn, error (default info)
   --kube-qps N                       client-side rate limit, requests per second (default 20; <= 0 unlimited)

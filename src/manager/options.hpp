@@ -51,6 +51,13 @@ struct manager_options {
     std::string leader_election_namespace;  // "" : the pod's namespace in-cluster, else "default"
     std::string leader_election_id = "attune-manager";
     bind_address metrics{"127.0.0.1", "8080"};
+    // /metrics over TLS, each request authenticated (TokenReview) and
+    // authorised (SubjectAccessReview: get on the non-resource URL /metrics);
+    // false: plain HTTP to anyone who can reach the address (local use).
+    bool metrics_secure = true;
+    // tls.crt and tls.key for the secure /metrics; empty: a self-signed
+    // certificate made at start.
+    std::string metrics_cert_dir;
     bind_address health;  // empty host: /healthz and /readyz only on the metrics address
     std::string log_format = "json";  // json | text
     std::string log_level = "info";   // trace | debug | info | warn | error

@@ -22,6 +22,29 @@ TEST(ManagerOptions, Defaults) {
     EXPECT_TRUE(o.value().start_informers.empty());
     EXPECT_FALSE(o.value().watch_list);
     EXPECT_TRUE(o.value().protobuf_lists);
+    EXPECT_TRUE(o.value().metrics_secure);
+    EXPECT_TRUE(o.value().metrics_cert_dir.empty());
+}
+
+TEST(ManagerOptions, MetricsAreSecureUnlessTurnedOff) {
+    const struct {
+        std::vector<std::string_view> args;
+        bool secure;
+        const char* cert_dir;
+    } cases[] = {
+        {{}, true, ""},
+        {{"--metrics-secure"}, true, ""},
+        {{"--metrics-secure=false"}, false, ""},
+        {{"--metrics-secure=false", "--metrics-secure=true"}, true, ""},
+        {{"--metrics-cert-dir", "/certs"}, true, "/certs"},
+        {{"--metrics-cert-dir=/etc/attune/metrics"}, true, "/etc/attune/metrics"},
+    };
+    for (const auto& c : cases) {
+        auto o = parse(c.args);
+        ASSERT_TRUE(o.ok()) << o.error().message;
+        EXPECT_EQ(o.value().metrics_secure, c.secure) << c.args.size();
+        EXPECT_EQ(o.value().metrics_cert_dir, c.cert_dir);
+    }
 }
 
 TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
@@ -169,6 +192,9 @@ TEST(ManagerOptions, BadFlagsNameTheProblem) {
         {{"--prometheus-token-addresses=prom:9090"}, "expected http://host:port or https://host:port"},
         {{"--prometheus-token-addresses=https://prom:0"}, "the port must be a number"},
         {{"--allow-prometheus-insecure-tls=maybe"}, "true or false"},
+        {{"--metrics-secure=off"}, "true or false"},
+        {{"--metrics-cert-dir="}, "must not be empty"},
+        {{"--metrics-cert-dir"}, "needs a value"},
     };
     for (const auto& [args, want] : cases) {
         auto o = parse(args);
