@@ -77,7 +77,20 @@ def main():
                 rule["resourceNames"] = sorted(set(rule.get("resourceNames", [])) | set(secrets))
             if name == "attune-manager-webhook-configuration" and configs:
                 rule["resourceNames"] = sorted(set(rule.get("resourceNames", [])) | set(configs))
+    # Secret reads are granted per namespace (the secret-reads component's
+    # Role pair, which kustomize placed in HOME): in each namespace of
+    # --watch-namespaces, or of ATTUNE_LANE_SECRET_NAMESPACES (a test names its
+    # own), never cluster-wide.
+    secret_namespaces = [n for v in flag_values(args, "watch-namespaces") for n in v.split(",") if n]
+    secret_namespaces += [n for n in os.environ.get("ATTUNE_LANE_SECRET_NAMESPACES", "").split(",") if n]
+    secret_pair = [d for d in docs if d["metadata"]["name"] == "attune-manager-secret-reads"]
+    docs = [d for d in docs if d["metadata"]["name"] != "attune-manager-secret-reads"]
     extra = []
+    for ns in sorted(set(secret_namespaces)):
+        for d in secret_pair:
+            c = yaml.safe_load(yaml.safe_dump(d))
+            c["metadata"]["namespace"] = ns
+            extra.append(c)
     for ns in namespaces:
         for d in docs:
             if d["kind"] in ("Role", "RoleBinding") and d["metadata"].get("namespace") == HOME:

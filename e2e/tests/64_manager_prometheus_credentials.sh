@@ -37,6 +37,8 @@ log "loopback name: $name -> $addr"
 
 apply_policy_crd
 test_namespace
+# Image lane: the secret-reads Role pair is granted in this namespace (never cluster-wide).
+export ATTUNE_LANE_SECRET_NAMESPACES=$ns
 for d in dns stolen clear skip; do loaded_deployment "$d" 100m 64Mi; done
 token=$(mktemp); echo "flag-token-e2e" >"$token"; at_exit "rm -f $token"
 k -n "$ns" create secret generic prom --from-literal=token=secret-token-e2e >/dev/null

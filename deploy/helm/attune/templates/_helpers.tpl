@@ -128,6 +128,17 @@ kustomize base's rbac/role.yaml (hack/chart-test.sh compares them).
 - apiGroups: [attune.io]
   resources: [attunedefaults]
   verbs: [get, list, watch]
+{{- if .Values.metrics.secure }}
+# Secure metrics (--metrics-secure, the default): /metrics checks each
+# scraper's bearer token with a TokenReview and its right to get /metrics
+# with a SubjectAccessReview.
+- apiGroups: [authentication.k8s.io]
+  resources: [tokenreviews]
+  verbs: [create]
+- apiGroups: [authorization.k8s.io]
+  resources: [subjectaccessreviews]
+  verbs: [create]
+{{- end }}
 {{- end }}
 
 {{/* The manager's arguments, in the kustomize base's order. */}}
@@ -137,6 +148,12 @@ kustomize base's rbac/role.yaml (hack/chart-test.sh compares them).
 - --leader-election-id={{ include "attune.manager" . }}
 {{- end }}
 - --metrics-bind-address=0.0.0.0:{{ .Values.metrics.port }}
+{{- if not .Values.metrics.secure }}
+- --metrics-secure=false
+{{- end }}
+{{- with .Values.metrics.certDir }}
+- --metrics-cert-dir={{ . }}
+{{- end }}
 - --health-probe-bind-address=0.0.0.0:{{ .Values.healthProbePort }}
 - --log-format={{ .Values.logging.format }}
 - --log-level={{ .Values.logging.level }}
