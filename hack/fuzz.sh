@@ -10,13 +10,20 @@ command -v clang++ >/dev/null || { echo "fuzz: clang++ missing (hack/deps.sh fuz
 if [ ! -f build-fuzz/build.ninja ]; then
   CXX=clang++ meson setup build-fuzz -Dfuzz=true -Dtests=disabled -Dbuildtype=debugoptimized >/dev/null
 fi
-targets=(fuzz_watch_decoder fuzz_kubeconfig fuzz_prometheus_response fuzz_admission_review fuzz_protobuf_pod_list)
+# FUZZ_TARGETS="a b" runs only those (default: all five).
+read -r -a targets <<<"${FUZZ_TARGETS:-fuzz_kubeconfig fuzz_watch_decoder fuzz_prometheus_response fuzz_admission_review fuzz_protobuf_pod_list}"
 ninja -C build-fuzz "${targets[@]/#/fuzz/}"
 rc=0
 for t in "${targets[@]}"; do
   corpus="$here/fuzz/corpus/${t#fuzz_}"
   work="build-fuzz/corpus-$t"; mkdir -p "$work"
   echo "fuzz: $t for ${secs}s"
-  (cd build-fuzz && "./fuzz/$t" -max_total_time="$secs" -print_final_stats=1 "$here/$work" "$corpus") || rc=1
+  (cd build-fuzz && "./fuzz/$t" -max_total_time="$secs" -print_final_stats=1 "$here/$work" "$corpus") \
+    2> >(tee "build-fuzz/$t.log" >&2) || rc=1
+done
+# One line per target for bench/RESULTS.md: executions and peak RSS.
+for t in "${targets[@]}"; do
+  awk -v t="$t" '/stat::number_of_executed_units/ { n = $2 } /stat::peak_rss_mb/ { r = $2 }
+    END { printf "fuzz: %s executions=%s peak_rss_mb=%s\n", t, n, r }' "build-fuzz/$t.log"
 done
 exit $rc
