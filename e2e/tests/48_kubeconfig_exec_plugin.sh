@@ -36,7 +36,7 @@ sa=exec-plugin-user
 # The identity: a ServiceAccount with the manager's real ClusterRole.
 k -n "$ns" create serviceaccount "$sa" >/dev/null
 role=$(k kustomize "$REPO_ROOT/deploy/kustomize/base" | k create --dry-run=client -o json -f - \
-  | jq -c 'if .kind == "List" then .items[] else . end | select(.kind == "ClusterRole")')
+  | jq -c 'if .kind == "List" then .items[] else . end | select(.kind == "ClusterRole" and .metadata.name == "attune-manager")')
 [ -n "$role" ] || fail "deploy/kustomize/base renders no ClusterRole"
 role_name=$(jq -r .metadata.name <<<"$role")
 k get clusterrole "$role_name" >/dev/null 2>&1 || at_exit "k delete clusterrole $role_name --wait=false >/dev/null 2>&1"
