@@ -59,6 +59,18 @@ wait_eq() {
 # expect_eq WHAT GOT WANT
 expect_eq() { [ "$2" == "$3" ] || fail "$1: got '$2', want '$3'"; }
 
+# kubeconfig_for_token TOKEN FILE [NAMESPACE]: a kubeconfig for the current
+# cluster that authenticates with TOKEN (a ServiceAccount's, from kubectl
+# create token), its context in NAMESPACE when given.
+kubeconfig_for_token() {
+  k config view --raw --minify -o json | jq --arg t "$1" --arg ns "${3:-}" '
+    {apiVersion: "v1", kind: "Config", "current-context": "attune",
+     clusters: [{name: "c", cluster: .clusters[0].cluster}],
+     users: [{name: "attune-manager", user: {token: $t}}],
+     contexts: [{name: "attune", context: ({cluster: "c", user: "attune-manager"}
+       + (if $ns == "" then {} else {namespace: $ns} end))}]}' >"$2"
+}
+
 # test_namespace: sets $ns to a fresh namespace for this test, deleted when the
 # test exits. Call it directly, not in $(...): the cleanup belongs to the test.
 test_namespace() {

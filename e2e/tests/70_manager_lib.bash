@@ -103,16 +103,6 @@ stop_manager() {
   return 1
 }
 
-# kubeconfig_for_token TOKEN FILE: a kubeconfig for the current cluster that
-# authenticates with TOKEN (a ServiceAccount's, from kubectl create token).
-kubeconfig_for_token() {
-  k config view --raw --minify -o json | jq --arg t "$1" '
-    {apiVersion: "v1", kind: "Config", "current-context": "attune",
-     clusters: [{name: "c", cluster: .clusters[0].cluster}],
-     users: [{name: "attune-manager", user: {token: $t}}],
-     contexts: [{name: "attune", context: {cluster: "c", user: "attune-manager"}}]}' >"$2"
-}
-
 manager_metrics() { curl -fsS --max-time 5 "http://127.0.0.1:$MGR_PORT/metrics"; }
 
 # metric_value 'name{labels}' (exact series as the manager prints it); empty when absent.

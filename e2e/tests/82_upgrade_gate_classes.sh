@@ -131,11 +131,7 @@ k -n attune-upgrade get configmap attune-upgrade-matrix -o jsonpath='{.data.addo
   || fail "the matrix ConfigMap does not hold the matrix"
 wait_until 30 k -n attune-upgrade get serviceaccount attune-upgrade-gate || fail "no ServiceAccount"
 token=$(k -n attune-upgrade create token attune-upgrade-gate --duration=10m)
-k config view --raw --minify -o json | jq --arg t "$token" '
-  {apiVersion: "v1", kind: "Config", "current-context": "sa",
-   clusters: [{name: "c", cluster: .clusters[0].cluster}],
-   users: [{name: "sa", user: {token: $t}}],
-   contexts: [{name: "sa", context: {cluster: "c", user: "sa", namespace: "attune-upgrade"}}]}' > "$tmp/sa.kubeconfig"
+kubeconfig_for_token "$token" "$tmp/sa.kubeconfig" attune-upgrade
 set +e; out=$(KUBECONFIG=$tmp/sa.kubeconfig gate --matrix "$tmp/held.json" 2>"$tmp/err"); rc=$?; set -e
 expect_eq "held exit as the ServiceAccount" "$rc" 4
 expect_eq "held lines as the ServiceAccount" "$(wc -l <<<"$out")" 3

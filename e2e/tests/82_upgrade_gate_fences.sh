@@ -25,11 +25,7 @@ expect_eq "attune-upgrade's Pod Security" \
   "$(k get namespace attune-upgrade -o jsonpath='{.metadata.labels.pod-security\.kubernetes\.io/enforce}')" privileged
 wait_until 30 k -n attune-upgrade get serviceaccount attune-upgrade-gate || fail "no ServiceAccount"
 token=$(k -n attune-upgrade create token attune-upgrade-gate --duration=10m)
-k config view --raw --minify -o json | jq --arg t "$token" '
-  {apiVersion: "v1", kind: "Config", "current-context": "sa",
-   clusters: [{name: "c", cluster: .clusters[0].cluster}],
-   users: [{name: "sa", user: {token: $t}}],
-   contexts: [{name: "sa", context: {cluster: "c", user: "sa", namespace: "attune-upgrade"}}]}' >"$tmp/sa.kubeconfig"
+kubeconfig_for_token "$token" "$tmp/sa.kubeconfig" attune-upgrade
 as_sa() { KUBECONFIG=$tmp/sa.kubeconfig "$KUBECTL" "$@"; }
 
 # job NAME TEMPLATE [JQ]: the template with a name and a change.
