@@ -101,6 +101,77 @@ differs() {
 }
 check "harness check: the comparison reports a chart that differs (replicaCount=3)" differs
 
+# The optional features' RBAC (rbac.features.*; kustomize: rbac/features.yaml
+# and components/without-<feature>). The comparisons above are object by
+# object, so each role, the manager's and every feature's, is the same rule
+# for rule in both. Each feature switched off is the base with its component,
+# object by object; and against the default render exactly that feature's
+# role and binding are gone (with watchNamespaces: its Role and RoleBinding in
+# every watched namespace), no remaining role grants any of its (group,
+# resource, verb), and every other object is unchanged.
+features=(eviction:eviction templatePersistence:template-persistence hpaRetune:hpa-retune configMapExport:configmap-export)
+overlay() { # DIR COMPONENT...: a kustomization of the base plus those components
+  local dir=$1 c; shift; mkdir -p "$dir"
+  { echo "resources: [$(realpath --relative-to="$dir" deploy/kustomize/base)]"; echo "components:"
+    for c in "$@"; do echo "- $(realpath --relative-to="$dir" "deploy/kustomize/components/$c")"; done; } >"$dir/kustomization.yaml"
+}
+feature_off() { # ON.yaml OFF.yaml SUFFIX: what switching the feature off changed
+  python3 - "$@" <<'EOF'
+import sys, yaml
+def load(p):
+    return {(d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"]): d
+            for d in yaml.safe_load_all(open(p)) if d}
+def grants(objs):
+    return {(k[1], g, r, v) for k, d in objs.items() if k[0] in ("ClusterRole", "Role") and k[2].startswith("attune-manager")
+            for rule in d.get("rules", []) for g in rule.get("apiGroups", []) for r in rule.get("resources", [])
+            for v in rule.get("verbs", [])}
+on, off, name = load(sys.argv[1]), load(sys.argv[2]), "attune-manager-" + sys.argv[3]
+want = {k for k in on if k[2] == name}
+assert want and len(want) % 2 == 0, f"the default render has no role of its own for {name}: {sorted(want)}"
+assert set(on) - set(off) == want, f"gone: {sorted(set(on) - set(off))}, expected {sorted(want)}"
+assert not set(off) - set(on), f"new objects: {sorted(set(off) - set(on))}"
+changed = sorted(k for k in off if off[k] != on[k])
+assert not changed, f"changed: {changed}"
+feature = grants({k: on[k] for k in want})
+assert feature, f"{name} grants nothing"
+left = feature & grants(off)
+assert not left, f"still granted with the feature off: {sorted(left)}"
+assert grants(on) - grants(off) == feature, f"other grants lost: {sorted(grants(on) - grants(off) - feature)}"
+where = ", ".join(sorted({k[1] or "cluster-wide" for k in want}))
+print(f"{name}: {len(want)} objects gone ({where}), {len(feature)} grants gone, {len(off)} objects unchanged")
+EOF
+}
+rbac_off() { # ON.yaml SUFFIX HELM-ARGS...: the chart's RBAC with HELM-ARGS, against ON
+  local on=$1 suffix=$2; shift 2
+  render --show-only templates/rbac.yaml "$@" >"$work/rbac-off.yaml" && feature_off "$on" "$work/rbac-off.yaml" "$suffix"
+}
+render --show-only templates/rbac.yaml >"$work/rbac-on.yaml"
+render --show-only templates/rbac.yaml --set 'watchNamespaces={team-a,team-b}' >"$work/rbac-ns-on.yaml"
+all_off=()
+for pair in "${features[@]}"; do
+  value=${pair%%:*} suffix=${pair#*:}
+  all_off+=(--set "rbac.features.$value=false")
+  overlay "$work/without-$suffix" "without-$suffix"
+  check "helm template (rbac.features.$value=false) = kubectl kustomize base + components/without-$suffix" \
+    same_install "without-$suffix" "$work/without-$suffix" "${ns_only[@]}" "${metrics_only[@]}" -- --set "rbac.features.$value=false"
+  check "rbac.features.$value=false: attune-manager-$suffix and its binding gone, every other rule unchanged" \
+    rbac_off "$work/rbac-on.yaml" "$suffix" --set "rbac.features.$value=false"
+  check "rbac.features.$value=false with watchNamespaces: its Role pair gone from each namespace, the rest unchanged" \
+    rbac_off "$work/rbac-ns-on.yaml" "$suffix" --set 'watchNamespaces={team-a,team-b}' --set "rbac.features.$value=false"
+done
+overlay "$work/without-all" without-eviction without-template-persistence without-hpa-retune without-configmap-export
+check "helm template (every rbac.features.* false) = kubectl kustomize base + the four without-* components" \
+  same_install without-all "$work/without-all" "${ns_only[@]}" "${metrics_only[@]}" -- "${all_off[@]}"
+# ... and the comparison sees a feature's role that only one side renders.
+feature_differs() {
+  [ -s "$work/base-kustomize.yaml" ] && render --include-crds --set rbac.features.eviction=false >"$work/helm-noevict.yaml" || return 1
+  python3 hack/chart-compare.py "$work/helm-noevict.yaml" "$work/base-kustomize.yaml" "${ns_only[@]}" "${metrics_only[@]}" >"$work/diff.out"
+  [ $? = 1 ] && grep -q '^chart-compare: only the kustomize base renders ClusterRole/attune-manager-eviction$' "$work/diff.out"
+}
+check "harness check: the comparison reports a feature role only the base renders (rbac.features.eviction=false)" feature_differs
+check "helm lint refuses rbac.features.eviction=maybe" refuses "$helm" lint "$chart" --set rbac.features.eviction=maybe
+check "helm lint refuses a misspelt feature (rbac.features.evictions)" refuses "$helm" lint "$chart" --set rbac.features.evictions=false
+
 # The alerts: promtool's rule tests, and the PrometheusRule carries exactly
 # the tested file's groups.
 check "promtool check rules files/alerts.rules.yml" promtool check rules "$chart/files/alerts.rules.yml"

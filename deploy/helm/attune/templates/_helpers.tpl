@@ -60,56 +60,65 @@ app.kubernetes.io/component: manager
 The manager's RBAC (docs/manager.md, RBAC), split by scope so that
 with watchNamespaces the namespaced part becomes a Role in each namespace.
 Without watchNamespaces both parts form one ClusterRole, rule for rule the
-kustomize base's rbac/role.yaml (hack/chart-test.sh compares them).
+kustomize base's rbac/role.yaml (hack/chart-test.sh compares them). The
+writes of the four optional features are not here: attune.features below.
 */}}
 {{- define "attune.namespacedRules" -}}
-# Export ConfigMaps (updateStrategy.export.configMap).
-- apiGroups: [""]
-  resources: [configmaps]
-  verbs: [create, delete, get, list, patch, update, watch]
-# Pods: the informer, bookkeeping annotations; resizes only through pods/resize.
+# The pod informer (every feature), and the executor's bookkeeping annotations
+# on pods (original values, restart counts, the startup boost).
 - apiGroups: [""]
   resources: [pods]
   verbs: [get, list, patch, update, watch]
-- apiGroups: [""]
-  resources: [pods/eviction]
-  verbs: [create]
+# The executor: every in-place resize goes through pods/resize, and only there.
 - apiGroups: [""]
   resources: [pods/resize]
   verbs: [patch, update]
-# Capacity, quota and Prometheus discovery reads.
+# The executor's gates (LimitRange bounds, ResourceQuota room) and Prometheus
+# discovery by well-known Service.
 - apiGroups: [""]
   resources: [limitranges, resourcequotas, services]
   verbs: [get, list, watch]
+# Workload selection and pod ownership (the informers).
 - apiGroups: [apps]
   resources: [daemonsets, replicasets]
   verbs: [get, list, watch]
-# Deployments and StatefulSets: templatePersistence patches their templates.
+# Workload selection (the informers). Template persistence's patch and update
+# are in its own role (rbac.features.templatePersistence).
 - apiGroups: [apps]
   resources: [deployments, statefulsets]
-  verbs: [get, list, patch, update, watch]
+  verbs: [get, list, watch]
+# Workload selection (the informers).
 - apiGroups: [batch]
   resources: [cronjobs, jobs]
   verbs: [get, list, watch]
+# The HPA informer: the HPA conflict check and ScaledToZero. The HPA retune's
+# patch and update are in its own role (rbac.features.hpaRetune).
 - apiGroups: [autoscaling]
   resources: [horizontalpodautoscalers]
-  verbs: [get, list, patch, update, watch]
+  verbs: [get, list, watch]
+# The VPA recommendation source.
 - apiGroups: [autoscaling.k8s.io]
   resources: [verticalpodautoscalers]
   verbs: [get, list, watch]
+# The defaults merge: the namespace tier.
 - apiGroups: [attune.io]
   resources: [attunenamespacedefaults]
   verbs: [get, list, watch]
+# The policy informer and the controller's patches of its policies.
 - apiGroups: [attune.io]
   resources: [attunepolicies]
   verbs: [get, list, patch, watch]
+# Owner references on objects the manager creates for a policy (the Go
+# manager's rule; the export ConfigMaps carry one, without blockOwnerDeletion).
 - apiGroups: [attune.io]
   resources: [attunepolicies/finalizers]
   verbs: [update]
-# The status subresource is written with a merge patch.
+# The status aggregator: recommendations, conditions, history. The status
+# subresource is written with a merge patch.
 - apiGroups: [attune.io]
   resources: [attunepolicies/status]
   verbs: [get, patch, update]
+# Every Event the manager sends on policies and workloads.
 - apiGroups: [events.k8s.io]
   resources: [events]
   verbs: [create, get, list, patch, watch]
@@ -120,11 +129,13 @@ kustomize base's rbac/role.yaml (hack/chart-test.sh compares them).
 {{- end }}
 
 {{- define "attune.clusterRules" -}}
-# Cluster-scoped reads: node capacity, namespaces for the informer
-# (initial-sizing label), the cluster-wide defaults.
+# Cluster-scoped reads: node capacity and pressure (the executor's gates, the
+# capability probe), namespaces for the informer (opt-outs, freezes, the
+# initial-sizing label).
 - apiGroups: [""]
   resources: [nodes, namespaces]
   verbs: [get, list, watch]
+# The defaults merge: the cluster tier.
 - apiGroups: [attune.io]
   resources: [attunedefaults]
   verbs: [get, list, watch]
@@ -139,6 +150,49 @@ kustomize base's rbac/role.yaml (hack/chart-test.sh compares them).
   resources: [subjectaccessreviews]
   verbs: [create]
 {{- end }}
+{{- end }}
+
+{{/*
+The optional features whose writes have a role of their own, as the
+kustomize base's rbac/features.yaml: [value under rbac.features, name
+suffix]. Each enabled one renders "<fullname>-manager-<suffix>": a
+ClusterRole and ClusterRoleBinding, or with watchNamespaces a Role and
+RoleBinding in each watched namespace (all four are namespaced rules).
+*/}}
+{{- define "attune.features" -}}
+[["eviction", "eviction"], ["templatePersistence", "template-persistence"], ["hpaRetune", "hpa-retune"], ["configMapExport", "configmap-export"]]
+{{- end }}
+
+{{/* updateStrategy.resizeMethod: InPlaceOrRecreate evicts a pod the node
+cannot resize in place, through the Eviction API (PodDisruptionBudgets hold). */}}
+{{- define "attune.featureRules.eviction" -}}
+- apiGroups: [""]
+  resources: [pods/eviction]
+  verbs: [create]
+{{- end }}
+
+{{/* updateStrategy.templatePersistence patches the pod template of a
+Deployment or StatefulSet with the applied size (reads are in the core rules). */}}
+{{- define "attune.featureRules.template-persistence" -}}
+- apiGroups: [apps]
+  resources: [deployments, statefulsets]
+  verbs: [patch, update]
+{{- end }}
+
+{{/* The HPA retune: an HPA annotated attune.io/auto-tune gets its targets
+patched after a resize (reads are in the core rules). */}}
+{{- define "attune.featureRules.hpa-retune" -}}
+- apiGroups: [autoscaling]
+  resources: [horizontalpodautoscalers]
+  verbs: [patch, update]
+{{- end }}
+
+{{/* updateStrategy.export.configMap writes a policy's recommendations into a
+ConfigMap per workload, and removes it when it is no longer wanted. */}}
+{{- define "attune.featureRules.configmap-export" -}}
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [create, delete, get, list, patch, update, watch]
 {{- end }}
 
 {{/* The manager's arguments, in the kustomize base's order. */}}
