@@ -306,9 +306,14 @@ asio::awaitable<void> resize_executor::retune_hpa(pass_context& c, const core::P
                                     c.snap.report.hpa_name, kube::patch_type::json_merge,
                                     json::serialize(retune.patch));
     if (!r) {
-        if (!r.error().is_fenced())
-            spdlog::warn("HPA retune failed namespace={} hpa={} error=\"{}\"", c.snap.key.ns, c.snap.report.hpa_name,
-                         r.error().describe());
+        if (r.error().is_fenced()) co_return;
+        spdlog::warn("HPA retune failed namespace={} hpa={} error=\"{}\"", c.snap.key.ns, c.snap.report.hpa_name,
+                     r.error().describe());
+        // Tried again after the next applied resize, not before: no retry loop.
+        core::EventIntent ev{"Warning", std::string(core::kEventHpaRetuneFailed), "hpa",
+                             "HorizontalPodAutoscaler " + c.snap.report.hpa_name + " not retuned: " + r.error().message,
+                             true};
+        emit(c, std::move(ev));
         co_return;
     }
     spdlog::info("HPA retuned namespace={} hpa={} base_target={} new_target={} base_request={} new_request={}",

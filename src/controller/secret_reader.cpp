@@ -20,8 +20,11 @@ boost::asio::awaitable<core::result<std::string>> secret_reader::read(std::strin
     if (!r) {
         const auto& e = r.error();
         if (e.is_not_found()) value = bad("not found");
-        else if (e.code == 403)
-            value = bad("forbidden; apply the kustomize component deploy/kustomize/components/secret-reads");
+        else if (e.is_forbidden())
+            // The apiserver's message names the verb and the resource.
+            value = bad("forbidden (" + e.message + "); grant the manager the secret-reads Role in namespace " +
+                        ns + ": the kustomize component deploy/kustomize/components/secret-reads, or the chart "
+                        "value secretReads.namespaces");
         else value = bad(e.describe());
     } else if (const auto* data = core::object_at(r.value(), {"data"}); !data || !data->contains(key)) {
         value = bad("has no key \"" + key + "\"");

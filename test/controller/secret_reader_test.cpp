@@ -48,10 +48,14 @@ TEST(SecretReader, ReadsTheKeyOnceAndSaysWhatIsWrong) {
 
     f.server.script(scripted_reply::status(404, "NotFound", "secrets \"gone\" not found"));
     EXPECT_EQ(f.read("gone", "token").error().message, "Secret shop/gone: not found");
-    f.server.script(scripted_reply::status(403, "Forbidden", "forbidden"));
+    f.server.script(scripted_reply::status(403, "Forbidden",
+                                          "secrets \"locked\" is forbidden: User \"m\" cannot get resource \"secrets\""));
     auto forbidden = f.read("locked", "token");
     ASSERT_FALSE(forbidden.ok());
     EXPECT_NE(forbidden.error().message.find("components/secret-reads"), std::string::npos) << forbidden.error().message;
+    EXPECT_NE(forbidden.error().message.find("secretReads.namespaces"), std::string::npos) << forbidden.error().message;
+    EXPECT_NE(forbidden.error().message.find("cannot get resource \"secrets\""), std::string::npos)
+        << forbidden.error().message;
     f.server.script(scripted_reply::http(200, R"({"kind":"Secret","data":{"token":"***"}})"));
     EXPECT_NE(f.read("bad", "token").error().message.find("not valid base64"), std::string::npos);
 }

@@ -25,11 +25,14 @@ inline constexpr std::string_view kEventScheduleSkipped = "ScheduleSkipped";
 inline constexpr std::string_view kEventBudgetExhausted = "BudgetExhausted";
 inline constexpr std::string_view kEventTemplatePatched = "TemplatePatched";
 inline constexpr std::string_view kEventTemplatePatchFailed = "TemplatePatchFailed";
+// Not in the Go Attune, which only logs it: the retune's patch was refused
+// (a 403 when the hpa-retune RBAC is off names the verb and the resource).
+inline constexpr std::string_view kEventHpaRetuneFailed = "HPARetuneFailed";
 
 struct EventIntent {
     std::string type;    // Normal | Warning
     std::string reason;  // CamelCase
-    std::string action;  // resize | revert | template
+    std::string action;  // resize | revert | template | hpa | export
     std::string note;
     bool dedupe = false;  // "D" (docs/api.md#events): same uid+reason+message at most once per hour
     friend bool operator==(const EventIntent&, const EventIntent&) = default;
