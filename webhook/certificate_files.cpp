@@ -28,15 +28,27 @@ struct certificate_files::impl {
     http::https_server& server;
     std::string dir;
     std::chrono::seconds poll;
-    webhook_metrics& metrics;
+    observer on;
     std::string loaded_cert, loaded_key;
     bool stopping = false;
     std::unique_ptr<asio::steady_timer> timer;
 };
 
 certificate_files::certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll,
+                                     observer on)
+    : impl_(std::make_shared<impl>(impl{server, std::move(dir), poll, std::move(on), {}, {}, false, nullptr})) {}
+
+certificate_files::certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll,
                                      webhook_metrics& metrics)
-    : impl_(std::make_shared<impl>(impl{server, std::move(dir), poll, metrics, {}, {}, false, nullptr})) {}
+    : certificate_files(server, std::move(dir), poll,
+                        observer{"webhook",
+                                 [&metrics](const std::string& cert) {
+                                     metrics.certificate_reloads.Increment();
+                                     if (const auto info = certificate_info(cert))
+                                         metrics.certificate_not_after.Add({{"certificate", "serving"}})
+                                             .Set(static_cast<double>(info->not_after));
+                                 },
+                                 [&metrics] { metrics.certificate_sync_errors.Add({{"stage", "files"}}).Increment(); }}) {}
 
 certificate_files::~certificate_files() = default;
 
@@ -62,10 +74,9 @@ bool certificate_files::reload(std::string& error) {
     }
     s.loaded_cert = *cert;
     s.loaded_key = *key;
-    s.metrics.certificate_reloads.Increment();
+    if (s.on.loaded) s.on.loaded(*cert);
     const auto info = certificate_info(*cert);
-    if (info) s.metrics.certificate_not_after.Add({{"certificate", "serving"}}).Set(static_cast<double>(info->not_after));
-    spdlog::info("webhook serving certificate loaded from files dir={} fingerprint={} not_after={}", s.dir,
+    spdlog::info("{} serving certificate loaded from files dir={} fingerprint={} not_after={}", s.on.name, s.dir,
                  info ? info->fingerprint : "", info ? info->not_after : 0);
     return true;
 }
@@ -76,8 +87,8 @@ asio::awaitable<void> certificate_files::run() {
     while (!self->stopping) {
         std::string error;
         if (!reload(error)) {
-            self->metrics.certificate_sync_errors.Add({{"stage", "files"}}).Increment();
-            spdlog::warn("webhook certificate files not loaded dir={} error=\"{}\"", self->dir, error);
+            if (self->on.failed) self->on.failed();
+            spdlog::warn("{} certificate files not loaded dir={} error=\"{}\"", self->on.name, self->dir, error);
         }
         self->timer->expires_after(self->poll);
         co_await self->timer->async_wait(asio::as_tuple(asio::use_awaitable));

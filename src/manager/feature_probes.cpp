@@ -2,15 +2,9 @@
 
 #include <attune/webhook/pki.hpp>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -20,14 +14,6 @@ namespace {
 
 std::string strip_query(std::string_view target) {
     return std::string(target.substr(0, target.find('?')));
-}
-
-std::optional<std::string> read_file(const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    if (!f) return std::nullopt;
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
 }
 
 std::int64_t unix_now() {
@@ -72,28 +58,10 @@ void probes_feature::load_certificate() {
         spdlog::info("metrics certificate self-signed names={}", join(names.dns));
         return;
     }
-    auto cert = read_file(dir + "/tls.crt");
-    auto key = read_file(dir + "/tls.key");
-    if (!cert || !key) throw std::runtime_error("--metrics-cert-dir " + dir + ": cannot read tls.crt and tls.key");
-    if (*cert == loaded_cert_ && *key == loaded_key_) return;
-    secure_server_->set_certificate(*cert, *key);  // throws with OpenSSL's reason; the old one stays
-    loaded_cert_ = std::move(*cert);
-    loaded_key_ = std::move(*key);
-    spdlog::info("metrics certificate loaded dir={}", dir);
-}
-
-boost::asio::awaitable<void> probes_feature::watch_certificate() {
-    boost::asio::steady_timer t(ctx_.io);
-    while (!ctx_.stopping) {
-        t.expires_after(kCertificatePoll);
-        co_await t.async_wait(boost::asio::as_tuple(boost::asio::use_awaitable));
-        if (ctx_.stopping) break;
-        try {
-            load_certificate();
-        } catch (const std::exception& e) {
-            spdlog::warn("metrics certificate not reloaded reason={}", e.what());
-        }
-    }
+    cert_files_ = std::make_unique<webhook::certificate_files>(*secure_server_, dir, kCertificatePoll,
+                                                               webhook::certificate_files::observer{"metrics"});
+    if (std::string error; !cert_files_->reload(error))
+        throw std::runtime_error("--metrics-cert-dir " + dir + ": " + error);
 }
 
 void probes_feature::listen() {
@@ -126,8 +94,7 @@ void probes_feature::listen() {
 void probes_feature::start_metrics() {
     if (secure_server_) {
         ctx_.spawn("metrics-server", [this] { return secure_server_->run(); });
-        if (!ctx_.opts.metrics_cert_dir.empty())
-            ctx_.spawn("metrics-certificate", [this] { return watch_certificate(); });
+        if (cert_files_) ctx_.spawn("metrics-certificate", [this] { return cert_files_->run(); });
         return;
     }
     ctx_.spawn("probe-server", [this] { return metrics_server_->run(); });
@@ -140,6 +107,7 @@ void probes_feature::start_health() {
 void probes_feature::stop() {
     if (metrics_server_) metrics_server_->stop();
     if (secure_server_) secure_server_->stop();
+    if (cert_files_) cert_files_->stop();
     if (health_server_) health_server_->stop();
 }
 

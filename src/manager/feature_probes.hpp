@@ -9,6 +9,7 @@
 #include "probe_server.hpp"
 
 #include <attune/http/https_server.hpp>
+#include <attune/webhook/certificate_files.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -34,15 +35,16 @@ public:
 private:
     probe_response serve(std::string_view target, bool with_metrics) const;
     boost::asio::awaitable<http::server_reply> serve_secure(http::server_request req);
+    // Self-signed, or from --metrics-cert-dir (certificate_files, re-read
+    // every 30 s, as the webhook's).
     void load_certificate();
-    boost::asio::awaitable<void> watch_certificate();
 
     manager_context& ctx_;
     std::function<std::string()> not_ready_;
     std::unique_ptr<probe_server> metrics_server_, health_server_;
     std::unique_ptr<http::https_server> secure_server_;
     std::unique_ptr<metrics_authorizer> authorizer_;
-    std::string loaded_cert_, loaded_key_;
+    std::unique_ptr<webhook::certificate_files> cert_files_;
 };
 
 }  // namespace attune::manager

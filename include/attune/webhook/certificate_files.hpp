@@ -3,12 +3,14 @@
 // (cert-manager's Secret mounted at a directory: tls.crt and tls.key): the
 // server takes them at start and again whenever they change, so a renewal
 // needs no restart. The caBundle is then cert-manager's CA injector's job.
+// The manager's --metrics-cert-dir is served the same way.
 #include <attune/http/https_server.hpp>
 #include <attune/webhook/metrics.hpp>
 
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,6 +18,15 @@ namespace attune::webhook {
 
 class certificate_files {
 public:
+    // What a load tells its owner: `loaded` with the new certificate's PEM,
+    // `failed` when a poll could not load. `name` goes in the log lines.
+    struct observer {
+        std::string name = "webhook";
+        std::function<void(const std::string& cert_pem)> loaded;
+        std::function<void()> failed;
+    };
+    certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll, observer on);
+    // The webhook's: its reload counter, expiry gauge and sync errors.
     certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll, webhook_metrics& metrics);
     ~certificate_files();
 
