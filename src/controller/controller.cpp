@@ -48,6 +48,7 @@ controller::controller(asio::any_io_executor ex, kube::client& client, kube::eve
       now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })),
       queue_(ex, opts_.rate, &metrics),
       events_(ex, events, opts_.event_queue_capacity, &metrics, [this] { return now_seconds(); }),
+      exporter_(ex, client, events_, [this] { return now_seconds(); }),
       aggregator_(
           ex, client, &events_, &metrics, &store_,
           [this](const std::string& key, bool failed) {
@@ -236,6 +237,10 @@ void controller::apply(const workload_snapshot& s, workload_step step, const sou
         copy.recommendation.stale = true;
         store_.put(std::move(copy));
     };
+    // The workload left the policy its entry names (deleted, opted out, or
+    // taken by another policy): that policy's export ConfigMap goes.
+    if (old && (s.report.selected_by.empty() || old->policy != s.report.selected_by.front()))
+        exporter_.workload_left(*old);
     switch (step) {
         case workload_step::unmanaged: store_.erase(s.key); break;
         case workload_step::idle: break;  // not queried; its last recommendation stays for the scale-up
@@ -278,7 +283,10 @@ void controller::apply(const workload_snapshot& s, workload_step step, const sou
                 e.recommendation = got->recommendation;
                 e.source = got->source;
                 e.computed_at = now_seconds();
-                if (store_.put(std::move(e))) {
+                const bool changed = store_.put(std::move(e));
+                if (const auto* stored = store_.get(s.key))
+                    exporter_.recommended(*stored, policy_reference(s.policy.object), s.suppress_warnings());
+                if (changed) {
                     for (const auto& c : got->recommendation.containers)
                         for (const auto& sup : c.suppressed) {
                             core::EventIntent intent{"Normal", "DecreaseSuppressed", "recommend",
@@ -352,6 +360,7 @@ asio::awaitable<void> controller::run_worker() {
 void controller::shut_down() {
     queue_.shut_down();
     aggregator_.stop();
+    exporter_.stop();
     events_.stop();
     prometheus_.shutdown();
 }

@@ -24,6 +24,7 @@ resource_type attune_defaults() { return {"attune.io", "v1alpha1", "attunedefaul
 resource_type attune_namespace_defaults() {
     return {"attune.io", "v1alpha1", "attunenamespacedefaults", "AttuneNamespaceDefaults", true};
 }
+resource_type config_maps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
 resource_type secrets() { return {"", "v1", "secrets", "Secret", true}; }
 resource_type vertical_pod_autoscalers() {
     return {"autoscaling.k8s.io", "v1", "verticalpodautoscalers", "VerticalPodAutoscaler", true};

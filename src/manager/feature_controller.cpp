@@ -40,6 +40,7 @@ void controller_feature::start_workers() {
     ctx_.spawn("status-aggregator", [this] { return controller_->aggregator().run(); });
     ctx_.spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
     ctx_.spawn("event-queue", [this] { return controller_->events().run(); });
+    ctx_.spawn("recommendation-exporter", [this] { return controller_->exporter().run(); });
     for (int i = 0; i < ctx_.opts.workers; ++i) ctx_.spawn("worker", [this] { return controller_->run_worker(); });
 }
 

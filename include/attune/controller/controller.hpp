@@ -10,6 +10,7 @@
 #include <attune/controller/event_queue.hpp>
 #include <attune/controller/metrics.hpp>
 #include <attune/controller/prometheus_clients.hpp>
+#include <attune/controller/recommendation_exporter.hpp>
 #include <attune/controller/recommendation_store.hpp>
 #include <attune/controller/reconcile.hpp>
 #include <attune/controller/secret_reader.hpp>
@@ -88,6 +89,7 @@ public:
     status_aggregator& aggregator() noexcept { return aggregator_; }
     event_queue& events() noexcept { return events_; }
     recommendation_store& store() noexcept { return store_; }
+    recommendation_exporter& exporter() noexcept { return exporter_; }
     // The recommendation path's Prometheus access, which the executor's
     // safety monitor shares (guardrails and the throttling ratio).
     workload_recommender& recommender() noexcept { return recommender_; }
@@ -110,6 +112,7 @@ private:
     workqueue queue_;
     recommendation_store store_;
     event_queue events_;
+    recommendation_exporter exporter_;
     status_aggregator aggregator_;
     effective_policies policies_;
     std::unique_ptr<secret_reader> secrets_;

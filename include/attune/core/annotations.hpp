@@ -38,6 +38,10 @@ inline constexpr std::string_view kInitialSizingPolicyAnnotation = "attune.io/in
 inline constexpr std::string_view kNextCaStagedAtAnnotation = "attune.io/next-ca-staged-at";  // webhook TLS Secret
 inline constexpr std::string_view kUpgradePhaseLabel = "attune.io/upgrade-phase";             // upgrade chain Job
 inline constexpr std::string_view kUpgradeTargetLabel = "attune.io/upgrade-target";           // upgrade chain Job
+// updateStrategy.export.configMap: the labels of each export ConfigMap.
+inline constexpr std::string_view kExportPolicyLabel = "attune.io/policy";
+inline constexpr std::string_view kExportWorkloadLabel = "attune.io/workload";
+inline constexpr std::string_view kExportSchemaLabel = "attune.io/export-schema";
 
 // The table docs/api.md documents: each key, whether it is a label, an
 // annotation or both, and whether it is a prefix (the rest of the key names
@@ -70,6 +74,9 @@ inline constexpr std::array kAnnotationKeys = {
     AnnotationKey{kNextCaStagedAtAnnotation, "annotation"},
     AnnotationKey{kUpgradePhaseLabel, "label"},
     AnnotationKey{kUpgradeTargetLabel, "label"},
+    AnnotationKey{kExportPolicyLabel, "label"},
+    AnnotationKey{kExportWorkloadLabel, "label"},
+    AnnotationKey{kExportSchemaLabel, "label"},
 };
 
 // Exactly "true" (the Go original compares the string): "True" or "1" do

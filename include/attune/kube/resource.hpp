@@ -44,6 +44,7 @@ resource_type events();                      // events.k8s.io/v1
 resource_type attune_policies();             // attune.io/v1alpha1
 resource_type attune_defaults();             // attune.io/v1alpha1, cluster-scoped
 resource_type attune_namespace_defaults();   // attune.io/v1alpha1
+resource_type config_maps();                // v1; updateStrategy.export.configMap
 resource_type secrets();                     // v1; read only with --allow-secret-reads
 resource_type vertical_pod_autoscalers();    // autoscaling.k8s.io/v1 (served only when the VPA CRD is installed)
 resource_type mutating_webhook_configurations();  // admissionregistration.k8s.io/v1
