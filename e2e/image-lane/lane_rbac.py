@@ -1,5 +1,9 @@
 """Filters the rendered manifests (stdin) down to what grants the manager its
-identity, adjusted to the manager's flags (argv); prints a YAML stream."""
+identity, adjusted to the manager's flags (argv); prints a YAML stream.
+    lane_rbac.py [MANAGER ARGS...]                  the objects to apply
+    lane_rbac.py --create-only [MANAGER ARGS...]    the objects to create once
+    lane_rbac.py --removed FULL [MANAGER ARGS...]   the objects to delete: in
+        FULL (the render without ATTUNE_LANE_COMPONENTS), not in stdin's"""
 import os
 import sys
 import yaml
@@ -23,7 +27,10 @@ def flag_values(args, name):
 
 def drop_resources(docs, dropped):
     """ATTUNE_LANE_RBAC_DROP=res[,res]: the negative controls take these
-    resources (e.g. pods/resize) out of every rule that grants them."""
+    resources (e.g. pods/resize) out of every rule of every role that grants
+    them: the rules are spread over several roles (attune-manager and a role
+    per optional feature). A role left with no rule keeps `rules: []`, so that
+    applying it takes back what an earlier start granted."""
     for d in docs:
         rules = []
         for rule in d.get("rules", []):
@@ -54,13 +61,9 @@ def webhook_secrets(rendered, args):
     return out
 
 
-def main():
-    create_only = sys.argv[1:2] == ["--create-only"]
-    args = sys.argv[2:] if create_only else sys.argv[1:]
-    rendered = [d for d in yaml.safe_load_all(sys.stdin) if d]
-    if create_only:
-        yaml.safe_dump_all(webhook_secrets(rendered, args), sys.stdout, sort_keys=False)
-        return
+def lane_objects(rendered, args):
+    """The objects to apply: the identity and RBAC of the rendered manifests,
+    adjusted to the manager's flags and the lane's environment."""
     docs = [d for d in rendered if d.get("kind") in KEEP]
     dropped = {r for r in os.environ.get("ATTUNE_LANE_RBAC_DROP", "").split(",") if r}
     if dropped:
@@ -97,7 +100,47 @@ def main():
                 c = yaml.safe_load(yaml.safe_dump(d))
                 c["metadata"]["namespace"] = ns
                 extra.append(c)
-    yaml.safe_dump_all(docs + extra, sys.stdout, sort_keys=False)
+    return docs + extra
+
+
+def key(d):
+    return (d["kind"], d["metadata"].get("namespace", ""), d["metadata"]["name"])
+
+
+def removed(full, current, args):
+    """--removed FULL: the RBAC objects the lane applies from FULL (the
+    manifests without ATTUNE_LANE_COMPONENTS) that the current render (stdin)
+    no longer has, e.g. a feature's ClusterRole and binding taken out by a
+    without-<feature> component; lane-rbac.sh deletes them, so a grant an
+    earlier start applied does not outlive the render. Never the Namespace or
+    the ServiceAccount."""
+    have = {key(d) for d in lane_objects(current, args)}
+    out = []
+    for d in lane_objects(full, args):
+        if d["kind"] in ("Namespace", "ServiceAccount") or key(d) in have:
+            continue
+        md = {"name": d["metadata"]["name"]}
+        if d["metadata"].get("namespace"):
+            md["namespace"] = d["metadata"]["namespace"]
+        out.append({"apiVersion": d["apiVersion"], "kind": d["kind"], "metadata": md})
+    return out
+
+
+def main():
+    mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("--create-only", "--removed") else ""
+    if mode == "--removed":
+        with open(sys.argv[2], encoding="utf-8") as f:
+            full = [d for d in yaml.safe_load_all(f) if d]
+        args = sys.argv[3:]
+    else:
+        args = sys.argv[2:] if mode else sys.argv[1:]
+    rendered = [d for d in yaml.safe_load_all(sys.stdin) if d]
+    if mode == "--create-only":
+        yaml.safe_dump_all(webhook_secrets(rendered, args), sys.stdout, sort_keys=False)
+    elif mode == "--removed":
+        yaml.safe_dump_all(removed(full, rendered, args), sys.stdout, sort_keys=False)
+    else:
+        yaml.safe_dump_all(lane_objects(rendered, args), sys.stdout, sort_keys=False)
 
 
 if __name__ == "__main__":

@@ -93,6 +93,27 @@ can update leases.coordination.k8s.io -n attune-system || fail "no Lease in the 
 ! can get secrets -n default || fail "Secret reads granted outside the watched namespaces"
 ! can get secrets -n attune-system || fail "Secret reads granted in the release namespace, which is not watched"
 log "watchNamespaces RBAC: namespaced rights only in attune-chart-a and attune-chart-b, cluster-scoped reads everywhere"
+can create pods --subresource=eviction -n attune-chart-a || fail "no pods/eviction in a watched namespace (rbac.features.eviction)"
+can patch horizontalpodautoscalers.autoscaling -n attune-chart-a || fail "no HPA patch in a watched namespace (rbac.features.hpaRetune)"
+k delete -f "$work/rbac.yaml" --ignore-not-found >/dev/null
+
+# A feature switched off in values drops its rule and only its rule: asked of
+# the authorizer, the same ServiceAccount may no longer evict or patch HPAs,
+# templates or ConfigMaps, and may still resize pods.
+"$tools/helm" template rbac-check "$chart" --namespace attune-system --kube-version "$K8S_VERSION" \
+  --set rbac.features.eviction=false --set rbac.features.hpaRetune=false \
+  --set rbac.features.templatePersistence=false --set rbac.features.configMapExport=false \
+  --show-only templates/serviceaccount.yaml --show-only templates/rbac.yaml >"$work/rbac-off.yaml" \
+  || fail "helm template (features off) failed"
+k apply -f "$work/rbac-off.yaml" >/dev/null || fail "the chart's RBAC with the features off was refused"
+at_exit "k delete -f '$work/rbac-off.yaml' --ignore-not-found >/dev/null"
+wait_until 30 can patch pods --subresource=resize -n attune-chart-a || fail "features off: pods/resize went too"
+! can create pods --subresource=eviction -n attune-chart-a || fail "rbac.features.eviction=false still grants pods/eviction"
+! can patch horizontalpodautoscalers.autoscaling -n attune-chart-a || fail "rbac.features.hpaRetune=false still grants HPA patches"
+! can patch deployments.apps -n attune-chart-a || fail "rbac.features.templatePersistence=false still grants Deployment patches"
+! can patch configmaps -n attune-chart-a || fail "rbac.features.configMapExport=false still grants ConfigMap writes"
+can list deployments.apps -n attune-chart-a || fail "features off: the informers' Deployment reads went too"
+log "features off in values: no eviction, HPA, template or ConfigMap writes; resizes and reads kept"
 
 # Bad input is refused: an update strategy the AttuneDefaults CRD does not know.
 render --set defaults.enabled=true --set defaults.updateStrategy.type=Sometimes --show-only templates/attunedefaults.yaml >"$work/bad.yaml" \

@@ -102,6 +102,26 @@ manual_policy() {
       } + $spec_extra)}' | k -n "$ns" apply -f - >/dev/null || fail "policy $1 was refused"
 }
 
+# auto_tune_hpa NAME: an HPA annotated attune.io/auto-tune=true on the
+# Deployment NAME, CPU utilisation target 80. min = max: a real HPA
+# controller (k3d) must not scale it while a test looks.
+auto_tune_hpa() {
+  k -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: $1
+  annotations: {attune.io/auto-tune: "true"}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: $1}
+  minReplicas: 2
+  maxReplicas: 2
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}
+YAML
+}
+
 # --- reading what happened -----------------------------------------------------
 
 pods_of() { k -n "$ns" get pods -l "app=$1" -o json; }

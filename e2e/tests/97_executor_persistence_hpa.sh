@@ -19,21 +19,7 @@ oracle_begin
 
 web_deployment persist 2
 wait_all_at 90 persist app "500m/1/256Mi/512Mi" || fail "pods never ran: $(spec_and_status persist app)"
-# min = max: a real HPA controller (k3d) must not scale it while we look.
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata:
-  name: persist
-  annotations: {attune.io/auto-tune: "true"}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: persist}
-  minReplicas: 2
-  maxReplicas: 2
-  metrics:
-  - type: Resource
-    resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}
-YAML
+auto_tune_hpa persist
 gen() { k -n "$ns" get deploy persist -o jsonpath='{.metadata.generation}'; }
 gen0=$(gen)
 
