@@ -58,6 +58,9 @@ void recommendation_exporter::workload_left(const stored_recommendation& entry) 
 
 void recommendation_exporter::queue(operation op) {
     auto id = op.ns + "/" + op.name;
+    // A newer operation supersedes a failed one waiting for its retry: a
+    // write retried after the delete would bring the ConfigMap back.
+    std::erase_if(retries_, [&](const auto& r) { return r.second.ns == op.ns && r.second.name == op.name; });
     auto [it, fresh] = ops_.insert_or_assign(id, std::move(op));
     if (fresh) order_.push_back(std::move(id));
     wake_.cancel();

@@ -151,6 +151,20 @@ TEST(RecommendationExporter, ARefusedWriteIsAnEventNamingTheResourceAndIsTriedAg
     EXPECT_EQ(h.exporter.pending(), 0u);
 }
 
+TEST(RecommendationExporter, ADeleteSupersedesAWriteWaitingForItsRetry) {
+    harness h;
+    h.server.script(scripted_reply::status(403, "Forbidden", "configmaps is forbidden"));
+    h.server.script(scripted_reply::http(200, R"({"kind":"Status","status":"Success"})"));
+    h.exporter.recommended(entry(1), kPolicy, "");
+    h.settle(100ms);
+    h.exporter.workload_left(entry(1));
+    h.settle(900ms);  // past the 400 ms retry delay
+    const auto& r = h.server.requests();
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r[0].method, "PATCH");
+    EXPECT_EQ(r[1].method, "DELETE");
+}
+
 TEST(RecommendationExporter, ANameTheApiserverWouldRefuseIsNeverSent) {
     harness h;
     auto e = entry(1);
