@@ -91,7 +91,9 @@ TEST(ExportConfigMap, RefusesWhatTheApiserverWouldRefuse) {
     for (const auto& c : cases) {
         const auto cm = export_config_map(target(c.policy, c.workload), {}, kGenerated, kNow);
         EXPECT_EQ(bool(cm), c.ok) << c.what;
-        if (!cm) EXPECT_EQ(cm.error().code, "export_name_invalid") << c.what;
+        if (!cm) {
+            EXPECT_EQ(cm.error().code, "export_name_invalid") << c.what;
+        }
     }
     // A name past 253 characters is refused as such (checked before the labels).
     const auto long_name = export_config_map(target(std::string(200, 'p'), std::string(60, 'w')), {}, kGenerated, kNow);
