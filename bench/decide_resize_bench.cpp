@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "attune/core/resize_gates.hpp"
+#include "attune/core/resize/resize_gates.hpp"
 
 namespace core = attune::core;
 

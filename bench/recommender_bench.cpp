@@ -5,7 +5,7 @@
 // noise and rare spikes (so the burst path and the hour buckets both work).
 //
 //   build/bench/recommender_bench [WORKLOADS=1000] [ROUNDS=5]
-#include <attune/core/recommender.hpp>
+#include <attune/core/recommend/recommender.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 // policy view). Those loops are kept here only as baselines. Figures only,
 // never asserted.
 #include <attune/controller/reconcile.hpp>
-#include <attune/core/idle.hpp>
+#include <attune/core/model/idle.hpp>
 #include <attune/kube/transforms.hpp>
 
 #include <boost/json.hpp>

@@ -4,10 +4,10 @@
 // memory, and a recommendation for "app"), or persist into a workload
 // UPDATE, encode the answer. Nothing may crash, and every patch produced
 // must apply to the object it was made for (RFC 6902 add/replace/escaping).
-#include <attune/core/admission_review.hpp>
-#include <attune/core/create_sizing.hpp>
-#include <attune/core/deferred_persistence.hpp>
-#include <attune/core/json_patch.hpp>
+#include <attune/core/admission/admission_review.hpp>
+#include <attune/core/admission/create_sizing.hpp>
+#include <attune/core/admission/deferred_persistence.hpp>
+#include <attune/core/util/json_patch.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // core's decoder and the per-container grouping, with small caps so they
 // are exercised. Nothing may crash, and what comes out must keep the
 // decoder's promises: no non-finite sample, and the caps hold.
-#include <attune/core/prometheus_response.hpp>
+#include <attune/core/recommend/prometheus_response.hpp>
 
 #include <cmath>
 #include <cstddef>

@@ -2,7 +2,8 @@
 # The layers' arrows point down only (docs/architecture.md, "Layers and
 # dependencies"). Two checks per folder against the table below: every
 # `#include <attune/LAYER/...>` names an allowed layer, and every *_dep its
-# meson.build uses is an allowed library. Run by meson test (the `layers`
+# meson.build uses is an allowed library; inside the core, the same for its
+# areas. Run by meson test (the `layers`
 # test) and so by hack/test.sh. Ends with `layers: N passed, N failed`.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,6 +56,45 @@ for row in "${table[@]}"; do
   done
   if [ -n "$bad" ]; then
     echo "layers: $dir/meson.build uses$bad (allowed: $deps)"; fail=$((fail+1))
+  else
+    pass=$((pass+1))
+  fi
+done
+
+# The decision core's areas (docs/architecture.md, "The core's areas"), lowest
+# first: area | the areas below it that its files (src/core/AREA,
+# include/attune/core/AREA, test/core/AREA) may include.
+areas=(
+  "util|"
+  "model|util"
+  "policy|util model"
+  "security|util model policy"
+  "recommend|util model policy"
+  "resize|util model policy recommend"
+  "lifecycle|util model policy recommend resize"
+  "safety|util model policy resize"
+  "followups|util model policy recommend resize"
+  "admission|util model policy recommend resize lifecycle"
+  "upgrade|util model policy recommend"
+)
+known=" "; for row in "${areas[@]}"; do known+="${row%%|*} "; done
+for dir in src/core/*/ include/attune/core/*/; do
+  a=$(basename "$dir")
+  [[ "$known" == *" $a "* ]] || { echo "layers: $dir is an area of the core that the table in hack/check-layers.sh does not place"; fail=$((fail+1)); }
+done
+for row in "${areas[@]}"; do
+  IFS='|' read -r area below <<<"$row"
+  bad=""
+  for dir in "src/core/$area" "include/attune/core/$area" "test/core/$area"; do
+    [ -d "$dir" ] || continue
+    bad+=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](attune/core/|\.\./)[a-z_]+/' "$dir" --include='*.hpp' --include='*.cpp' \
+          | while IFS= read -r line; do
+              b=$(sed -E 's/.*[<"](attune\/core\/|\.\.\/)([a-z_]+)\/.*/\2/' <<<"$line")
+              [ "$b" = "$area" ] || [[ " $below " == *" $b "* ]] || echo "  $line"
+            done)
+  done
+  if [ -n "$bad" ]; then
+    echo "layers: core area $area includes an area above or beside it (allowed: ${below:-none}):"; echo "$bad"; fail=$((fail+1))
   else
     pass=$((pass+1))
   fi

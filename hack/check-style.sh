@@ -4,8 +4,8 @@
 # when HEAD is that base (a fresh clone of main in CI checks its last commit,
 # which for a merge is everything merged). A file that was clean before the
 # change must stay clean as a whole (clang-format --dry-run -Werror); in a file
-# that was not, only the changed lines are checked (git clang-format), so
-# touching an old file never asks for reformatting it. Run by make test;
+# that was not, only the changed lines are checked (clang-format --lines), so
+# touching or moving an old file never asks for reformatting it. Run by make test;
 # prints "style: N passed, N failed".
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,13 +16,18 @@ base=${STYLE_BASE:+$(git rev-parse -q --verify "$STYLE_BASE")}  # STYLE_BASE=mai
 [ -n "$base" ] || base=$(git merge-base HEAD origin/main 2>/dev/null || true)
 if [ -z "$base" ] || [ "$base" = "$head" ]; then base=$(git rev-parse -q --verify HEAD~1 || true); fi
 if [ -z "$base" ]; then echo "style: ok   no earlier commit to compare with"; echo "style: 1 passed, 0 failed"; exit 0; fi
-mapfile -t files < <(git diff --name-only --diff-filter=AMR "$base" -- '*.cpp' '*.hpp' | grep -v '^test/golden/')
+# A renamed file is compared with its old path, so moving a file never asks
+# for reformatting it.
+declare -A was=()
+while IFS=$'\t' read -r st a b; do
+  case "$st" in R*) was[$b]=$a ;; *) was[$a]=$a ;; esac
+done < <(git diff -M --name-status --diff-filter=AMR "$base" -- '*.cpp' '*.hpp' | grep -v $'\ttest/golden/')
 pass=0; fail=0; whole=(); lines=()
-for f in "${files[@]}"; do
+for f in "${!was[@]}"; do
   [ -f "$f" ] || continue
   # Clean at the base (or new): the whole file is checked.
-  if ! git cat-file -e "$base:$f" 2>/dev/null ||
-     git show "$base:$f" | clang-format --style=file --assume-filename="$f" --dry-run -Werror >/dev/null 2>&1; then
+  if ! git cat-file -e "$base:${was[$f]}" 2>/dev/null ||
+     git show "$base:${was[$f]}" | clang-format --style=file --assume-filename="$f" --dry-run -Werror >/dev/null 2>&1; then
     whole+=("$f")
   else
     lines+=("$f")
@@ -32,13 +37,14 @@ bad=()
 for f in "${whole[@]}"; do
   clang-format --style=file --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
 done
-if [ ${#lines[@]} -gt 0 ]; then
-  out=$(git clang-format --style=file --diff "$base" -- "${lines[@]}" 2>&1)
-  case "$out" in
-    ""|"clang-format did not modify any files"|"no modified files to format") ;;
-    *) bad+=($(printf '%s\n' "$out" | sed -n 's|^+++ b/||p')) ;;
-  esac
-fi
+# In a file that was not clean, only the lines the change wrote.
+for f in "${lines[@]}"; do
+  mapfile -t ranges < <(git diff -U0 -M "$base" -- "${was[$f]}" "$f" |
+    sed -n 's/^@@ -[0-9,]* +\([0-9]*\)\(,\([0-9]*\)\)\{0,1\} @@.*/\1 \3/p' |
+    awk '{ n = ($2 == "") ? 1 : $2; if (n > 0) printf "--lines=%d:%d\n", $1, $1 + n - 1 }')
+  [ ${#ranges[@]} -gt 0 ] || continue
+  clang-format --style=file "${ranges[@]}" --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
+done
 if [ ${#bad[@]} -eq 0 ]; then
   pass=1; echo "style: ok   ${#whole[@]} whole files and the changed lines of ${#lines[@]} more follow .clang-format (since ${base:0:12})"
 else

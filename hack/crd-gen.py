@@ -8,7 +8,7 @@ ship them: the kustomize base (deploy/kustomize/base/crd/) and the Helm chart
     hack/crd-gen.py --check-docs   exit 1 when docs/api.md does not name a spec field (meson test 'api-docs')
 
 It also writes test/data/api_fields.json, every spec field path of the three
-kinds with sample values, which test/core/api_fields_test.cpp holds the C++
+kinds with sample values, which test/core/policy/api_fields_test.cpp holds the C++
 decoders and the defaults merge to (docs/api.md, "Where a field is described").
 
 The three kinds share metricsSource, cpu, memory and updateStrategy, and every
@@ -17,7 +17,7 @@ so the schemas are built here once per path instead of being copied by hand.
 Fields and bounds: docs/api.md. Every bound the
 Go original checks only in its validating webhook is a CEL rule or a pattern
 here; the Prometheus address host rule is not (the controller checks it, see
-core/policy_validation.hpp).
+core/policy/policy_validation.hpp).
 """
 import json
 import pathlib

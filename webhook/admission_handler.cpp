@@ -1,15 +1,15 @@
 #include <attune/webhook/admission_handler.hpp>
 
-#include <attune/core/create_sizing.hpp>
-#include <attune/core/deferred_persistence.hpp>
-#include <attune/core/json_path.hpp>
-#include <attune/core/lifecycle_status.hpp>
-#include <attune/core/pod_owner.hpp>
-#include <attune/core/policy.hpp>
-#include <attune/core/policy_validation.hpp>
+#include <attune/core/admission/create_sizing.hpp>
+#include <attune/core/admission/deferred_persistence.hpp>
+#include <attune/core/util/json_path.hpp>
+#include <attune/core/lifecycle/lifecycle_status.hpp>
+#include <attune/core/model/pod_owner.hpp>
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/policy/policy_resolver.hpp>
-#include <attune/core/recommendation_status.hpp>
-#include <attune/core/timestamp.hpp>
+#include <attune/core/recommend/recommendation_status.hpp>
+#include <attune/core/util/timestamp.hpp>
 
 #include <boost/json.hpp>
 

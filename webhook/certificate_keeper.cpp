@@ -1,9 +1,9 @@
 #include <attune/webhook/certificate_keeper.hpp>
 
-#include <attune/core/annotations.hpp>
-#include <attune/core/base64.hpp>
-#include <attune/core/json_patch.hpp>
-#include <attune/core/json_path.hpp>
+#include <attune/core/policy/annotations.hpp>
+#include <attune/core/util/base64.hpp>
+#include <attune/core/util/json_patch.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -15,7 +15,7 @@
 // optional, so it never changes doctor's exit status. Pure.
 #include "doctor_report.hpp"
 
-#include <attune/core/capabilities.hpp>
+#include <attune/core/model/capabilities.hpp>
 
 #include <string_view>
 

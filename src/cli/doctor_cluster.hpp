@@ -6,8 +6,8 @@
 // Pure.
 #include "doctor_report.hpp"
 
-#include <attune/core/capabilities.hpp>
-#include <attune/core/result.hpp>
+#include <attune/core/model/capabilities.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <vector>
 

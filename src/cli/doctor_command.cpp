@@ -16,7 +16,7 @@
 
 #include <attune/kube/prometheus_client.hpp>
 #include <attune/kube/wall_now.hpp>
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 #include <attune/http/https_client.hpp>
 #include <attune/http/url.hpp>
 #include <attune/kube/discovery.hpp>

@@ -3,7 +3,7 @@
 #include "manager_version.hpp"
 #include "object_fields.hpp"
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/json.hpp>
 

@@ -5,7 +5,7 @@
 #include "doctor_report.hpp"
 #include "object_lookup.hpp"
 
-#include <attune/core/timestamp.hpp>
+#include <attune/core/util/timestamp.hpp>
 
 #include <span>
 #include <string>

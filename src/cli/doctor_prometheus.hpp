@@ -8,7 +8,7 @@
 // Pure; the shell runs the probes.
 #include "doctor_report.hpp"
 
-#include <attune/core/policy.hpp>
+#include <attune/core/policy/policy.hpp>
 
 #include <chrono>
 #include <optional>

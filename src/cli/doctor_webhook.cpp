@@ -1,7 +1,7 @@
 #include "doctor_webhook.hpp"
 
-#include <attune/core/json_path.hpp>
-#include <attune/core/base64.hpp>
+#include <attune/core/util/json_path.hpp>
+#include <attune/core/util/base64.hpp>
 
 #include <boost/json.hpp>
 

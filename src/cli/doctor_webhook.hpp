@@ -10,8 +10,8 @@
 #include "doctor_report.hpp"
 #include "object_lookup.hpp"
 
-#include <attune/core/certificate_rotation.hpp>  // CertificateInfo
-#include <attune/core/timestamp.hpp>
+#include <attune/core/admission/certificate_rotation.hpp>  // CertificateInfo
+#include <attune/core/util/timestamp.hpp>
 
 #include <cstdint>
 #include <span>

@@ -8,7 +8,7 @@
 #include "object_fields.hpp"
 #include "session.hpp"
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 #include <attune/kube/wall_now.hpp>
 
 #include <boost/json.hpp>

@@ -2,11 +2,11 @@
 
 #include "object_fields.hpp"
 
-#include <attune/core/annotations.hpp>
+#include <attune/core/policy/annotations.hpp>
 #include <attune/policy/policy_selection.hpp>
-#include <attune/core/json_path.hpp>
-#include <attune/core/label_selector.hpp>
-#include <attune/core/resize_history.hpp>
+#include <attune/core/util/json_path.hpp>
+#include <attune/core/model/label_selector.hpp>
+#include <attune/core/resize/resize_history.hpp>
 
 #include <boost/json.hpp>
 

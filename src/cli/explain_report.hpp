@@ -9,8 +9,8 @@
 // its gate, MemoryLimitClamped, envelope_constraint, ...) and each pod's
 // resize state, pod-level envelope and Attune annotations. Reads only what
 // the API serves. Pure: the shell lists the objects.
-#include <attune/core/policy.hpp>
-#include <attune/core/timestamp.hpp>
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/util/timestamp.hpp>
 
 #include "object_lookup.hpp"
 

@@ -6,7 +6,7 @@
 // Accepted forms: --name=value, --name value, -n value, -nvalue, -n=value,
 // --bool, --bool=false, -A; "--" ends the flags. Flags and positional
 // arguments may be interleaved; a repeated flag keeps its last value.
-#include <attune/core/result.hpp>
+#include <attune/core/util/result.hpp>
 #include <attune/http/url.hpp>
 
 #include <chrono>

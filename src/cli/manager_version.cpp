@@ -1,6 +1,6 @@
 #include "manager_version.hpp"
 
-#include <attune/core/upgrade_version.hpp>
+#include <attune/core/upgrade/upgrade_version.hpp>
 
 namespace attune::cli {
 

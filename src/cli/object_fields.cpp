@@ -1,6 +1,6 @@
 #include "object_fields.hpp"
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <algorithm>
 #include <cctype>

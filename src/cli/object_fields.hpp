@@ -1,6 +1,6 @@
 #pragma once
 // Lenient reads of API objects for the CLI's records and reports, beside
-// core/json_path.hpp: a missing or odd field reads as absent, never as an
+// core/util/json_path.hpp: a missing or odd field reads as absent, never as an
 // error (what the API serves is shown, not judged). Pure.
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>

@@ -2,7 +2,7 @@
 // Output for every kubectl-attune subcommand, kubectl's way: -o table (the
 // default), wide, json or yaml; --no-headers; --sort-by; colour only on a
 // terminal. Pure: the functions build strings, main() writes them.
-#include <attune/core/result.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>

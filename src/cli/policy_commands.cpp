@@ -7,7 +7,7 @@
 #include "session.hpp"
 #include "status_records.hpp"
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 #include <attune/kube/informer.hpp>
 
 #include <boost/asio/steady_timer.hpp>

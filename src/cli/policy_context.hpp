@@ -5,8 +5,8 @@
 // caches filled from what the command listed. So the CLI shows the mode and
 // the Prometheus source the manager uses, not just what a policy's spec
 // spells out, and says why a policy has no settings. Pure.
-#include <attune/core/policy.hpp>
-#include <attune/core/policy_validation.hpp>
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/policy/policy_resolver.hpp>
 
 #include <boost/json/value.hpp>

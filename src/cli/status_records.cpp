@@ -2,8 +2,8 @@
 
 #include "object_fields.hpp"
 
-#include <attune/core/json_path.hpp>
-#include <attune/core/resize_history.hpp>
+#include <attune/core/util/json_path.hpp>
+#include <attune/core/resize/resize_history.hpp>
 
 #include <boost/json.hpp>
 

@@ -7,8 +7,8 @@
 // Pure.
 #include "output.hpp"
 
-#include <attune/core/policy.hpp>
-#include <attune/core/result.hpp>
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>

@@ -3,7 +3,7 @@
 // gauges to the Pushgateway, list and create chain Jobs, record the last gate
 // reasons, run the pluggable upgrade command, wait for the new version.
 
-#include <attune/core/upgrade_chain.hpp>
+#include <attune/core/upgrade/upgrade_chain.hpp>
 #include <attune/http/url.hpp>
 #include <attune/kube/client.hpp>
 

@@ -2,7 +2,7 @@
 
 #include "output.hpp"
 
-#include <attune/core/upgrade_removed_apis.hpp>
+#include <attune/core/upgrade/upgrade_removed_apis.hpp>
 #include <attune/kube/discovery.hpp>
 
 #include <boost/json.hpp>

@@ -3,7 +3,7 @@
 // (version, addon workloads, /metrics, discovery, nodes), run the core's
 // evaluate_upgrade_gate. Any failure to evaluate is exit 3, never 0.
 // Shared by `upgrade-gate` and `upgrade-step --phase preflight`.
-#include <attune/core/upgrade_gate.hpp>
+#include <attune/core/upgrade/upgrade_gate.hpp>
 #include <attune/kube/client.hpp>
 
 #include <boost/asio/awaitable.hpp>

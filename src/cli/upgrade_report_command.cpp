@@ -7,7 +7,7 @@
 #include "upgrade_chain_io.hpp"
 
 #include <attune/kube/prometheus_client.hpp>
-#include <attune/core/upgrade_report.hpp>
+#include <attune/core/upgrade/upgrade_report.hpp>
 #include <attune/kube/resource.hpp>
 
 #include <boost/json.hpp>

@@ -11,7 +11,7 @@
 #include "upgrade_chain_io.hpp"
 #include "upgrade_gate_run.hpp"
 
-#include <attune/core/upgrade_chain.hpp>
+#include <attune/core/upgrade/upgrade_chain.hpp>
 #include <attune/kube/discovery.hpp>
 #include <attune/kube/event_recorder.hpp>
 

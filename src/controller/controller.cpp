@@ -1,8 +1,8 @@
 #include <attune/controller/controller.hpp>
 
 #include <attune/controller/event_keys.hpp>
-#include <attune/core/json_path.hpp>
-#include <attune/core/workload_recommendation.hpp>
+#include <attune/core/util/json_path.hpp>
+#include <attune/core/recommend/workload_recommendation.hpp>
 
 #include <spdlog/spdlog.h>
 

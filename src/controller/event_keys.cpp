@@ -1,7 +1,7 @@
 #include <attune/controller/event_keys.hpp>
 
 #include <attune/controller/workload_key.hpp>
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/json/object.hpp>
 

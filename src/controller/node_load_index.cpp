@@ -1,6 +1,6 @@
 #include <attune/controller/node_load_index.hpp>
 
-#include <attune/core/envelope.hpp>
+#include <attune/core/resize/envelope.hpp>
 
 namespace attune::controller {
 namespace {

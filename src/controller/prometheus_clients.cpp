@@ -1,7 +1,7 @@
 #include <attune/controller/prometheus_clients.hpp>
 
-#include <attune/core/policy_validation.hpp>
-#include <attune/core/prometheus_token.hpp>
+#include <attune/core/policy/policy_validation.hpp>
+#include <attune/core/security/prometheus_token.hpp>
 
 #include <spdlog/spdlog.h>
 

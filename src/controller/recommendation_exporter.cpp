@@ -1,6 +1,6 @@
 #include <attune/controller/recommendation_exporter.hpp>
 
-#include <attune/core/recommendation_export.hpp>
+#include <attune/core/recommend/recommendation_export.hpp>
 #include <attune/kube/object_cache.hpp>
 
 #include <boost/asio/as_tuple.hpp>

@@ -1,7 +1,7 @@
 #include <attune/controller/reconcile.hpp>
 
-#include <attune/core/idle.hpp>
-#include <attune/core/json_path.hpp>
+#include <attune/core/model/idle.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <spdlog/spdlog.h>
 

@@ -1,10 +1,10 @@
 #include <attune/controller/status_aggregation.hpp>
 
 #include <attune/controller/policy_conditions.hpp>
-#include <attune/core/duration.hpp>
-#include <attune/core/resize_status.hpp>
+#include <attune/core/util/duration.hpp>
+#include <attune/core/resize/resize_status.hpp>
 #include <attune/controller/status_recommendations.hpp>
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
@@ -267,7 +267,7 @@ std::string status_patch_body(const policy_status& status) {
                                                {"dataPointsRequired", w.data_points_required}}},
                     {"conditions", core::conditions_json(status.conditions)},
                     {"recommendations", status.recommendations}};
-    // The executor's part (core/resize_history.hpp, core/cooldown.hpp).
+    // The executor's part (core/resize/resize_history.hpp, core/resize/cooldown.hpp).
     st["resizeHistory"] = core::history_json(status.resize_history);
     if (status.cooldown) st["cooldown"] = core::cooldown_status_json(*status.cooldown);
     if (status.lifecycle_owned) st["lifecycle"] = core::encode_lifecycle_status(status.lifecycle);

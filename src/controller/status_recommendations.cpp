@@ -1,6 +1,6 @@
 #include <attune/controller/status_recommendations.hpp>
 
-#include <attune/core/recommendation_status.hpp>
+#include <attune/core/recommend/recommendation_status.hpp>
 
 #include <algorithm>
 #include <cmath>

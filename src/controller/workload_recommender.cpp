@@ -1,6 +1,6 @@
 #include <attune/controller/workload_recommender.hpp>
 
-#include <attune/core/workload_recommendation.hpp>
+#include <attune/core/recommend/workload_recommendation.hpp>
 
 #include <spdlog/spdlog.h>
 

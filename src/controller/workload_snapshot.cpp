@@ -1,9 +1,9 @@
 #include <attune/controller/workload_snapshot.hpp>
 
-#include <attune/core/annotations.hpp>
-#include <attune/core/json_path.hpp>
-#include <attune/core/pod_model.hpp>
-#include <attune/core/workload_baseline.hpp>
+#include <attune/core/policy/annotations.hpp>
+#include <attune/core/util/json_path.hpp>
+#include <attune/core/model/pod_model.hpp>
+#include <attune/core/recommend/workload_baseline.hpp>
 
 #include <spdlog/spdlog.h>
 

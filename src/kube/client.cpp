@@ -6,7 +6,7 @@
 #include <attune/kube/token_bucket.hpp>
 #include <attune/kube/watch_scope.hpp>
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -1,6 +1,6 @@
 #include <attune/kube/discovery.hpp>
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/json.hpp>
 

@@ -1,6 +1,6 @@
 #include <attune/kube/exec_credential.hpp>
 
-#include <attune/core/base64.hpp>
+#include <attune/core/util/base64.hpp>
 
 #include <boost/json.hpp>
 

@@ -1,4 +1,4 @@
-#include <attune/core/base64.hpp>
+#include <attune/core/util/base64.hpp>
 #include <attune/kube/exec_credential_source.hpp>
 #include <attune/kube/kubeconfig.hpp>
 

@@ -1,7 +1,7 @@
 #include <attune/kube/leader_election.hpp>
 #include <attune/kube/micro_time.hpp>
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -1,6 +1,6 @@
 #include <attune/kube/object_cache.hpp>
 
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/json.hpp>
 

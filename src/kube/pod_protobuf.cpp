@@ -1,7 +1,7 @@
 #include <attune/kube/pod_protobuf.hpp>
 
-#include <attune/core/annotations.hpp>
-#include <attune/core/timestamp.hpp>
+#include <attune/core/policy/annotations.hpp>
+#include <attune/core/util/timestamp.hpp>
 #include <attune/kube/protobuf_reader.hpp>
 
 #include <boost/json/array.hpp>

@@ -1,6 +1,6 @@
 #include <attune/kube/transforms.hpp>
 
-#include <attune/core/annotations.hpp>
+#include <attune/core/policy/annotations.hpp>
 
 #include <boost/json.hpp>
 

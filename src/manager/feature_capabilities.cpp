@@ -1,8 +1,8 @@
 #include "feature_capabilities.hpp"
 
 #include <attune/controller/controller.hpp>
-#include <attune/controller/resize_executor.hpp>
-#include <attune/core/capabilities.hpp>
+#include <attune/controller/executor/resize_executor.hpp>
+#include <attune/core/model/capabilities.hpp>
 #include <attune/kube/discovery.hpp>
 
 #include <spdlog/spdlog.h>

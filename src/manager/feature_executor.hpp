@@ -6,7 +6,7 @@
 #include "manager_context.hpp"
 
 #include <attune/controller/controller.hpp>
-#include <attune/controller/resize_executor.hpp>
+#include <attune/controller/executor/resize_executor.hpp>
 #include <attune/policy/cache_views.hpp>
 
 #include <memory>

@@ -3,7 +3,7 @@
 #include "informer_catalog.hpp"
 
 #include <attune/controller/controller.hpp>
-#include <attune/core/json_path.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>

@@ -2,7 +2,7 @@
 
 #include "informer_catalog.hpp"
 
-#include <attune/core/duration.hpp>
+#include <attune/core/util/duration.hpp>
 
 #include <boost/asio/ssl/context.hpp>
 

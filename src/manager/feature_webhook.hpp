@@ -4,7 +4,7 @@
 // certificate.
 #include "manager_context.hpp"
 
-#include <attune/core/capabilities.hpp>
+#include <attune/core/model/capabilities.hpp>
 #include <attune/webhook/webhook_service.hpp>
 
 #include <memory>

@@ -1,7 +1,7 @@
 #pragma once
 // The manager's one metrics struct: one registry, built once at startup,
 // holding the runtime's and the controller's metrics. /metrics serialises it.
-#include <attune/controller/executor_metrics.hpp>
+#include <attune/controller/executor/executor_metrics.hpp>
 #include <attune/controller/metrics.hpp>
 #include <attune/kube/metrics.hpp>
 #include <attune/webhook/metrics.hpp>

@@ -1,8 +1,8 @@
 #pragma once
 // The secure /metrics' gate: the caller's bearer token is checked with a
 // TokenReview and a SubjectAccessReview (get on /metrics), decided by
-// core/metrics_access.hpp and cached there for a short time.
-#include <attune/core/metrics_access.hpp>
+// core/security/metrics_access.hpp and cached there for a short time.
+#include <attune/core/security/metrics_access.hpp>
 #include <attune/http/https_server.hpp>
 #include <attune/kube/client.hpp>
 

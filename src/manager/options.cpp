@@ -1,8 +1,8 @@
 #include "options.hpp"
 
 #include "informer_catalog.hpp"
-#include <attune/core/duration.hpp>
-#include <attune/core/prometheus_token.hpp>
+#include <attune/core/util/duration.hpp>
+#include <attune/core/security/prometheus_token.hpp>
 #include <attune/kube/watch_scope.hpp>
 
 #include <algorithm>

@@ -1,8 +1,8 @@
 #pragma once
 // attune-manager's command line. Pure: parse_options never exits or prints;
 // main() turns an error into a message and exit code 2.
-#include <attune/core/duration.hpp>
-#include <attune/core/result.hpp>
+#include <attune/core/util/duration.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <cstddef>
 #include <span>

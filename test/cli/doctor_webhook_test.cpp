@@ -2,7 +2,7 @@
 // endpoints reachable or not.
 #include "doctor_webhook.hpp"
 
-#include <attune/core/base64.hpp>
+#include <attune/core/util/base64.hpp>
 
 #include <boost/json.hpp>
 

@@ -2,10 +2,10 @@
 // An AttunePolicy whose status is written by the core's own encoders (the
 // writer's shape, docs/api.md#attunepolicy-status), for the status/recommendations/history
 // and explain tests.
-#include <attune/core/condition.hpp>
-#include <attune/core/quantity.hpp>
-#include <attune/core/recommendation_status.hpp>
-#include <attune/core/resize_history.hpp>
+#include <attune/core/policy/condition.hpp>
+#include <attune/core/model/quantity.hpp>
+#include <attune/core/recommend/recommendation_status.hpp>
+#include <attune/core/resize/resize_history.hpp>
 
 #include <boost/json.hpp>
 

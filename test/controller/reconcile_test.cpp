@@ -1,6 +1,6 @@
 #include <attune/controller/reconcile.hpp>
 
-#include <attune/core/idle.hpp>
+#include <attune/core/model/idle.hpp>
 
 #include "fake_caches.hpp"
 

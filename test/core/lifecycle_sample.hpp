@@ -1,7 +1,7 @@
 #pragma once
 // One status.lifecycle entry with every field set, shared by the status
 // tests and lifecycle_status_driver (the schema fragment e2e check).
-#include "attune/core/lifecycle_status.hpp"
+#include "attune/core/lifecycle/lifecycle_status.hpp"
 
 namespace attune::core::testing {
 

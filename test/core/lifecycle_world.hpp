@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "attune/core/lifecycle.hpp"
+#include "attune/core/lifecycle/lifecycle.hpp"
 #include "lifecycle_sample.hpp"
 
 namespace attune::core::testing {

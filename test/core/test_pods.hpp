@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "attune/core/pod_model.hpp"
+#include "attune/core/model/pod_model.hpp"
 
 namespace attune::core::testing {
 

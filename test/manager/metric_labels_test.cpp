@@ -132,8 +132,8 @@ TEST(MetricLabels, TheWebhookAndTheStartupBoostHaveNoPerWorkloadLabel) {
 std::set<std::string> registered_in_sources() {
     static const std::regex name(R"re("(attune_[a-z_]+)")re");
     std::set<std::string> out;
-    for (const char* file : {"src/controller/metrics.cpp", "src/controller/executor_metrics.cpp", "src/kube/metrics.cpp",
-                             "webhook/metrics.cpp"}) {
+    for (const char* file : {"src/controller/metrics.cpp", "src/controller/executor/executor_metrics.cpp",
+                             "src/kube/metrics.cpp", "webhook/metrics.cpp"}) {
         std::ifstream in(std::filesystem::path(ATTUNE_SOURCE_ROOT) / file);
         std::stringstream ss;
         ss << in.rdbuf();

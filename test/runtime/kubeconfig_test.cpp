@@ -1,6 +1,6 @@
 #include "test_certs.hpp"
 
-#include <attune/core/base64.hpp>
+#include <attune/core/util/base64.hpp>
 #include <attune/kube/kubeconfig.hpp>
 
 #include <gmock/gmock.h>

@@ -1,6 +1,6 @@
 #include <attune/kube/transforms.hpp>
 
-#include <attune/core/idle.hpp>
+#include <attune/core/model/idle.hpp>
 
 #include <boost/json.hpp>
 

@@ -1,8 +1,8 @@
 // The admission handler over filled informer caches: routing, HTTP errors,
 // the cache lookups (namespace gate, owner chain, policy selection) and the
 // answers, decoded the way the apiserver applies them.
-#include <attune/core/base64.hpp>
-#include <attune/core/json_patch.hpp>
+#include <attune/core/util/base64.hpp>
+#include <attune/core/util/json_patch.hpp>
 #include <attune/policy/cache_views.hpp>
 #include <attune/webhook/admission_handler.hpp>
 

@@ -3,7 +3,7 @@
 #include "../runtime/test_certs.hpp"
 #include "fake_apiserver.hpp"
 
-#include <attune/core/base64.hpp>
+#include <attune/core/util/base64.hpp>
 #include <attune/webhook/certificate_keeper.hpp>
 
 #include <boost/asio/io_context.hpp>

@@ -2,7 +2,7 @@
 
 #include "../runtime/test_certs.hpp"
 
-#include <attune/core/json_patch.hpp>
+#include <attune/core/util/json_patch.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

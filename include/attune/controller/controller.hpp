@@ -18,8 +18,8 @@
 #include <attune/controller/workload_recommender.hpp>
 #include <attune/controller/workload_snapshot.hpp>
 #include <attune/controller/workqueue.hpp>
-#include <attune/core/capabilities.hpp>
-#include <attune/core/policy_validation.hpp>
+#include <attune/core/model/capabilities.hpp>
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/kube/event_recorder.hpp>
 #include <attune/kube/informer.hpp>

@@ -10,8 +10,8 @@
 // attune.io/suppress-warnings annotation are applied on push, so repeats
 // never take a slot.
 #include <attune/controller/metrics.hpp>
-#include <attune/core/event_dedup.hpp>
-#include <attune/core/resize_events.hpp>  // EventIntent
+#include <attune/core/policy/event_dedup.hpp>
+#include <attune/core/resize/resize_events.hpp>  // EventIntent
 #include <attune/kube/event_recorder.hpp>
 
 #include <boost/asio/any_io_executor.hpp>

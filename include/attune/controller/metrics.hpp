@@ -4,7 +4,7 @@
 // number of policies), a workload and container name (bounded by the
 // workloads with recommendations; their series leave with them), a reason
 // keyword, a task name. Names as docs/api.md#metrics lists them.
-#include <attune/core/idle.hpp>
+#include <attune/core/model/idle.hpp>
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>

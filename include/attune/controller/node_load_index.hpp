@@ -4,7 +4,7 @@
 // scanning every pod (sum_pod_requests' rule: each pod counted as
 // max(sum of containers, envelope); finished pods and pods not bound yet
 // hold no room). Pure.
-#include <attune/core/pod_model.hpp>
+#include <attune/core/model/pod_model.hpp>
 #include <attune/kube/object_cache.hpp>
 
 #include <string>

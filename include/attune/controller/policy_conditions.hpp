@@ -2,7 +2,7 @@
 // A policy's Ready and ScaledToZero conditions (docs/api.md#conditions)
 // from what its pass saw. Pure; the aggregator stamps the transition time.
 #include <attune/controller/status_aggregation.hpp>
-#include <attune/core/condition.hpp>
+#include <attune/core/policy/condition.hpp>
 
 #include <optional>
 #include <string>

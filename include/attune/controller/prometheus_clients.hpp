@@ -5,7 +5,7 @@
 // unused for a while. Bounded in number: past the limit the least recently
 // used client goes (queries in flight keep theirs alive).
 #include <attune/kube/prometheus_client.hpp>
-#include <attune/core/policy.hpp>
+#include <attune/core/policy/policy.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // updateStrategy.export.configMap, the write side: the ConfigMap body is the
-// core's (core/recommendation_export.hpp); this coroutine writes it. The
+// core's (core/recommend/recommendation_export.hpp); this coroutine writes it. The
 // controller hands it each recommendation it applies and each workload that
 // leaves its policy, synchronously; the inbox keeps one pending operation
 // per ConfigMap (the newest wins), so it is bounded by the number of

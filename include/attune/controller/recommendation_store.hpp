@@ -11,9 +11,9 @@
 // a refresh that only moved confidence, data points or times, so a consumer
 // can tell "act again" from "same advice, newer data".
 #include <attune/controller/workload_key.hpp>
-#include <attune/core/policy.hpp>
-#include <attune/core/recommender.hpp>
-#include <attune/core/timestamp.hpp>
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/recommend/recommender.hpp>
+#include <attune/core/util/timestamp.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -30,7 +30,7 @@ struct stored_recommendation {
     std::string workload_uid;
     std::string policy;  // name of the winning policy in workload.ns
     std::shared_ptr<const core::EffectivePolicy> effective;  // merged settings used
-    core::WorkloadRecommendation recommendation;             // per container (core/recommender.hpp)
+    core::WorkloadRecommendation recommendation;             // per container (core/recommend/recommender.hpp)
     std::string source;  // "prometheus" | "vpa" | "manual"
     core::Timestamp computed_at;
     std::uint64_t generation = 0;  // bumps on every change of `recommendation` (not on refresh)

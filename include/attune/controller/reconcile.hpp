@@ -4,8 +4,8 @@
 // the status aggregator.
 #include <attune/controller/status_aggregation.hpp>
 #include <attune/controller/workload_key.hpp>
-#include <attune/core/hpa.hpp>
-#include <attune/core/policy.hpp>
+#include <attune/core/model/hpa.hpp>
+#include <attune/core/policy/policy.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/policy/cache_views.hpp>
 #include <attune/policy/policy_selection.hpp>

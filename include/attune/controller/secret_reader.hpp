@@ -5,7 +5,7 @@
 // RBAC for it comes only with the kustomize component secret-reads. Values
 // are cached for a short while so a hundred workloads of one policy read the
 // Secret once, and a rotated Secret is picked up within the TTL.
-#include <attune/core/result.hpp>
+#include <attune/core/util/result.hpp>
 #include <attune/kube/client.hpp>
 
 #include <boost/asio/awaitable.hpp>

@@ -14,12 +14,12 @@
 // recommendations[] read from the recommendation store, and
 // lastReconcileTime, which moves only with another change.
 #include <attune/controller/recommendation_store.hpp>
-#include <attune/controller/resize_ledger.hpp>
-#include <attune/core/condition.hpp>
-#include <attune/core/cooldown.hpp>
-#include <attune/core/resize_history.hpp>
-#include <attune/core/idle.hpp>
-#include <attune/core/timestamp.hpp>
+#include <attune/controller/executor/resize_ledger.hpp>
+#include <attune/core/policy/condition.hpp>
+#include <attune/core/resize/cooldown.hpp>
+#include <attune/core/resize/resize_history.hpp>
+#include <attune/core/model/idle.hpp>
+#include <attune/core/util/timestamp.hpp>
 
 #include <boost/json/array.hpp>
 #include <boost/json/value.hpp>

@@ -4,7 +4,7 @@
 // per name and kept: a handful of zones per cluster. A name that fails
 // is_valid_zone_name, or a file that cannot be read or parsed, is nullopt,
 // which the schedule gate treats as "fails open, reported" (as Go does).
-#include <attune/core/time_zone.hpp>
+#include <attune/core/util/time_zone.hpp>
 
 #include <map>
 #include <optional>

@@ -3,14 +3,14 @@
 // queries (one per resource, batched over the workload's containers), the
 // VPA object the snapshot holds, or the manual overlay. The only I/O of the
 // recommendation path; every figure is the core's
-// (core/workload_recommendation.hpp). Expected failures come back as a state
+// (core/recommend/workload_recommendation.hpp). Expected failures come back as a state
 // and a message for the policy's Ready condition, never as an exception.
 #include <attune/controller/metrics.hpp>
 #include <attune/controller/prometheus_clients.hpp>
 #include <attune/controller/secret_reader.hpp>
 #include <attune/controller/status_aggregation.hpp>
 #include <attune/controller/workload_snapshot.hpp>
-#include <attune/core/recommender.hpp>
+#include <attune/core/recommend/recommender.hpp>
 
 #include <boost/asio/awaitable.hpp>
 

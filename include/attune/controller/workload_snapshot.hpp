@@ -6,10 +6,10 @@
 // no co_await can run while it is taken, so it is one consistent view, and
 // it is immutable afterwards.
 #include <attune/controller/reconcile.hpp>
-#include <attune/core/hpa_conflict.hpp>
-#include <attune/core/overlay.hpp>
-#include <attune/core/policy.hpp>
-#include <attune/core/policy_validation.hpp>
+#include <attune/core/resize/hpa_conflict.hpp>
+#include <attune/core/policy/overlay.hpp>
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/kube/event_recorder.hpp>  // object_reference
 #include <attune/policy/policy_resolver.hpp>
 

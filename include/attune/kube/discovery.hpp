@@ -3,7 +3,7 @@
 // OpenAPI v3 documents and the node list. No decisions here: the core's
 // decide_capabilities() reads the probes. A failed call becomes the probe's
 // error string, never an exception.
-#include <attune/core/capabilities.hpp>
+#include <attune/core/model/capabilities.hpp>
 #include <attune/kube/client.hpp>
 
 #include <boost/asio/awaitable.hpp>

@@ -6,8 +6,8 @@
 // (the caller passes "now"). The behaviour follows client-go's exec
 // authenticator (staging/src/k8s.io/client-go/plugin/pkg/client/auth/exec)
 // and the client.authentication.k8s.io API (v1 and v1beta1).
-#include <attune/core/result.hpp>
-#include <attune/core/timestamp.hpp>
+#include <attune/core/util/result.hpp>
+#include <attune/core/util/timestamp.hpp>
 
 #include <boost/json/value.hpp>
 

@@ -6,7 +6,7 @@
 // encodings apart (pod_protobuf_test checks it on pods captured from the real
 // apiservers). Everything strip_pod() drops is skipped unparsed, which is
 // where the time goes in a JSON list. Pure: no I/O.
-#include <attune/core/result.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <boost/json/value.hpp>
 

@@ -5,8 +5,8 @@
 // condition (PrometheusUnavailable): unreachable, timeout, a non-200 answer,
 // an oversized or garbage body, a Prometheus error. Nothing here throws for
 // I/O, and a bad configuration is an error at create(), not a crash.
-#include <attune/core/prometheus_response.hpp>
-#include <attune/core/result.hpp>
+#include <attune/core/recommend/prometheus_response.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>

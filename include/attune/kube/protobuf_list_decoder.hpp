@@ -5,7 +5,7 @@
 // Each item is collected as its bytes arrive (one item at a time, never the
 // page) and handed to the caller's item decoder, whose JSON goes to the sink.
 // Pure: no I/O.
-#include <attune/core/result.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <boost/json/value.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Resource types and the apiserver URL paths built from them. Pure.
-#include <attune/core/result.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <string>
 #include <string_view>

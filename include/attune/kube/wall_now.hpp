@@ -3,7 +3,7 @@
 // seconds): the core takes time as a value and never reads a clock.
 #include <chrono>
 
-#include "attune/core/timestamp.hpp"
+#include "attune/core/util/timestamp.hpp"
 
 namespace attune::kube {
 

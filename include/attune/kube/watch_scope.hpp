@@ -3,7 +3,7 @@
 // (--watch-namespaces, docs/manager.md). Pure: the flag's value, the
 // list/watch streams one resource needs in a scope, and the namespace a
 // request path names (the client refuses paths outside the scope).
-#include <attune/core/result.hpp>
+#include <attune/core/util/result.hpp>
 #include <attune/kube/resource.hpp>
 
 #include <optional>

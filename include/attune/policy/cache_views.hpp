@@ -3,7 +3,7 @@
 // decoded views those caches keep with each object. Shared by the
 // controller, the admission webhook and kubectl-attune (which fills caches
 // of its own from what it lists), so all three read the same views.
-#include <attune/core/policy.hpp>
+#include <attune/core/policy/policy.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/policy/policy_selection.hpp>
 

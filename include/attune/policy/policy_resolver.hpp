@@ -9,9 +9,9 @@
 // listed, and for a policy or defaults object that does not decode or a
 // merge that fails validation, there are no settings, only the message the
 // controller reports as Ready=False InvalidConfig. No I/O.
-#include <attune/core/policy.hpp>
-#include <attune/core/policy_resolution.hpp>
-#include <attune/core/policy_validation.hpp>
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/policy/policy_resolution.hpp>
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/policy/cache_views.hpp>
 #include <attune/policy/policy_selection.hpp>
 

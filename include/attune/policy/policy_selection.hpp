@@ -9,11 +9,11 @@
 // own. A workload annotated attune.io/skip: "true" opts out. When several
 // policies target one workload, the higher weight wins and a tie goes to the
 // lexicographically smaller name; the others are reported as conflicting.
-#include <attune/core/annotations.hpp>
-#include <attune/core/label_selector.hpp>
-#include <attune/core/pod_model.hpp>  // OwnerReference
-#include <attune/core/policy.hpp>
-#include <attune/core/result.hpp>
+#include <attune/core/policy/annotations.hpp>
+#include <attune/core/model/label_selector.hpp>
+#include <attune/core/model/pod_model.hpp>  // OwnerReference
+#include <attune/core/policy/policy.hpp>
+#include <attune/core/util/result.hpp>
 
 #include <boost/json/value.hpp>
 

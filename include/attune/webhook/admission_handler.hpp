@@ -12,9 +12,9 @@
 // A body that is not an AdmissionReview v1 gets HTTP 400 with the reason;
 // anything Attune cannot or need not change is allowed unchanged. Attune
 // never denies a request.
-#include <attune/core/admission_review.hpp>
-#include <attune/core/capabilities.hpp>
-#include <attune/core/policy_validation.hpp>
+#include <attune/core/admission/admission_review.hpp>
+#include <attune/core/model/capabilities.hpp>
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/http/https_server.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/kube/watch_scope.hpp>

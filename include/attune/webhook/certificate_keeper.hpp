@@ -5,7 +5,7 @@
 // plan_certificates decides, the serving certificate hot-loaded into the
 // server, and the CA bundle written into the manager's own
 // MutatingWebhookConfiguration. One coroutine on the shared io_context.
-#include <attune/core/certificate_rotation.hpp>
+#include <attune/core/admission/certificate_rotation.hpp>
 #include <attune/http/https_server.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/webhook/metrics.hpp>

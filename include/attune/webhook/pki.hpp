@@ -3,7 +3,7 @@
 // signs, and reading back what a Secret holds. No I/O, no clock: times are
 // passed in as unix seconds. Keys are ECDSA P-256 (small, fast handshakes,
 // accepted by every Kubernetes client).
-#include <attune/core/certificate_rotation.hpp>
+#include <attune/core/admission/certificate_rotation.hpp>
 
 #include <cstdint>
 #include <optional>

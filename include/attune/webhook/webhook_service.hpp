@@ -3,8 +3,8 @@
 // admission handler over the manager's informer caches, and the source of
 // its certificate (the self-managed Secret, or cert-manager's files). Every
 // replica serves, leader or not.
-#include <attune/core/capabilities.hpp>
-#include <attune/core/certificate_rotation.hpp>
+#include <attune/core/model/capabilities.hpp>
+#include <attune/core/admission/certificate_rotation.hpp>
 #include <attune/kube/client.hpp>
 #include <attune/webhook/admission_handler.hpp>
 #include <attune/webhook/metrics.hpp>

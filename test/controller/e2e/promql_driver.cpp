@@ -14,10 +14,10 @@
 //       renders an SLO-guardrail template, confines it to NAMESPACE with
 //       force_namespace, runs it and prints the query and the outcome.
 #include <attune/kube/prometheus_client.hpp>
-#include <attune/core/prometheus_response.hpp>
-#include <attune/core/promql.hpp>
-#include <attune/core/recommendation_status.hpp>
-#include <attune/core/recommender.hpp>
+#include <attune/core/recommend/prometheus_response.hpp>
+#include <attune/core/recommend/promql.hpp>
+#include <attune/core/recommend/recommendation_status.hpp>
+#include <attune/core/recommend/recommender.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>

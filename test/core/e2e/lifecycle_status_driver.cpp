@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 #include <iostream>
 
-#include "attune/core/lifecycle_status.hpp"
+#include "attune/core/lifecycle/lifecycle_status.hpp"
 #include "../lifecycle_sample.hpp"
 
 using namespace attune::core;

@@ -23,11 +23,11 @@
 #include <string>
 #include <vector>
 
-#include "attune/core/envelope.hpp"
-#include "attune/core/overlay.hpp"
-#include "attune/core/plan_resize.hpp"
-#include "attune/core/qos_compat.hpp"
-#include "attune/core/stable_hash.hpp"
+#include "attune/core/resize/envelope.hpp"
+#include "attune/core/policy/overlay.hpp"
+#include "attune/core/resize/plan_resize.hpp"
+#include "attune/core/resize/qos_compat.hpp"
+#include "attune/core/util/stable_hash.hpp"
 
 namespace core = attune::core;
 namespace json = boost::json;

@@ -1,0 +1,56 @@
+#pragma once
+// What one executor pass reads about a workload, taken from the informer
+// caches in one synchronous step (no co_await: the view cannot change under
+// it) and decoded into the core's values. Server data that does not decode
+// is reported and left out; it never stops the pass.
+#include <attune/controller/reconcile.hpp>
+#include <attune/controller/status_aggregation.hpp>
+#include <attune/controller/workload_key.hpp>
+#include <attune/core/resize/admission_limits.hpp>
+#include <attune/core/policy/annotations.hpp>
+#include <attune/core/model/capabilities.hpp>
+#include <attune/core/resize/node_fit.hpp>
+#include <attune/core/model/pod_model.hpp>
+#include <attune/kube/object_cache.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attune::controller {
+
+// The caches the executor reads, beside the controller's (pods among them).
+struct executor_caches {
+    policy::cache_views views;
+    const kube::object_cache* nodes = nullptr;
+    const kube::object_cache* namespaces = nullptr;
+    const kube::object_cache* limit_ranges = nullptr;
+    const kube::object_cache* resource_quotas = nullptr;
+};
+
+struct executor_snapshot {
+    object_key key;
+    kube::object_cache::object_ptr workload;  // as cached (template persistence reads it)
+    std::string uid;
+    core::StringMap annotations;
+    workload_report report;                   // the managing policy and the idle state
+    kube::object_cache::object_ptr policy;    // the managing AttunePolicy as cached
+    std::vector<core::Pod> pods;              // decoded, by name
+    std::vector<std::string> undecodable;     // "name: error" of pods left out
+    // The namespace's annotations; nullopt when the cache does not hold it
+    // (eligibility then fails closed: a freeze cannot be ruled out).
+    std::optional<core::StringMap> namespace_annotations;
+    std::vector<core::LimitRangeItem> limit_ranges;
+    std::vector<core::QuotaFacts> quotas;
+};
+
+// nullopt when the workload is not in its cache (deleted).
+std::optional<executor_snapshot> take_executor_snapshot(const executor_caches& caches, const object_key& key);
+
+struct node_view {
+    std::optional<core::NodeFacts> facts;  // nullopt: not cached, or does not decode (increases fail closed)
+    std::optional<core::NodeProbe> probe;  // the pod-level resize rule's input (PlanOptions::node)
+};
+node_view node_of(const executor_caches& caches, std::string_view node_name);
+
+}  // namespace attune::controller

@@ -1,0 +1,168 @@
+#include "attune/core/resize/resize_history.hpp"
+
+#include <boost/json.hpp>
+
+#include "../util/json_decode.hpp"
+
+namespace attune::core {
+namespace {
+
+template <class E, std::size_t N>
+std::optional<E> from_name(std::string_view name, std::string_view (*to_name)(E) noexcept, const E (&all)[N]) {
+    for (E e : all)
+        if (to_name(e) == name) return e;
+    return std::nullopt;
+}
+
+constexpr HistoryResource kResources[] = {HistoryResource::Cpu, HistoryResource::Memory, HistoryResource::CpuAndMemory,
+                                          HistoryResource::Template};
+constexpr HistoryMethod kMethods[] = {HistoryMethod::InPlace, HistoryMethod::Eviction, HistoryMethod::TemplatePersistence};
+constexpr HistoryResult kResults[] = {HistoryResult::Success, HistoryResult::Failed, HistoryResult::Reverted,
+                                      HistoryResult::Evicted, HistoryResult::TemplatePatched};
+
+bool differs(const ResourceRequirements& a, const ResourceRequirements& b, std::string_view r) {
+    const Quantity* ar = find(a.requests, r);
+    const Quantity* br = find(b.requests, r);
+    const Quantity* al = find(a.limits, r);
+    const Quantity* bl = find(b.limits, r);
+    auto ne = [](const Quantity* x, const Quantity* y) { return (x == nullptr) != (y == nullptr) || (x && *x != *y); };
+    return ne(ar, br) || ne(al, bl);
+}
+
+std::string one(const ResourceRequirements& rr, std::string_view r) {
+    const Quantity* req = find(rr.requests, r);
+    const Quantity* lim = find(rr.limits, r);
+    std::string s = req ? req->to_string() : "-";
+    if (lim) s += "/" + lim->to_string();
+    return s;
+}
+
+}  // namespace
+
+std::string_view history_resource_name(HistoryResource r) noexcept {
+    switch (r) {
+        case HistoryResource::Cpu: return "cpu";
+        case HistoryResource::Memory: return "memory";
+        case HistoryResource::CpuAndMemory: return "cpu+memory";
+        case HistoryResource::Template: return "template";
+    }
+    return "cpu+memory";
+}
+
+std::string_view history_method_name(HistoryMethod m) noexcept {
+    switch (m) {
+        case HistoryMethod::InPlace: return "InPlace";
+        case HistoryMethod::Eviction: return "Eviction";
+        case HistoryMethod::TemplatePersistence: return "TemplatePersistence";
+    }
+    return "InPlace";
+}
+
+std::string_view history_result_name(HistoryResult r) noexcept {
+    switch (r) {
+        case HistoryResult::Success: return "Success";
+        case HistoryResult::Failed: return "Failed";
+        case HistoryResult::Reverted: return "Reverted";
+        case HistoryResult::Evicted: return "Evicted";
+        case HistoryResult::TemplatePatched: return "TemplatePatched";
+    }
+    return "Failed";
+}
+
+std::optional<HistoryResource> changed_resources(const ResourceRequirements& from, const ResourceRequirements& to) {
+    const bool cpu = differs(from, to, kCpu);
+    const bool mem = differs(from, to, kMemory);
+    if (cpu && mem) return HistoryResource::CpuAndMemory;
+    if (cpu) return HistoryResource::Cpu;
+    if (mem) return HistoryResource::Memory;
+    return std::nullopt;
+}
+
+std::string describe_resources(const ResourceRequirements& rr, HistoryResource resource) {
+    switch (resource) {
+        case HistoryResource::Cpu: return one(rr, kCpu);
+        case HistoryResource::Memory: return one(rr, kMemory);
+        case HistoryResource::CpuAndMemory:
+        case HistoryResource::Template: return "cpu " + one(rr, kCpu) + ", memory " + one(rr, kMemory);
+    }
+    return {};
+}
+
+void append_history(std::vector<HistoryEntry>& history, HistoryEntry entry) {
+    history.push_back(std::move(entry));
+    if (history.size() > kMaxResizeHistory)
+        history.erase(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(history.size() - kMaxResizeHistory));
+}
+
+int count_consecutive_reverts(std::span<const HistoryEntry> history) {
+    int n = 0;
+    for (auto it = history.rbegin(); it != history.rend(); ++it) {
+        if (it->method == HistoryMethod::TemplatePersistence) continue;
+        if (it->result == HistoryResult::Success) break;
+        if (it->result == HistoryResult::Reverted) ++n;
+    }
+    return n;
+}
+
+bool high_revert_rate(std::span<const HistoryEntry> history) {
+    const std::size_t from = history.size() > 5 ? history.size() - 5 : 0;
+    int reverts = 0;
+    for (std::size_t i = from; i < history.size(); ++i) reverts += history[i].result == HistoryResult::Reverted;
+    return reverts >= 3;
+}
+
+boost::json::value history_entry_json(const HistoryEntry& e) {
+    boost::json::object o{{"timestamp", format_timestamp(e.timestamp)},
+                          {"workload", e.workload},
+                          {"container", e.container},
+                          {"from", e.from},
+                          {"to", e.to},
+                          {"resource", history_resource_name(e.resource)},
+                          {"method", history_method_name(e.method)},
+                          {"result", history_result_name(e.result)}};
+    if (!e.reason.empty()) o["reason"] = e.reason;
+    return o;
+}
+
+boost::json::array history_json(std::span<const HistoryEntry> history) {
+    boost::json::array a;
+    for (const auto& e : history) a.push_back(history_entry_json(e));
+    return a;
+}
+
+result<std::vector<HistoryEntry>> decode_history(const boost::json::value& json) {
+    using namespace detail;
+    try {
+        if (!json.is_array()) fail("resizeHistory", "expected an array");
+        std::vector<HistoryEntry> out;
+        const auto& arr = json.get_array();
+        for (std::size_t i = 0; i < arr.size(); ++i) {
+            const std::string at = "resizeHistory[" + std::to_string(i) + "]";
+            const auto& o = as_object(arr[i], at);
+            HistoryEntry e;
+            auto ts = parse_timestamp(opt_string(o, "timestamp", at));
+            if (!ts.ok()) fail(at + ".timestamp", ts.error().message);
+            e.timestamp = ts.value();
+            e.workload = opt_string(o, "workload", at);
+            e.container = opt_string(o, "container", at);
+            e.from = opt_string(o, "from", at);
+            e.to = opt_string(o, "to", at);
+            e.reason = opt_string(o, "reason", at);
+            const auto resource = from_name(opt_string(o, "resource", at), history_resource_name, kResources);
+            const auto method = from_name(opt_string(o, "method", at), history_method_name, kMethods);
+            const auto res = from_name(opt_string(o, "result", at), history_result_name, kResults);
+            if (!resource) fail(at + ".resource", "not one of cpu, memory, cpu+memory, template");
+            if (!method) fail(at + ".method", "not one of InPlace, Eviction, TemplatePersistence");
+            if (!res) fail(at + ".result", "not one of Success, Failed, Reverted, Evicted, TemplatePatched");
+            e.resource = *resource;
+            e.method = *method;
+            e.result = *res;
+            out.push_back(std::move(e));
+        }
+        return out;
+    } catch (const decode_failure& e) {
+        return make_error("invalid_history", e.what());
+    }
+}
+
+}  // namespace attune::core
