@@ -553,7 +553,7 @@ def policy_status():
             "resource": string(enum=["cpu", "memory", "cpu+memory", "template"]),
             "from": string(), "to": string(),
             "method": string(enum=["InPlace", "Eviction", "TemplatePersistence"]),
-            "result": string(enum=["Success", "Failed", "Reverted", "Evicted", "TemplatePatched"]),
+            "result": string(enum=["Success", "Failed", "Reverted", "Evicted", "TemplatePatched", "Held"]),
             "reason": string(),
         }, required=["timestamp", "workload", "container", "resource", "from", "to", "method", "result"]), maxItems=50),
         "workloadErrors": array(obj({"workload": string(), "error": string()}, required=["workload", "error"]), maxItems=10),

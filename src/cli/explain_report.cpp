@@ -413,6 +413,7 @@ json::object explain_report(const explain_inputs& in) {
         verdict = "reverted";
     else if (last_result == "Failed")
         verdict = "failed";
+    else if (last_result == "Held") verdict = "held";
     else if (pending && policy != nullptr)
         verdict = "pending";
     else

@@ -145,6 +145,23 @@ TEST(ExplainReport, WhyItWasOrWasNotResized) {
     EXPECT_EQ(evs[1].at("regarding").as_string(), "AttunePolicy/web");
 }
 
+// A resize a gate held (the schedule, the cooldown) is "held", not "failed",
+// and the history reason names the gate.
+TEST(ExplainReport, AGateHeldResizeIsHeldNotFailed) {
+    auto in = inputs();
+    auto& status = in.policies[0].as_object()["status"].as_object();
+    status["resizeHistory"] = core::history_json(
+        std::vector<core::HistoryEntry>{test::entry("2026-12-01T09:00:00Z", "web", core::HistoryResult::Success, ""),
+                                        test::entry("2026-12-01T10:00:00Z", "web", core::HistoryResult::Held,
+                                                    "outside_schedule")});
+    const auto r = explain_report(in);
+    EXPECT_EQ(r.at("verdict").as_string(), "held");
+    EXPECT_TRUE(has_reason(r, "history", "Held (outside_schedule)"));
+    status["resizeHistory"] = core::history_json(std::vector<core::HistoryEntry>{
+        test::entry("2026-12-01T10:00:00Z", "web", core::HistoryResult::Failed, "kubelet-error")});
+    EXPECT_EQ(explain_report(in).at("verdict").as_string(), "failed");
+}
+
 // ResizeBlocked is the policy's condition: the manager sets it for a Deferred
 // pod of any workload it manages, so it explains this one only when the
 // kubelet holds one of its own pods (either mechanism).

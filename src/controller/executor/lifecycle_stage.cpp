@@ -200,8 +200,9 @@ asio::awaitable<void> resize_executor::run_lifecycle(pass_context& c) {
                 if (!pod || in_flight_.contains(ref.uid)) continue;
                 spdlog::info("lifecycle rollback namespace={} pod={} uid={} revision={}", key.ns, ref.name, ref.uid,
                              rb->revision);
-                // Best effort: a rollback the gates hold is asked for again next pass.
-                co_await resize_one(c, *pod, targets_of(rb->baseline), controlled_of(rb->baseline), std::nullopt);
+                // Best effort: a rollback the gates hold is asked for again next pass. A
+                // rollback returns to the baseline, so the window and the cooldown let it through.
+                co_await resize_one(c, *pod, targets_of(rb->baseline), controlled_of(rb->baseline), std::nullopt, true);
             }
         } else if (const auto* t = std::get_if<core::PatchTemplate>(&a)) {
             co_await patch_lifecycle_template(c, t->resources, t->revision);

@@ -237,8 +237,10 @@ asio::awaitable<void> resize_executor::resize_pods(pass_context& c) {
     }
 }
 
-asio::awaitable<bool> resize_executor::resize_one(pass_context& c, core::Pod pod, std::vector<core::ContainerTarget> targets,
-                                                  core::ControlledValues controlled, std::optional<int> max_concurrent) {
+asio::awaitable<bool> resize_executor::resize_one(pass_context& c, core::Pod pod,
+                                                  std::vector<core::ContainerTarget> targets,
+                                                  core::ControlledValues controlled, std::optional<int> max_concurrent,
+                                                  bool restore) {
     const auto node = node_of(caches_, pod.node_name);
     core::PlanOptions popts;
     popts.memory_floor_headroom_percent =
@@ -250,6 +252,7 @@ asio::awaitable<bool> resize_executor::resize_one(pass_context& c, core::Pod pod
         o.node = n.probe;
         auto g = gate_inputs(c, p, n.facts ? &*n.facts : nullptr);
         if (max_concurrent) g.max_concurrent_resizes = *max_concurrent;
+        g.restore = restore;
         return core::decide_resize(p, targets, *caps_, controlled, o, g);
     };
     auto decision = decide(pod);
@@ -379,7 +382,7 @@ asio::awaitable<void> resize_executor::write_cooldown_anchor(pass_context& c, st
         spdlog::warn("the cooldown anchor was not written namespace={} policy={} why=\"{}\" error=\"{}\"",
                      c.snap.key.ns, c.policy_name, why, r.error().describe());
     }
-    // The next cycle's increases wait for the cooldown: look again then.
+    // The next cycle waits for the cooldown: look again then.
     c.requeue_in(std::chrono::duration_cast<std::chrono::milliseconds>(c.policy->update_strategy.cooldown) + 1s);
 }
 

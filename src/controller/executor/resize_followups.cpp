@@ -156,9 +156,12 @@ asio::awaitable<void> resize_executor::restore_boosts(pass_context& c) {
                 const auto node = node_of(caches_, pod.node_name);
                 core::PlanOptions popts;
                 popts.node = node.probe;
-                // A decrease: the gates never hold it back (only LimitRange may).
-                auto decision = core::decide_resize(pod, d.targets, *caps_, core::ControlledValues::RequestsOnly, popts,
-                                                    gate_inputs(c, pod, node.facts ? &*node.facts : nullptr));
+                // A decrease back to the template's values: neither the window nor the
+                // cooldown holds it, and the increase gates never see it (only LimitRange may).
+                auto gates = gate_inputs(c, pod, node.facts ? &*node.facts : nullptr);
+                gates.restore = true;
+                auto decision =
+                    core::decide_resize(pod, d.targets, *caps_, core::ControlledValues::RequestsOnly, popts, gates);
                 if (auto* held = std::get_if<core::ResizeHeld>(&decision)) {
                     if (held->reason == "no_change") {
                         co_await patch_pod_metadata(pod, json::serialize(core::boost_restore_done_patch()),

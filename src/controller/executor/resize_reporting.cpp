@@ -80,7 +80,7 @@ asio::awaitable<void> resize_executor::report_held(pass_context& c, const core::
         if (recorded != now) {
             recorded = now;
             history(c, core::history_entries(changes, c.snap.key.name, core::HistoryMethod::InPlace,
-                                             core::HistoryResult::Failed, h.reason, c.now));
+                                             core::HistoryResult::Held, h.reason, c.now));
         }
     }
     for (const auto& e : h.events) emit(c, e);

@@ -24,7 +24,7 @@ CooldownCheck check_cooldown(const CooldownState& state, const std::optional<std
         c.active = true;
         c.anchor_invalid = true;
         c.message = std::string(kLastResizeTimeAnnotation) + " is invalid (" + anchor.error().message +
-                    "); increases wait until a resize rewrites it or it is removed";
+                    "); resizes wait until it is corrected or removed";
         return c;
     }
     const auto until = anchor.value() + state.effective;

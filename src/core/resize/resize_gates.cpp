@@ -22,17 +22,10 @@ std::string join(const std::vector<std::string>& v, std::string_view sep) {
 
 bool blocks(const GateBlock& b, std::string_view r) { return b.resource.empty() || b.resource == r; }
 
-// The gates for the resources that rise; `notes` collects fail-open reports.
+// The gates for the resources that rise.
 std::vector<GateBlock> run_gates(const Pod& live, const ResizePlan& plan, const std::vector<std::string>& up,
-                                 const ResizeGateInputs& g, std::vector<std::string>& notes) {
+                                 const ResizeGateInputs& g) {
     std::vector<GateBlock> out;
-    if (const auto c = check_cooldown(g.cooldown, g.last_resize_time, g.now); c.active)
-        out.push_back({"cooldown", "", c.message});
-    if (const auto s = check_schedule(g.schedule, g.zone, g.now); !s.allowed) {
-        out.push_back({"outside_schedule", "", s.message});
-    } else if (s.zone_invalid) {
-        notes.push_back(s.message);
-    }
     if (g.resizes_in_flight >= g.max_concurrent_resizes)
         out.push_back({"max_concurrent_resizes", "",
                        std::to_string(g.resizes_in_flight) + " resize(s) in flight, maxConcurrentResizes is " +
@@ -115,6 +108,17 @@ ResizeHeld held_from_skip(const Skip& s, std::string context) {
     return h;
 }
 
+// Held by the first of `found`, which all go into the hold's blocks.
+ResizeHeld held_by(std::vector<GateBlock> found, std::vector<std::string> notes) {
+    ResizeHeld h;
+    h.reason = found.front().gate;
+    h.message = found.front().message;
+    h.blocks = std::move(found);
+    h.notes = std::move(notes);
+    if (auto ev = skip_event(h.reason, h.message)) h.events.push_back(std::move(*ev));
+    return h;
+}
+
 ResourceList request_increase(const Pod& live, const ResizePlan& plan) {
     ResourceList out;
     const ResourceList before = pod_requests(live);
@@ -157,9 +161,20 @@ ResizeDecision decide_resize(const Pod& live, std::span<const ContainerTarget> t
     if (const auto* s = std::get_if<Skip>(&first)) return held_from_skip(*s, "");
     ResizePlan plan = std::move(std::get<ResizePlan>(first));
 
+    // Outside a maintenance window and during the cooldown nothing changes,
+    // whichever way it moves: a decrease can throttle or OOM a workload as
+    // surely as an increase can crowd a node.
     std::vector<std::string> notes;
+    if (const auto s = check_schedule(gates.schedule, gates.zone, gates.now); !s.allowed && !gates.restore) {
+        return held_by({GateBlock{"outside_schedule", "", s.message}}, {});
+    } else if (s.zone_invalid) {
+        notes.push_back(s.message);
+    }
+    if (const auto c = check_cooldown(gates.cooldown, gates.last_resize_time, gates.now); c.active && !gates.restore)
+        return held_by({GateBlock{"cooldown", "", c.message}}, std::move(notes));
+
     const auto up = resource_increases(live, plan.planned);
-    std::vector<GateBlock> found = up.empty() ? std::vector<GateBlock>{} : run_gates(live, plan, up, gates, notes);
+    std::vector<GateBlock> found = up.empty() ? std::vector<GateBlock>{} : run_gates(live, plan, up, gates);
     // LimitRange admission refuses a violating value whichever way it moved.
     for (const auto& v : check_limit_ranges(live, plan.planned, gates.limit_ranges))
         found.push_back({v.gate, v.resource, v.message});
@@ -176,15 +191,7 @@ ResizeDecision decide_resize(const Pod& live, std::span<const ContainerTarget> t
         auto second = plan_resize(live, reduced, caps, cv, options);
         const bool nothing_left = std::holds_alternative<Skip>(second) ||
                                   !check_limit_ranges(live, std::get<ResizePlan>(second).planned, gates.limit_ranges).empty();
-        if (nothing_left) {
-            ResizeHeld h;
-            h.reason = found.front().gate;
-            h.message = found.front().message;
-            h.blocks = std::move(found);
-            h.notes = std::move(go.notes);
-            if (auto ev = skip_event(h.reason, h.message)) h.events.push_back(std::move(*ev));
-            return h;
-        }
+        if (nothing_left) return held_by(std::move(found), std::move(go.notes));
         plan = std::move(std::get<ResizePlan>(second));
         go.dropped = std::move(found);
         for (const auto& b : go.dropped) {

@@ -17,8 +17,8 @@ std::optional<E> from_name(std::string_view name, std::string_view (*to_name)(E)
 constexpr HistoryResource kResources[] = {HistoryResource::Cpu, HistoryResource::Memory, HistoryResource::CpuAndMemory,
                                           HistoryResource::Template};
 constexpr HistoryMethod kMethods[] = {HistoryMethod::InPlace, HistoryMethod::Eviction, HistoryMethod::TemplatePersistence};
-constexpr HistoryResult kResults[] = {HistoryResult::Success, HistoryResult::Failed, HistoryResult::Reverted,
-                                      HistoryResult::Evicted, HistoryResult::TemplatePatched};
+constexpr HistoryResult kResults[] = {HistoryResult::Success, HistoryResult::Failed,          HistoryResult::Reverted,
+                                      HistoryResult::Evicted, HistoryResult::TemplatePatched, HistoryResult::Held};
 
 bool differs(const ResourceRequirements& a, const ResourceRequirements& b, std::string_view r) {
     const Quantity* ar = find(a.requests, r);
@@ -65,6 +65,7 @@ std::string_view history_result_name(HistoryResult r) noexcept {
         case HistoryResult::Reverted: return "Reverted";
         case HistoryResult::Evicted: return "Evicted";
         case HistoryResult::TemplatePatched: return "TemplatePatched";
+        case HistoryResult::Held: return "Held";
     }
     return "Failed";
 }
@@ -153,7 +154,7 @@ result<std::vector<HistoryEntry>> decode_history(const boost::json::value& json)
             const auto res = from_name(opt_string(o, "result", at), history_result_name, kResults);
             if (!resource) fail(at + ".resource", "not one of cpu, memory, cpu+memory, template");
             if (!method) fail(at + ".method", "not one of InPlace, Eviction, TemplatePersistence");
-            if (!res) fail(at + ".result", "not one of Success, Failed, Reverted, Evicted, TemplatePatched");
+            if (!res) fail(at + ".result", "not one of Success, Failed, Reverted, Evicted, TemplatePatched, Held");
             e.resource = *resource;
             e.method = *method;
             e.result = *res;

@@ -59,7 +59,7 @@ bool apply_resize_conditions(std::vector<Condition>& conditions, const ResizeCon
     } else if (*in.inside_schedule_window) {
         set("ScheduleBlocked", "False", "InsideWindow", "inside a schedule window");
     } else {
-        set("ScheduleBlocked", "True", "OutsideWindow", "outside every schedule window; increases wait");
+        set("ScheduleBlocked", "True", "OutsideWindow", "outside every schedule window; resizes wait");
     }
     return changed;
 }

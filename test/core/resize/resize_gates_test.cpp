@@ -42,17 +42,20 @@ ResizeGateInputs open_gates() {
     return g;
 }
 
-ResizeGateInputs closed_gates() {
+// Every gate that holds an increase closed; the window and the cooldown open.
+ResizeGateInputs increase_gates_closed() {
     ResizeGateInputs g = open_gates();
-    g.last_resize_time = "2026-12-04T11:59:00Z";  // cooldown active
-    g.schedule.windows.push_back(parse_schedule_window("02:00", "03:00").value());
-    g.zone = time_zone_from_posix("UTC", parse_posix_tz("UTC0").value());
     g.resizes_in_flight = 5;
     g.max_total_cpu_increase = qty("0");
     g.max_total_memory_increase = qty("0");
     g.node->memory_pressure = g.node->disk_pressure = g.node->pid_pressure = true;
     g.node->allocatable = rl({{"cpu", "1"}, {"memory", "1Gi"}});
     return g;
+}
+
+void close_schedule(ResizeGateInputs& g) {
+    g.schedule.windows.push_back(parse_schedule_window("02:00", "03:00").value());
+    g.zone = time_zone_from_posix("UTC", parse_posix_tz("UTC0").value());
 }
 
 std::vector<ContainerTarget> target(const char* cpu, const char* memory) {
@@ -71,16 +74,72 @@ ResizeDecision decide(const std::vector<ContainerTarget>& t, const ResizeGateInp
     return decide_resize(kLive, t, caps(minor), ControlledValues::RequestsOnly, {}, g);
 }
 
-// Increase gates fail closed; decreases are always allowed.
-TEST(ResizeGates, DecreasesPassEveryClosedGate) {
-    const auto d = decide(target("500m", "512Mi"), closed_gates());
+// The increase gates fail closed and let a decrease through.
+TEST(ResizeGates, DecreasesPassEveryIncreaseGate) {
+    const auto d = decide(target("500m", "512Mi"), increase_gates_closed());
     ASSERT_EQ(outcome(d), "go");
     const auto& go = std::get<ResizeGo>(d);
     EXPECT_TRUE(go.increase.empty());
     EXPECT_TRUE(go.dropped.empty());
 }
 
-TEST(ResizeGates, EachIncreaseGateHoldsAnIncrease) {
+// Outside the maintenance window and during the cooldown nothing changes,
+// whichever way it moves (docs/resize.md), except a restore; a pod already at
+// its target is still a no-op, not a hold.
+TEST(ResizeGates, TheWindowAndTheCooldownHoldEveryDirectionButARestore) {
+    struct Case {
+        const char* what;
+        std::function<void(ResizeGateInputs&)> close;
+        std::vector<ContainerTarget> targets;
+        bool restore;
+        const char* want;
+        const char* event;
+    } cases[] = {
+        {"outside the window, an increase", close_schedule, target("2", nullptr), false, "held:outside_schedule",
+         "ScheduleSkipped"},
+        {"outside the window, a decrease", close_schedule, target("500m", "512Mi"), false, "held:outside_schedule",
+         "ScheduleSkipped"},
+        {"outside the window, one up and one down", close_schedule, target("2", "512Mi"), false,
+         "held:outside_schedule", "ScheduleSkipped"},
+        {"outside the window, a restore", close_schedule, target("500m", nullptr), true, "go", ""},
+        {"outside the window, nothing to change", close_schedule, target("1", "1Gi"), false, "held:no_change",
+         "ResizeUnchanged"},
+        {"cooldown, a decrease", [](auto& g) { g.last_resize_time = "2026-12-04T11:30:00Z"; }, target("500m", nullptr),
+         false, "held:cooldown", "CooldownActive"},
+        {"cooldown, one up and one down", [](auto& g) { g.last_resize_time = "2026-12-04T11:30:00Z"; },
+         target("2", "512Mi"), false, "held:cooldown", "CooldownActive"},
+        {"invalid cooldown anchor, a decrease", [](auto& g) { g.last_resize_time = "soon"; }, target("500m", nullptr),
+         false, "held:cooldown", "CooldownActive"},
+        {"cooldown, a restore", [](auto& g) { g.last_resize_time = "2026-12-04T11:30:00Z"; }, target("500m", nullptr),
+         true, "go", ""},
+        {"cooldown over, a decrease", [](auto& g) { g.last_resize_time = "2026-12-04T10:59:00Z"; },
+         target("500m", nullptr), false, "go", ""},
+    };
+    for (const auto& c : cases) {
+        ResizeGateInputs g = open_gates();
+        c.close(g);
+        g.restore = c.restore;
+        const auto d = decide(c.targets, g);
+        EXPECT_EQ(outcome(d), c.want) << c.what;
+        if (const auto* h = std::get_if<ResizeHeld>(&d)) {
+            ASSERT_FALSE(h->events.empty()) << c.what;
+            EXPECT_EQ(h->events[0].reason, c.event) << c.what;
+            EXPECT_FALSE(h->message.empty()) << c.what;
+        }
+    }
+}
+
+// A restore is exempt from the window and the cooldown only: an increase
+// gate still holds what it raises.
+TEST(ResizeGates, ARestoreStillMeetsTheIncreaseGates) {
+    ResizeGateInputs g = open_gates();
+    g.restore = true;
+    g.node->disk_pressure = true;
+    close_schedule(g);
+    EXPECT_EQ(outcome(decide(target("2", nullptr), g)), "held:node_disk_pressure");
+}
+
+TEST(ResizeGates, EachGateHoldsAnIncrease) {
     struct Case {
         const char* what;
         std::function<void(ResizeGateInputs&)> close;

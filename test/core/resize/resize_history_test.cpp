@@ -44,8 +44,10 @@ TEST(ResizeHistory, ConsecutiveRevertsCountBackToTheLastSuccess) {
         {"success last", {entry(R::Reverted), entry(R::Success)}, 0},
         {"two reverts after a success", {entry(R::Success), entry(R::Reverted), entry(R::Reverted)}, 2},
         {"template entries neither count nor stop",
-         {entry(R::Reverted), entry(R::TemplatePatched, HistoryMethod::TemplatePersistence), entry(R::Reverted)}, 2},
+         {entry(R::Reverted), entry(R::TemplatePatched, HistoryMethod::TemplatePersistence), entry(R::Reverted)},
+         2},
         {"a failed resize does not stop the run", {entry(R::Reverted), entry(R::Failed), entry(R::Reverted)}, 2},
+        {"a held resize does not stop the run", {entry(R::Reverted), entry(R::Held), entry(R::Reverted)}, 2},
     };
     for (const auto& c : cases) EXPECT_EQ(count_consecutive_reverts(c.h), c.want) << c.what;
 }
@@ -69,7 +71,8 @@ TEST(ResizeHistory, JsonMatchesTheStatusSchemaAndRoundTrips) {
     EXPECT_EQ(boost::json::serialize(v),
               R"({"timestamp":"2026-12-01T00:00:00Z","workload":"web","container":"app","from":"500m","to":"250m",)"
               R"("resource":"cpu+memory","method":"InPlace","result":"Reverted","reason":"oomkill"})");
-    const std::vector<HistoryEntry> h{e, entry(HistoryResult::Success)};
+    const std::vector<HistoryEntry> h{e, entry(HistoryResult::Success), entry(HistoryResult::Held)};
+    EXPECT_EQ(history_json(h)[2].at("result").as_string(), "Held");
     const auto back = decode_history(history_json(h));
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(back.value(), h);

@@ -180,8 +180,10 @@ private:
     // canaries and rollbacks): decide_resize through the gates, then
     // submit, track, Events and metrics. True when the /resize was accepted.
     // `max_concurrent`: the lifecycle's limit in place of updateStrategy's.
+    // `restore`: a return to earlier values (ResizeGateInputs::restore).
     boost::asio::awaitable<bool> resize_one(pass_context& c, core::Pod pod, std::vector<core::ContainerTarget> targets,
-                                            core::ControlledValues controlled, std::optional<int> max_concurrent);
+                                            core::ControlledValues controlled, std::optional<int> max_concurrent,
+                                            bool restore = false);
     // Canary (lifecycle_stage.cpp, docs/lifecycle.md "How the shell drives it").
     boost::asio::awaitable<void> run_lifecycle(pass_context& c);
     boost::asio::awaitable<core::ThrottlingMeasurement> measure_throttling(pass_context& c, std::vector<std::string> pods,

@@ -33,8 +33,7 @@ struct CooldownCheck {
 
 // `last_resize_time`: the raw attune.io/last-resize-time value, nullopt
 // when absent (never resized: no cooldown). An unparseable value keeps the
-// cooldown on for increases (fail closed) until a resize rewrites it or a
-// user removes it.
+// cooldown on (fail closed) until a user corrects or removes it.
 CooldownCheck check_cooldown(const CooldownState& state, const std::optional<std::string>& last_resize_time,
                              Timestamp now);
 

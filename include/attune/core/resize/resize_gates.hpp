@@ -1,9 +1,11 @@
 #pragma once
 // The executor's per-pod decision (docs/resize.md): plan the resize, then
-// gate it. Increase gates fail closed; decreases are always allowed.
+// gate it. A maintenance window and the cooldown hold every change; the other
+// gates hold increases (they fail closed) and let decreases through.
 //
 //   paused                         blocks everything (the API: "stops all work")
-//   cooldown, outside_schedule,
+//   cooldown, outside_schedule     block every change, decreases too, except a
+//                                  restore (ResizeGateInputs::restore)
 //   max_concurrent_resizes         block every increase
 //   budget_exhausted               per resource (maxTotal{Cpu,Memory}Increase)
 //   node_memory_pressure           memory increases
@@ -53,6 +55,10 @@ struct ResizeGateInputs {
     ResourceList node_others_requests;  // sum_pod_requests(pods on the node, except this pod)
     std::vector<LimitRangeItem> limit_ranges;
     std::vector<QuotaFacts> quotas;
+    // The end of a startup boost or a lifecycle rollback: a return to values
+    // the workload already ran with, so neither the schedule nor the cooldown
+    // holds it (safety reverts do not come through here: plan_revert).
+    bool restore = false;
 };
 
 struct GateBlock {

@@ -19,7 +19,9 @@ inline constexpr std::size_t kMaxResizeHistory = 50;
 
 enum class HistoryResource { Cpu, Memory, CpuAndMemory, Template };
 enum class HistoryMethod { InPlace, Eviction, TemplatePersistence };
-enum class HistoryResult { Success, Failed, Reverted, Evicted, TemplatePatched };
+// Held: not sent, a gate or the planner held it back (the reason says which);
+// Failed: sent, and refused or failed.
+enum class HistoryResult { Success, Failed, Reverted, Evicted, TemplatePatched, Held };
 
 std::string_view history_resource_name(HistoryResource r) noexcept;  // cpu, memory, cpu+memory, template
 std::string_view history_method_name(HistoryMethod m) noexcept;
