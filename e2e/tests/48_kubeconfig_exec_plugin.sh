@@ -74,6 +74,9 @@ chmod +x "$work"/*.sh
 
 server=$(k config view --raw --minify --flatten -o jsonpath='{.clusters[0].cluster.server}')
 ca=$(k config view --raw --minify --flatten -o jsonpath='{.clusters[0].cluster.certificate-authority-data}')
+# A file, not a process substitution: kubectl 1.32 does not trust a CA given
+# as a pipe (x509: certificate signed by unknown authority); later ones do.
+base64 -d <<<"$ca" >"$work/ca.crt"
 # plugin_kubeconfig FILE COMMAND [INSTALL_HINT]
 plugin_kubeconfig() {
   cat >"$1" <<YAML
@@ -123,7 +126,7 @@ expect_eq "spec.cluster.certificate-authority-data" "$(jq -r '.spec.cluster."cer
 expect_eq "spec.cluster.config" "$(jq -c .spec.cluster.config "$info")" '{"audience":"e2e-48"}'
 # The token the plugin minted is the ServiceAccount's (kubectl says whose).
 expect_eq "the plugin's token" "$(k --token "$(cat "$work/token-1")" --kubeconfig /dev/null --server "$server" \
-  --certificate-authority <(base64 -d <<<"$ca") auth whoami -o jsonpath='{.status.userInfo.username}')" \
+  --certificate-authority "$work/ca.crt" auth whoami -o jsonpath='{.status.userInfo.username}')" \
   "system:serviceaccount:$ns:$sa"
 
 apply_web_policy
@@ -149,7 +152,7 @@ revoked=$work/token-$before
 k -n "$ns" delete secret bind-1 >/dev/null
 old_token_refused() {
   ! k --token "$(cat "$revoked")" --kubeconfig /dev/null --server "$server" \
-    --certificate-authority <(base64 -d <<<"$ca") auth whoami >/dev/null 2>&1
+    --certificate-authority "$work/ca.crt" auth whoami >/dev/null 2>&1
 }
 wait_until 60 old_token_refused || fail "the apiserver still accepts the token bound to the deleted Secret"
 log "the manager's token is revoked (kubectl auth whoami with it is refused)"
@@ -163,7 +166,7 @@ grep -q 'kube request unauthorized .*retry_with_fresh_credential=true' "$MGR_LOG
 unauthorized=$(metric_sum attune_kube_requests_total 'code="401"')
 [ "${unauthorized%.*}" -gt 0 ] || fail "the manager counted no 401 (attune_kube_requests_total{code=\"401\"})"
 expect_eq "the fresh token's identity" "$(k --token "$(cat "$work/token-$after")" --kubeconfig /dev/null --server "$server" \
-  --certificate-authority <(base64 -d <<<"$ca") auth whoami -o jsonpath='{.status.userInfo.username}')" \
+  --certificate-authority "$work/ca.crt" auth whoami -o jsonpath='{.status.userInfo.username}')" \
   "system:serviceaccount:$ns:$sa"
 log "after the revocation: $after plugin runs, $unauthorized requests answered 401, status still written"
 idle_deployment third
