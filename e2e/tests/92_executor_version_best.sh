@@ -8,7 +8,8 @@
 #    container request must outgrow the envelope: where its node declares
 #    in-place pod-level resize (1.36, 1.37) the envelope is raised in the
 #    same /resize and applied; where it does not (1.34, 1.35) the pod is
-#    skipped with ResizeSkipped and history reason envelope_constraint.
+#    skipped with ResizeSkipped and a history entry Held, reason
+#    envelope_constraint (it was never sent: docs/resize.md).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/90_executor_lib.bash"
@@ -73,7 +74,7 @@ elif [ "$declared" = true ]; then
   log "envelope raised in the same /resize and applied: $(envelope_of)"
   [ "$(metric_sum attune_envelope_raised_total 'resource="cpu"')" -ge 1 ] || fail "attune_envelope_raised_total did not count it"
 else
-  wait_until 60 has_history env Failed envelope_constraint || fail "no envelope_constraint skip: $(history_of env)"
+  wait_until 60 has_history env Held envelope_constraint || fail "no envelope_constraint skip: $(history_of env)"
   has_events env ResizeSkipped || fail "no ResizeSkipped Event for the envelope"
   expect_eq "container request left alone" "$(envelope_of | jq -r .app)" 500m
   log "envelope cannot be raised in place here: skipped ($(events_of env ResizeSkipped | head -1))"
