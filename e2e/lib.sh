@@ -32,6 +32,9 @@ trap _run_at_exit EXIT
 at_exit() { _at_exit_cmds+=("$1"); }
 # require_local: the test needs the local harness (simulated nodes, loopback
 # webhook URL, the harness's Prometheus); skipped on a real cluster.
+# A test's own extra control plane sits OFFSET ports above the suite's, so
+# that suites with their own ATTUNE_PORT_BASE can run side by side.
+extra_port_base() { echo $(( ${ATTUNE_PORT_BASE:-16440} + $1 )); }
 require_local() { [ -z "${E2E_EXTERNAL:-}" ] || skip "needs the local control plane (${1:-simulated nodes})"; }
 log() { echo "  [$(basename "$0" .sh)] $*" >&2; }
 fail() { echo "  FAIL [$(basename "$0" .sh)]: $*" >&2; exit 1; }

@@ -18,7 +18,7 @@ grep -q "no Go toolchain" <<<"$out" || fail "unclear missing-Go error: $out"
 
 # A component that never becomes ready: its log tail is printed and whatever
 # had started is stopped again.
-out=$(ATTUNE_RUN="$tmp/c" ATTUNE_PORT_BASE=18440 "$cs" up --k8s "$K8S_MINOR" --no-prometheus \
+out=$(ATTUNE_RUN="$tmp/c" ATTUNE_PORT_BASE=$(extra_port_base 2000) "$cs" up --k8s "$K8S_MINOR" --no-prometheus \
       --feature-gates NoSuchFeatureGate=true 2>&1) && fail "bad feature gate accepted"
 grep -q "kube-apiserver exited before it became ready" <<<"$out" || fail "no clear readiness error: $out"
 grep -q "last lines of" <<<"$out" || fail "no log tail printed"

@@ -15,9 +15,7 @@ require_local "starts a second local control plane"
 require_manager
 
 run429=${ATTUNE_429_RUN:-$(mktemp -d /tmp/attune-429.XXXXXX)}
-# 5000 above the suite's own ports (21440 by default), so that two suites
-# with their own ATTUNE_PORT_BASE can run side by side.
-base429=${ATTUNE_429_PORT_BASE:-$(( ${ATTUNE_PORT_BASE:-16440} + 5000 ))}
+base429=${ATTUNE_429_PORT_BASE:-$(extra_port_base 5000)}
 cluster429() { ATTUNE_RUN=$run429 CLUSTER_DIR=$run429/cluster ATTUNE_PORT_BASE=$base429 "$REPO_ROOT/hack/cluster.sh" "$@"; }
 at_exit "cluster429 down >/dev/null 2>&1"
 log "starting a 1-node control plane with max-requests-inflight 1 in $run429"

@@ -26,7 +26,7 @@ esac
 
 if [ -n "${ATTUNE_REMOVED_API_RUN:-}" ]; then run2=$ATTUNE_REMOVED_API_RUN; mkdir -p "$run2"
 else run2=$(mktemp -d /tmp/attune-removed-api.XXXXXX); at_exit "rm -rf $run2"; fi
-base2=${ATTUNE_REMOVED_API_PORT_BASE:-21460}
+base2=${ATTUNE_REMOVED_API_PORT_BASE:-$(extra_port_base 5020)}
 cluster2() { ATTUNE_RUN=$run2 CLUSTER_DIR=$run2/cluster ATTUNE_PORT_BASE=$base2 "$REPO_ROOT/hack/cluster.sh" "$@"; }
 at_exit "cluster2 down >/dev/null 2>&1"
 log "starting a 1-node $K8S_MINOR control plane serving $gv in $run2"

@@ -23,7 +23,7 @@ from=1.35 to=1.36
 
 if [ -n "${ATTUNE_UPGRADE_RUN:-}" ]; then run2=$ATTUNE_UPGRADE_RUN; mkdir -p "$run2"
 else run2=$(mktemp -d /tmp/attune-upgrade.XXXXXX); at_exit "rm -rf $run2"; fi
-base2=${ATTUNE_UPGRADE_PORT_BASE:-21480}
+base2=${ATTUNE_UPGRADE_PORT_BASE:-$(extra_port_base 5040)}
 cluster2() { ATTUNE_RUN=$run2 CLUSTER_DIR=$run2/cluster ATTUNE_PORT_BASE=$base2 "$REPO_ROOT/hack/cluster.sh" "$@"; }
 at_exit "cluster2 down >/dev/null 2>&1"
 start=$(date +%s)
