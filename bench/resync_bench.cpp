@@ -26,8 +26,8 @@
 namespace {
 namespace json = boost::json;
 using namespace attune;
-using kube::object_cache;
-using kube::watch_event_type;
+using kube::ObjectCache;
+using kube::WatchEventType;
 
 constexpr int kPoliciesPerNamespace = 5;
 
@@ -85,52 +85,51 @@ int main(int argc, char** argv) {
     const int workloads = argc > 1 ? std::atoi(argv[1]) : 1000;
     const int namespaces = 20;
     const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
-    object_cache deployments(kube::strip_workload, kube::cache_storage::compact_text);
-    object_cache none(kube::strip_workload, kube::cache_storage::compact_text);
-    object_cache hpas(kube::strip_hpa,
-                      kube::cache_storage::compact_text);
+    ObjectCache deployments(kube::strip_workload, kube::CacheStorage::CompactText);
+    ObjectCache none(kube::strip_workload, kube::CacheStorage::CompactText);
+    ObjectCache hpas(kube::strip_hpa, kube::CacheStorage::CompactText);
     controller::index_hpas(hpas);
     // The old manager held HPAs as trees: its per-event decode paid no parse.
-    object_cache hpas_before(kube::strip_hpa, kube::cache_storage::tree);
-    object_cache policies(kube::strip_generic, kube::cache_storage::compact_text);
+    ObjectCache hpas_before(kube::strip_hpa, kube::CacheStorage::Tree);
+    ObjectCache policies(kube::strip_generic, kube::CacheStorage::CompactText);
     policy::index_policies(policies);
     // Until the policy view, policies_in parsed each one from its text and decoded it.
-    object_cache policies_before(kube::strip_generic, kube::cache_storage::compact_text);
+    ObjectCache policies_before(kube::strip_generic, kube::CacheStorage::CompactText);
     std::vector<std::vector<std::vector<std::string>>> targets(
         namespaces, std::vector<std::vector<std::string>>(kPoliciesPerNamespace));
     for (int i = 0; i < workloads; ++i) {
         const std::string ns = "bench-" + std::to_string(i % namespaces);
-        deployments.apply(watch_event_type::added, deployment(ns, i, namespaces));
-        hpas.apply(watch_event_type::added, hpa(ns, i));  // one HPA per workload
-        hpas_before.apply(watch_event_type::added, hpa(ns, i));
+        deployments.apply(WatchEventType::Added, deployment(ns, i, namespaces));
+        hpas.apply(WatchEventType::Added, hpa(ns, i));  // one HPA per workload
+        hpas_before.apply(WatchEventType::Added, hpa(ns, i));
         targets[i % namespaces][i / namespaces % kPoliciesPerNamespace].push_back("svc-" + std::to_string(i));
     }
     for (int n = 0; n < namespaces; ++n)
         for (int t = 0; t < kPoliciesPerNamespace; ++t)
             for (auto* c : {&policies, &policies_before})
-                c->apply(watch_event_type::added, policy_object("bench-" + std::to_string(n), t, targets[n][t]));
-    // Named, not positional: cache_views grows fields.
-    policy::cache_views v;
+                c->apply(WatchEventType::Added, policy_object("bench-" + std::to_string(n), t, targets[n][t]));
+    // Named, not positional: CacheViews grows fields.
+    policy::CacheViews v;
     v.deployments = &deployments;
     v.statefulsets = v.replicasets = v.daemonsets = v.jobs = v.cronjobs = &none;
     v.hpas = &hpas;
     v.policies = &policies;
 
-    struct stage {
+    struct Stage {
         const char* name;
         bool hpas_per_workload;
         bool policies_per_workload;
     };
-    const stage stages[] = {
+    const Stage stages[] = {
         {"HPAs and policies decoded per workload (before the HPA index)", true, true},
         {"policies decoded per workload (before the policy view)       ", false, true},
         {"both decoded once per change                                 ", false, false},
     };
-    auto resync = [&](const stage& s) {
+    auto resync = [&](const Stage& s) {
         std::size_t classified = 0, selected = 0, decoded = 0;
         for (const auto& p : policies.all()) {
-            controller::object_key pk{std::string(kube::meta_string(*p, "namespace")), "AttunePolicy",
-                                      std::string(kube::meta_string(*p, "name"))};
+            controller::ObjectKey pk{std::string(kube::meta_string(*p, "namespace")), "AttunePolicy",
+                                     std::string(kube::meta_string(*p, "name"))};
             auto plan = controller::plan_policy_pass(v, pk);
             for (const auto& t : plan.targets) {
                 auto k = controller::parse_object_key(t);

@@ -22,18 +22,18 @@
 
 namespace {
 std::atomic<long long> live_bytes{0};
-constexpr std::size_t header = alignof(std::max_align_t);
+constexpr std::size_t kHeader = alignof(std::max_align_t);
 
 void* counted_alloc(std::size_t n) {
-    auto* p = static_cast<char*>(std::malloc(n + header));
+    auto* p = static_cast<char*>(std::malloc(n + kHeader));
     if (!p) throw std::bad_alloc();
     *reinterpret_cast<std::size_t*>(p) = n;
     live_bytes += static_cast<long long>(n);
-    return p + header;
+    return p + kHeader;
 }
 void counted_free(void* q) noexcept {
     if (!q) return;
-    auto* p = static_cast<char*>(q) - header;
+    auto* p = static_cast<char*>(q) - kHeader;
     live_bytes -= static_cast<long long>(*reinterpret_cast<std::size_t*>(p));
     std::free(p);
 }
@@ -48,7 +48,7 @@ void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
 
 namespace {
 namespace json = boost::json;
-using attune::kube::object_cache;
+using attune::kube::ObjectCache;
 
 // A pod shaped like a real Deployment-managed pod: long last-applied
 // annotation, managedFields, env, probes, volumes, tolerations, statuses.
@@ -165,14 +165,14 @@ int main(int argc, char** argv) {
     std::printf("pod event JSON: %zu bytes each (first); %zu events, %.1f MiB total\n", sample_size, events,
                 static_cast<double>(bytes) / (1 << 20));
 
-    auto run = [&](attune::kube::cache_storage storage, const char* label) {
+    auto run = [&](attune::kube::CacheStorage storage, const char* label) {
         const long long before_cache = live_bytes.load();
-        auto cache = std::make_unique<object_cache>(attune::kube::strip_pod, storage);
+        auto cache = std::make_unique<ObjectCache>(attune::kube::strip_pod, storage);
         timespec c0{}, c1{};
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
         const auto t0 = std::chrono::steady_clock::now();
         for (auto& chunk : chunks) {
-            attune::kube::watch_line_splitter splitter;
+            attune::kube::WatchLineSplitter splitter;
             // Fed in 64 KiB reads, as the informer does.
             std::string_view rest(chunk);
             while (!rest.empty()) {
@@ -180,7 +180,8 @@ int main(int argc, char** argv) {
                 rest.remove_prefix(piece.size());
                 splitter.feed(piece, [&](std::string_view line) {
                     auto d = attune::kube::decode_watch_line(line);
-                    if (auto* ev = std::get_if<attune::kube::watch_event>(&d)) cache->apply(ev->type, std::move(ev->object));
+                    if (auto* ev = std::get_if<attune::kube::WatchEvent>(&d))
+                        cache->apply(ev->type, std::move(ev->object));
                 });
             }
         }
@@ -195,20 +196,20 @@ int main(int argc, char** argv) {
                     static_cast<double>(cache_bytes) / pods);
         return cache;
     };
-    run(attune::kube::cache_storage::compact_text, "compact_text");
-    auto cache = run(attune::kube::cache_storage::tree, "tree");
-    object_cache& tree_cache = *cache;
+    run(attune::kube::CacheStorage::CompactText, "compact_text");
+    auto cache = run(attune::kube::CacheStorage::Tree, "tree");
+    ObjectCache& tree_cache = *cache;
 
     // How much of that is the JSON trees themselves.
     {
-        struct counting final : json::memory_resource {
+        struct Counting final : json::memory_resource {
             std::size_t bytes = 0;
             void* do_allocate(std::size_t n, std::size_t a) override {
                 bytes += n;
                 return ::operator new(n, std::align_val_t(a));
             }
-            void do_deallocate(void* p, std::size_t n, std::size_t a) override {
-                ::operator delete(p, n, std::align_val_t(a));
+            void do_deallocate(void* p, std::size_t /*n*/, std::size_t a) override {
+                ::operator delete(p, std::align_val_t(a));  // unsized: clang builds it without -fsized-deallocation
             }
             bool do_is_equal(const json::memory_resource& o) const noexcept override { return this == &o; }
         } c;

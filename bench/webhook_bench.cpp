@@ -12,7 +12,7 @@
 //                                             drive a running attune-manager
 //                                             instead of the in-process server
 //
-// In process, the server (https_server + admission_handler over caches
+// In process, the server (HttpsServer + AdmissionHandler over caches
 // holding 200 namespaces, 1,000 Deployments/ReplicaSets and 1,000 policies
 // with recommendations) runs on its own thread pinned to CPU 0, the load
 // generator on CPU 1: "one core" is the server's. Figures, not assertions
@@ -55,7 +55,7 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 namespace json = boost::json;
 using namespace attune;
-using clock_type = std::chrono::steady_clock;
+using ClockType = std::chrono::steady_clock;
 
 namespace {
 
@@ -74,14 +74,14 @@ long rss_kib() {
     return 0;
 }
 
-struct target {
+struct Target {
     std::string ns = "shop-0";
     std::string replicaset = "web-0-7d9f6c";
     std::string hash = "7d9f6c";
 };
 
 // A pod as the ReplicaSet controller sends it for admission.
-std::string review(const target& t, int i) {
+std::string review(const Target& t, int i) {
     json::object pod = json::parse(R"({
       "apiVersion": "v1", "kind": "Pod",
       "metadata": {"generateName": "", "namespace": "", "labels": {"app": "web", "tier": "frontend", "pod-template-hash": ""},
@@ -138,21 +138,21 @@ std::string review(const target& t, int i) {
 }
 
 // The in-process server's world: caches as the manager's informers hold them.
-struct world {
-    static constexpr auto kText = kube::cache_storage::compact_text;
-    kube::object_cache namespaces{kube::strip_namespace, kText}, policies{kube::strip_generic, kText},
+struct World {
+    static constexpr auto kText = kube::CacheStorage::CompactText;
+    kube::ObjectCache namespaces{kube::strip_namespace, kText}, policies{kube::strip_generic, kText},
         deployments{kube::strip_workload, kText}, statefulsets{kube::strip_workload, kText},
         daemonsets{kube::strip_workload, kText}, replicasets{kube::strip_replicaset, kText},
         jobs{kube::strip_workload, kText}, cronjobs{kube::strip_workload, kText};
     core::Capabilities caps;
 
-    world() {
+    World() {
         caps.pod_level_resources_field = true;
         policy::index_policies(policies);
         int rv = 1;
-        auto add = [&](kube::object_cache& c, json::value v) {
+        auto add = [&](kube::ObjectCache& c, json::value v) {
             v.as_object()["metadata"].as_object()["resourceVersion"] = std::to_string(++rv);
-            c.apply(kube::watch_event_type::added, std::move(v));
+            c.apply(kube::WatchEventType::Added, std::move(v));
         };
         for (int n = 0; n < 200; ++n) {
             const std::string ns = "shop-" + std::to_string(n);
@@ -184,8 +184,8 @@ struct world {
         }
     }
 
-    webhook::admission_caches caches() {
-        webhook::admission_caches c;
+    webhook::AdmissionCaches caches() {
+        webhook::AdmissionCaches c;
         c.namespaces = &namespaces;
         c.views.policies = &policies;
         c.views.deployments = &deployments;
@@ -198,14 +198,14 @@ struct world {
     }
 };
 
-struct run_stats {
+struct RunStats {
     std::vector<double> latency_us;
     std::uint64_t errors = 0;
     std::uint64_t unsized = 0;
     std::size_t answered = 0;
 };
 
-struct load {
+struct Load {
     std::string host, port;
     std::string ca_pem;
     std::vector<std::string> bodies;  // rotated through
@@ -215,8 +215,8 @@ struct load {
     int connections = 16;
 };
 
-asio::awaitable<void> connection(const load& l, asio::ssl::context& ctx, clock_type::time_point start,
-                                 std::atomic<std::uint64_t>& next, std::uint64_t total, run_stats& st) {
+asio::awaitable<void> connection(const Load& l, asio::ssl::context& ctx, ClockType::time_point start,
+                                 std::atomic<std::uint64_t>& next, std::uint64_t total, RunStats& st) {
     auto ex = co_await asio::this_coro::executor;
     beast::ssl_stream<beast::tcp_stream> s(ex, ctx);
     asio::ip::tcp::resolver r(ex);
@@ -240,19 +240,20 @@ asio::awaitable<void> connection(const load& l, asio::ssl::context& ctx, clock_t
     asio::steady_timer timer(ex);
     beast::flat_buffer buf;
     const auto interval = l.open_loop ? std::chrono::duration<double>(1.0 / l.rate) : std::chrono::duration<double>(0);
-    const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(l.seconds));
+    const auto deadline =
+        start + std::chrono::duration_cast<ClockType::duration>(std::chrono::duration<double>(l.seconds));
     for (;;) {
         const std::uint64_t i = next++;
-        clock_type::time_point scheduled;
+        ClockType::time_point scheduled;
         if (l.open_loop) {
             if (i >= total) break;
-            scheduled = start + std::chrono::duration_cast<clock_type::duration>(interval * static_cast<double>(i));
-            if (clock_type::now() < scheduled) {
+            scheduled = start + std::chrono::duration_cast<ClockType::duration>(interval * static_cast<double>(i));
+            if (ClockType::now() < scheduled) {
                 timer.expires_at(scheduled);
                 co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
             }
         } else {
-            scheduled = clock_type::now();
+            scheduled = ClockType::now();
             if (scheduled >= deadline) break;
         }
         bhttp::request<bhttp::string_body> req{bhttp::verb::post, "/mutate-v1-pod", 11};
@@ -264,7 +265,7 @@ asio::awaitable<void> connection(const load& l, asio::ssl::context& ctx, clock_t
         auto [wec, wn] = co_await bhttp::async_write(s, req, asio::as_tuple(asio::use_awaitable));
         bhttp::response<bhttp::string_body> res;
         auto [rec2, rn] = co_await bhttp::async_read(s, buf, res, asio::as_tuple(asio::use_awaitable));
-        const auto done = clock_type::now();
+        const auto done = ClockType::now();
         if (wec || rec2 || res.result_int() != 200) {
             ++st.errors;
             break;
@@ -274,17 +275,17 @@ asio::awaitable<void> connection(const load& l, asio::ssl::context& ctx, clock_t
     }
 }
 
-run_stats drive(const load& l) {
+RunStats drive(const Load& l) {
     pin(1);
     asio::io_context io(1);
     asio::ssl::context ctx(asio::ssl::context::tls_client);
     ctx.add_certificate_authority(asio::buffer(l.ca_pem));
     ctx.set_verify_mode(asio::ssl::verify_peer);
-    run_stats st;
+    RunStats st;
     st.latency_us.reserve(static_cast<std::size_t>(l.open_loop ? l.rate * l.seconds : 200000 * l.seconds) + 16);
     std::atomic<std::uint64_t> next{0};
     const auto total = static_cast<std::uint64_t>(l.rate * l.seconds);
-    const auto start = clock_type::now() + std::chrono::milliseconds(200);  // connections handshake first
+    const auto start = ClockType::now() + std::chrono::milliseconds(200);  // connections handshake first
     for (int c = 0; c < l.connections; ++c)
         asio::co_spawn(io, connection(l, ctx, start, next, total, st), asio::detached);
     io.run();
@@ -298,7 +299,7 @@ double pct(std::vector<double>& v, double p) {
     return v[k];
 }
 
-void report(const char* what, run_stats& st, double seconds) {
+void report(const char* what, RunStats& st, double seconds) {
     const std::size_t n = st.latency_us.size();
     const double mx = n ? *std::max_element(st.latency_us.begin(), st.latency_us.end()) : 0;
     const double p50 = pct(st.latency_us, 50), p99 = pct(st.latency_us, 99), p999 = pct(st.latency_us, 99.9);
@@ -312,8 +313,8 @@ void report(const char* what, run_stats& st, double seconds) {
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
     std::string mode = args.empty() ? "rate" : args[0];
-    load l;
-    target t;
+    Load l;
+    Target t;
     std::string target_addr, ca_file;
     std::vector<std::string> pos;
     for (std::size_t i = 1; i < args.size(); ++i) {
@@ -335,13 +336,13 @@ int main(int argc, char** argv) {
     } else if (mode == "handler") {
         // The handler alone, no TLS or HTTP: CPU time per review on this thread.
         const int n = pos.size() > 0 ? std::stoi(pos[0]) : 20000;
-        world wd;
-        auto m = webhook::webhook_metrics::standalone();
-        webhook::admission_options ao;
-        webhook::admission_handler h(wd.caches(), ao, &wd.caps, *m);
+        World wd;
+        auto m = webhook::WebhookMetrics::standalone();
+        webhook::AdmissionOptions ao;
+        webhook::AdmissionHandler h(wd.caches(), ao, &wd.caps, *m);
         std::vector<std::string> bodies;
         for (int i = 0; i < 64; ++i) bodies.push_back(review(t, i));
-        http::server_request r;
+        http::ServerRequest r;
         r.method = "POST";
         r.target = "/mutate-v1-pod";
         std::size_t patched = 0;
@@ -363,29 +364,29 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 64; ++i) l.bodies.push_back(review(t, i));
     std::printf("review body %zu bytes; %d keep-alive TLS connections\n", l.bodies[0].size(), l.connections);
 
-    std::unique_ptr<world> w;
+    std::unique_ptr<World> w;
     std::unique_ptr<asio::io_context> server_io;
-    std::unique_ptr<webhook::admission_handler> handler;
-    std::unique_ptr<http::https_server> server;
-    std::shared_ptr<webhook::webhook_metrics> metrics = webhook::webhook_metrics::standalone();
+    std::unique_ptr<webhook::AdmissionHandler> handler;
+    std::unique_ptr<http::HttpsServer> server;
+    std::shared_ptr<webhook::WebhookMetrics> metrics = webhook::WebhookMetrics::standalone();
     std::thread server_thread;
     double server_cpu = 0;  // the server thread's CPU seconds, measured on that thread
     if (target_addr.empty()) {
-        w = std::make_unique<world>();
+        w = std::make_unique<World>();
         const auto now = static_cast<std::int64_t>(std::time(nullptr));
         const auto ca = webhook::generate_ca("bench-ca", now - 60, now + 86400);
-        webhook::serving_names names;
+        webhook::ServingNames names;
         names.ips = {"127.0.0.1"};
         const auto srv = webhook::issue_serving_certificate(ca, names, now - 60, now + 86400);
         l.ca_pem = ca.cert_pem;
         server_io = std::make_unique<asio::io_context>(1);
-        webhook::admission_options ao;
+        webhook::AdmissionOptions ao;
         ao.operator_namespace = "attune-system";
-        handler = std::make_unique<webhook::admission_handler>(w->caches(), ao, &w->caps, *metrics);
-        http::server_options so;
+        handler = std::make_unique<webhook::AdmissionHandler>(w->caches(), ao, &w->caps, *metrics);
+        http::ServerOptions so;
         so.max_connections = 1024;
-        server = std::make_unique<http::https_server>(
-            server_io->get_executor(), [&](const http::server_request& r) { return handler->handle(r); }, so);
+        server = std::make_unique<http::HttpsServer>(
+            server_io->get_executor(), [&](const http::ServerRequest& r) { return handler->handle(r); }, so);
         server->set_certificate(srv.cert_pem, srv.key_pem);
         server->listen("127.0.0.1", "0");
         l.host = "127.0.0.1";
@@ -410,11 +411,12 @@ int main(int argc, char** argv) {
         // server and generator share the heap).
         std::atomic<bool> done{false};
         std::thread sampler([&] {
-            const auto t0 = clock_type::now();
+            const auto t0 = ClockType::now();
             while (!done) {
                 const auto mi = mallinfo2();
                 std::printf("  t=%3.0fs heap_in_use=%zu KiB rss=%ld KiB\n",
-                            std::chrono::duration<double>(clock_type::now() - t0).count(), mi.uordblks / 1024, rss_kib());
+                            std::chrono::duration<double>(ClockType::now() - t0).count(), mi.uordblks / 1024,
+                            rss_kib());
                 std::fflush(stdout);
                 for (int i = 0; i < 100 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
             }
@@ -424,9 +426,10 @@ int main(int argc, char** argv) {
         sampler.join();
         report("soak", st, l.seconds);
     } else {
-        const auto t0 = clock_type::now();
+        const auto t0 = ClockType::now();
         auto st = drive(l);
-        const double secs = l.open_loop ? l.seconds : std::chrono::duration<double>(clock_type::now() - t0).count() - 0.2;
+        const double secs =
+            l.open_loop ? l.seconds : std::chrono::duration<double>(ClockType::now() - t0).count() - 0.2;
         report(mode.c_str(), st, secs);
     }
     if (server) {

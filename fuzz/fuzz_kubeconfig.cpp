@@ -1,5 +1,5 @@
 // libFuzzer target: kubeconfig parsing and resolution. Any input must end
-// in a rest_config or a config_error, never a crash or another exception.
+// in a RestConfig or a ConfigError, never a crash or another exception.
 #include <attune/kube/kubeconfig.hpp>
 
 #include <cstddef>
@@ -12,7 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         // A directory that does not exist: relative file references fail cleanly.
         auto cfg = attune::kube::resolve_kubeconfig({{"/nonexistent/attune-fuzz/config", content}}, "", size % 2 == 0);
         (void)cfg;
-    } catch (const attune::kube::config_error&) {
-    }
+    } catch (const attune::kube::ConfigError&) {}
     return 0;
 }

@@ -1,5 +1,5 @@
 // libFuzzer target: a protobuf pod LIST body as the pod informer reads it,
-// fed at a fuzzer-chosen chunk size through protobuf_list_decoder and
+// fed at a fuzzer-chosen chunk size through ProtobufListDecoder and
 // pod_from_protobuf into a pod cache through the pod transform. Nothing may
 // crash, read past its input, or hold more than one item.
 #include <attune/kube/object_cache.hpp>
@@ -15,9 +15,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size == 0) return 0;
     const std::size_t chunk = 1 + data[0] % 128;
     std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
-    attune::kube::object_cache cache(attune::kube::strip_pod);
-    attune::kube::protobuf_list_decoder decoder(attune::kube::pod_from_protobuf, [&](boost::json::value&& pod) {
-        cache.apply(attune::kube::watch_event_type::modified, std::move(pod));
+    attune::kube::ObjectCache cache(attune::kube::strip_pod);
+    attune::kube::ProtobufListDecoder decoder(attune::kube::pod_from_protobuf, [&](boost::json::value&& pod) {
+        cache.apply(attune::kube::WatchEventType::Modified, std::move(pod));
     });
     bool ok = true;
     while (ok && !in.empty()) {

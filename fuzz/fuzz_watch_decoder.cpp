@@ -14,11 +14,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size == 0) return 0;
     const std::size_t chunk = 1 + data[0] % 64;
     std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
-    attune::kube::watch_line_splitter splitter(4096);
-    attune::kube::object_cache cache(attune::kube::strip_pod);
+    attune::kube::WatchLineSplitter splitter(4096);
+    attune::kube::ObjectCache cache(attune::kube::strip_pod);
     auto on_line = [&](std::string_view line) {
         auto decoded = attune::kube::decode_watch_line(line);
-        if (auto* ev = std::get_if<attune::kube::watch_event>(&decoded)) {
+        if (auto* ev = std::get_if<attune::kube::WatchEvent>(&decoded)) {
             (void)ev->is_gone();
             (void)ev->status_message();
             cache.apply(ev->type, std::move(ev->object));

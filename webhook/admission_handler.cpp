@@ -20,18 +20,18 @@
 
 namespace attune::webhook {
 namespace json = boost::json;
-using object_ptr = kube::object_cache::object_ptr;
+using ObjectPtr = kube::ObjectCache::ObjectPtr;
 
 namespace {
 
 constexpr const char* kPodOperation = "pod_create";
 constexpr const char* kWorkloadOperation = "workload_update";
 
-http::server_reply text(unsigned status, std::string body) {
-    return http::server_reply(status, "text/plain; charset=utf-8", std::move(body) + "\n");
+http::ServerReply text(unsigned status, std::string body) {
+    return http::ServerReply(status, "text/plain; charset=utf-8", std::move(body) + "\n");
 }
 
-std::map<std::string, std::string, std::less<>> string_map_at(const json::value& v, core::json_path path) {
+std::map<std::string, std::string, std::less<>> string_map_at(const json::value& v, core::JsonPath path) {
     std::map<std::string, std::string, std::less<>> out;
     if (const auto* o = core::object_at(v, path))
         for (const auto& [k, val] : *o)
@@ -45,50 +45,50 @@ std::string default_now() {
 
 }  // namespace
 
-struct admission_handler::impl {
-    admission_caches caches;
-    admission_options opts;
+struct AdmissionHandler::impl {
+    AdmissionCaches caches;
+    AdmissionOptions opts;
     const core::Capabilities* caps;
-    webhook_metrics& metrics;
+    WebhookMetrics& metrics;
 
     // Which policy manages a workload and its merged, validated settings:
     // the controller's own resolution over the same decoded views.
-    policy::policy_resolver resolver;
+    policy::PolicyResolver resolver;
 
     // The winning policies' status, by cache key, read once per decoded
     // policy view (index_policies makes a new one per change; the object
     // itself is parsed afresh on every read of a compact cache). The entry
     // holds the view, so an address cannot be reused by a newer view while
     // it is compared.
-    struct policy_entry {
-        std::shared_ptr<const policy::policy_view> view;
+    struct PolicyEntry {
+        std::shared_ptr<const policy::PolicyView> view;
         std::shared_ptr<const core::EffectivePolicy> effective;
-        object_ptr source;  // read once per change
+        ObjectPtr source;  // read once per change
         std::optional<std::vector<core::StatusRecommendation>> recommendations;
         std::optional<std::vector<core::LifecycleStatusEntry>> lifecycle;
         std::string status_error;  // why recommendations/lifecycle did not decode
         std::string refusal;       // the resolution message last logged for this view
     };
-    std::unordered_map<std::string, policy_entry> memo;
+    std::unordered_map<std::string, PolicyEntry> memo;
 
     // The default buckets (docs/webhook.md).
     prometheus::Histogram& pod_duration;
     prometheus::Histogram& workload_duration;
 
-    impl(admission_caches c, admission_options o, const core::Capabilities* cp, webhook_metrics& m)
+    impl(AdmissionCaches c, AdmissionOptions o, const core::Capabilities* cp, WebhookMetrics& m)
         : caches(std::move(c)), opts(std::move(o)), caps(cp), metrics(m), resolver(opts.validation),
-          pod_duration(m.duration.Add({{"operation", kPodOperation}}, prometheus::Histogram::BucketBoundaries{
-                                                                          0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
-                                                                          2.5, 5, 10})),
-          workload_duration(m.duration.Add({{"operation", kWorkloadOperation}}, prometheus::Histogram::BucketBoundaries{
-                                                                                    0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                                                    0.5, 1, 2.5, 5, 10})) {
+          pod_duration(m.duration.Add({{"operation", kPodOperation}},
+                                      prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                                                              1, 2.5, 5, 10})),
+          workload_duration(m.duration.Add({{"operation", kWorkloadOperation}},
+                                           prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                                                   0.5, 1, 2.5, 5, 10})) {
         if (!opts.now) opts.now = default_now;
     }
 
     bool synced() const { return caches.synced(); }
 
-    object_ptr cached(std::string_view kind, std::string_view ns, std::string_view name) const {
+    ObjectPtr cached(std::string_view kind, std::string_view ns, std::string_view name) const {
         const auto* c = kind == "AttunePolicy" ? nullptr : caches.views.for_kind(kind);
         if (!c) return nullptr;
         return c->get(std::string(ns) + "/" + std::string(name));
@@ -96,7 +96,7 @@ struct admission_handler::impl {
 
     // Why a resolution gave no settings, logged once per version of the
     // policy and of its refusal.
-    void log_refusal(policy_entry& e, const policy::resolved& r) {
+    void log_refusal(PolicyEntry& e, const policy::Resolved& r) {
         if (e.refusal == r.message) return;
         e.refusal = r.message;
         using F = core::ResolutionFailure;
@@ -110,7 +110,7 @@ struct admission_handler::impl {
 
     void prune() {
         for (auto it = memo.begin(); it != memo.end();) {
-            if (!caches.views.policies->decoded<policy::policy_view>(it->first)) it = memo.erase(it);
+            if (!caches.views.policies->decoded<policy::PolicyView>(it->first)) it = memo.erase(it);
             else ++it;
         }
     }
@@ -119,7 +119,7 @@ struct admission_handler::impl {
     // controller's selection, merge and validation), or a skip reason:
     // no_policy, workload_opted_out, invalid_policy (the policy or a
     // defaults object does not decode), policy_validation_failed.
-    std::pair<policy_entry*, std::string> managing_policy(const policy::workload_ref& wl) {
+    std::pair<PolicyEntry*, std::string> managing_policy(const policy::WorkloadRef& wl) {
         if (!caches.views.policies) return {nullptr, "no_policy"};
         auto managed = policy::resolve_managing_policy(caches.views, resolver, wl);
         const auto& sel = managed.selection;
@@ -128,7 +128,7 @@ struct admission_handler::impl {
         if (!r.view) return {nullptr, "no_policy"};
         const std::string key = wl.ns + "/" + sel.winner;
         if (auto it = memo.find(key); it == memo.end() || it->second.view != r.view) {
-            memo[key] = policy_entry{};
+            memo[key] = PolicyEntry{};
             memo[key].view = r.view;
             if (memo.size() > 2 * caches.views.policies->size() + 64) prune();
         }
@@ -145,7 +145,7 @@ struct admission_handler::impl {
         return {&e, ""};
     }
 
-    void decode_status(policy_entry& e) {
+    void decode_status(PolicyEntry& e) {
         if (e.recommendations) return;
         e.recommendations.emplace();
         e.lifecycle.emplace();
@@ -284,28 +284,28 @@ struct admission_handler::impl {
     }
 };
 
-bool admission_caches::synced() const {
+bool AdmissionCaches::synced() const {
     for (std::string_view what : {"Namespace", "AttunePolicy", "AttuneDefaults", "AttuneNamespaceDefaults", "Deployment",
                                   "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob"})
         if (!views.has_synced(what)) return false;
     return true;
 }
 
-admission_handler::admission_handler(admission_caches caches, admission_options opts, const core::Capabilities* caps,
-                                     webhook_metrics& metrics)
+AdmissionHandler::AdmissionHandler(AdmissionCaches caches, AdmissionOptions opts, const core::Capabilities* caps,
+                                   WebhookMetrics& metrics)
     : impl_(std::make_unique<impl>(std::move(caches), std::move(opts), caps, metrics)) {}
 
-admission_handler::~admission_handler() = default;
+AdmissionHandler::~AdmissionHandler() = default;
 
-core::AdmissionResponse admission_handler::review_pod_create(const core::AdmissionRequest& req) {
+core::AdmissionResponse AdmissionHandler::review_pod_create(const core::AdmissionRequest& req) {
     return impl_->pod_create(req);
 }
 
-core::AdmissionResponse admission_handler::review_workload_update(const core::AdmissionRequest& req) {
+core::AdmissionResponse AdmissionHandler::review_workload_update(const core::AdmissionRequest& req) {
     return impl_->workload_update(req);
 }
 
-http::server_reply admission_handler::handle(const http::server_request& req) {
+http::ServerReply AdmissionHandler::handle(const http::ServerRequest& req) {
     const auto started = std::chrono::steady_clock::now();
     const std::string_view path = req.target.substr(0, req.target.find('?'));
     const bool pods = path == kPodCreatePath;
@@ -320,7 +320,7 @@ http::server_reply admission_handler::handle(const http::server_request& req) {
         return text(400, "invalid AdmissionReview: " + review.error().message);
     }
     auto resp = pods ? impl_->pod_create(review.value()) : impl_->workload_update(review.value());
-    http::server_reply out(200, "application/json", core::encode_admission_review(resp));
+    http::ServerReply out(200, "application/json", core::encode_admission_review(resp));
     (pods ? impl_->pod_duration : impl_->workload_duration)
         .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     return out;

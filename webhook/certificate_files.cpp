@@ -24,35 +24,36 @@ std::optional<std::string> slurp(const std::string& path) {
 }
 }  // namespace
 
-struct certificate_files::impl {
-    http::https_server& server;
+struct CertificateFiles::impl {
+    http::HttpsServer& server;
     std::string dir;
     std::chrono::seconds poll;
-    observer on;
+    Observer on;
     std::string loaded_cert, loaded_key;
     bool stopping = false;
     std::unique_ptr<asio::steady_timer> timer;
 };
 
-certificate_files::certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll,
-                                     observer on)
+CertificateFiles::CertificateFiles(http::HttpsServer& server, std::string dir, std::chrono::seconds poll, Observer on)
     : impl_(std::make_shared<impl>(impl{server, std::move(dir), poll, std::move(on), {}, {}, false, nullptr})) {}
 
-certificate_files::certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll,
-                                     webhook_metrics& metrics)
-    : certificate_files(server, std::move(dir), poll,
-                        observer{"webhook",
-                                 [&metrics](const std::string& cert) {
-                                     metrics.certificate_reloads.Increment();
-                                     if (const auto info = certificate_info(cert))
-                                         metrics.certificate_not_after.Add({{"certificate", "serving"}})
-                                             .Set(static_cast<double>(info->not_after));
-                                 },
-                                 [&metrics] { metrics.certificate_sync_errors.Add({{"stage", "files"}}).Increment(); }}) {}
+CertificateFiles::CertificateFiles(http::HttpsServer& server, std::string dir, std::chrono::seconds poll,
+                                   WebhookMetrics& metrics)
+    : CertificateFiles(server, std::move(dir), poll,
+                       Observer{"webhook",
+                                [&metrics](const std::string& cert) {
+                                    metrics.certificate_reloads.Increment();
+                                    if (const auto info = certificate_info(cert))
+                                        metrics.certificate_not_after.Add({{"certificate", "serving"}})
+                                            .Set(static_cast<double>(info->not_after));
+                                },
+                                [&metrics] {
+                                    metrics.certificate_sync_errors.Add({{"stage", "files"}}).Increment();
+                                }}) {}
 
-certificate_files::~certificate_files() = default;
+CertificateFiles::~CertificateFiles() = default;
 
-bool certificate_files::reload(std::string& error) {
+bool CertificateFiles::reload(std::string& error) {
     auto& s = *impl_;
     const auto cert = slurp(s.dir + "/tls.crt");
     const auto key = slurp(s.dir + "/tls.key");
@@ -81,7 +82,7 @@ bool certificate_files::reload(std::string& error) {
     return true;
 }
 
-asio::awaitable<void> certificate_files::run() {
+asio::awaitable<void> CertificateFiles::run() {
     auto self = impl_;
     self->timer = std::make_unique<asio::steady_timer>(co_await asio::this_coro::executor);
     while (!self->stopping) {
@@ -95,11 +96,11 @@ asio::awaitable<void> certificate_files::run() {
     }
 }
 
-void certificate_files::stop() noexcept {
+void CertificateFiles::stop() noexcept {
     impl_->stopping = true;
     if (impl_->timer) impl_->timer->cancel();
 }
 
-bool certificate_files::loaded() const noexcept { return !impl_->loaded_cert.empty(); }
+bool CertificateFiles::loaded() const noexcept { return !impl_->loaded_cert.empty(); }
 
 }  // namespace attune::webhook

@@ -29,7 +29,7 @@ std::int64_t backdate(std::chrono::seconds validity) { return std::min<std::int6
 constexpr int kWriteAttempts = 5;
 
 // What the Secret holds, decoded.
-struct material {
+struct Material {
     bool exists = false;
     std::string resource_version;
     std::string type = "kubernetes.io/tls";
@@ -42,8 +42,8 @@ std::string data_field(const json::value& secret, std::string_view key) {
     return d ? *d : std::string();
 }
 
-material decode_secret(const json::value& secret) {
-    material m;
+Material decode_secret(const json::value& secret) {
+    Material m;
     m.exists = true;
     m.resource_version = std::string(core::string_at(secret, {"metadata", "resourceVersion"}));
     if (const auto staged = core::string_at(secret, {"metadata", "annotations", core::kNextCaStagedAtAnnotation});
@@ -70,7 +70,7 @@ std::optional<core::CertificateInfo> usable(const std::string& cert, const std::
     return certificate_info(cert);
 }
 
-core::CertificateState state_of(const material& m, const serving_names& names) {
+core::CertificateState state_of(const Material& m, const ServingNames& names) {
     core::CertificateState s;
     s.ca = usable(m.ca_crt, m.ca_key);
     s.serving = usable(m.tls_crt, m.tls_key);
@@ -82,7 +82,7 @@ core::CertificateState state_of(const material& m, const serving_names& names) {
     return s;
 }
 
-json::value encode_secret(const material& m, const certificate_keeper_options& o) {
+json::value encode_secret(const Material& m, const CertificateKeeperOptions& o) {
     json::object data;
     auto put = [&](const char* k, const std::string& v) {
         if (!v.empty()) data[k] = core::base64_encode(v);
@@ -124,8 +124,8 @@ std::string webhook_path(const json::object& cc) {
 
 }  // namespace
 
-struct certificate_keeper::impl {
-    impl(kube::client& c, http::https_server& s, certificate_keeper_options o, webhook_metrics& m, clock_fn n)
+struct CertificateKeeper::impl {
+    impl(kube::Client& c, http::HttpsServer& s, CertificateKeeperOptions o, WebhookMetrics& m, ClockFn n)
         : client(c), server(s), opts(std::move(o)), metrics(m), now(std::move(n)) {
         if (!now) now = [] {
             return static_cast<std::int64_t>(
@@ -134,11 +134,11 @@ struct certificate_keeper::impl {
         };
     }
 
-    kube::client& client;
-    http::https_server& server;
-    certificate_keeper_options opts;
-    webhook_metrics& metrics;
-    clock_fn now;
+    kube::Client& client;
+    http::HttpsServer& server;
+    CertificateKeeperOptions opts;
+    WebhookMetrics& metrics;
+    ClockFn now;
     std::string loaded_cert, published;
     bool stopping = false;
     std::unique_ptr<asio::steady_timer> timer;  // run()'s wait, cancelled by stop()
@@ -147,7 +147,7 @@ struct certificate_keeper::impl {
     void count_error(const char* stage) { metrics.certificate_sync_errors.Add({{"stage", stage}}).Increment(); }
 
     // Carries out `plan` on `m` (keys generated here).
-    void apply(const core::CertificatePlan& plan, material& m, std::int64_t t) {
+    void apply(const core::CertificatePlan& plan, Material& m, std::int64_t t) {
         const auto ca_cn = "attune-webhook-ca-" + std::to_string(t);
         std::map<std::string, std::string> pem_by_id;
         for (const auto& e : split_bundle(m.ca_bundle)) pem_by_id[e.info.fingerprint] = e.pem;
@@ -205,16 +205,16 @@ struct certificate_keeper::impl {
     }
 
     // Reads the Secret (absent: empty material), or an error text.
-    asio::awaitable<std::pair<std::optional<material>, std::string>> read() {
+    asio::awaitable<std::pair<std::optional<Material>, std::string>> read() {
         auto r = co_await client.get(kube::resources::secrets(), opts.ns, opts.secret_name);
-        if (r.ok()) co_return std::pair<std::optional<material>, std::string>(decode_secret(r.value()), "");
-        if (r.error().is_not_found()) co_return std::pair<std::optional<material>, std::string>(material{}, "");
-        co_return std::pair<std::optional<material>, std::string>(std::nullopt, r.error().describe());
+        if (r.ok()) co_return std::pair<std::optional<Material>, std::string>(decode_secret(r.value()), "");
+        if (r.error().is_not_found()) co_return std::pair<std::optional<Material>, std::string>(Material{}, "");
+        co_return std::pair<std::optional<Material>, std::string>(std::nullopt, r.error().describe());
     }
 
-    asio::awaitable<sync_result> sync() {
-        sync_result out;
-        material m;
+    asio::awaitable<SyncResult> sync() {
+        SyncResult out;
+        Material m;
         core::CertificatePlan plan;
         bool settled = false;
         for (int attempt = 0; attempt < kWriteAttempts && !settled; ++attempt) {
@@ -243,7 +243,7 @@ struct certificate_keeper::impl {
             auto body = encode_secret(m, opts);
             // Not a conditional expression: GCC 12 mis-destroys the result of a
             // co_await inside ?: (the same family of bugs as docs/manager.md).
-            kube::client::json_result w;
+            kube::Client::JsonResult w;
             if (m.exists) w = co_await client.update(kube::resources::secrets(), opts.ns, opts.secret_name, body);
             else w = co_await client.create(kube::resources::secrets(), opts.ns, body);
             if (w.ok()) {
@@ -281,7 +281,7 @@ struct certificate_keeper::impl {
         co_return out;
     }
 
-    void load(const material& m) {
+    void load(const Material& m) {
         if (auto ca = certificate_info(m.ca_crt))
             metrics.certificate_not_after.Add({{"certificate", "ca"}}).Set(static_cast<double>(ca->not_after));
         if (m.tls_crt == loaded_cert) return;
@@ -343,8 +343,9 @@ struct certificate_keeper::impl {
                           {"value", current.at("metadata").at("resourceVersion")}};
         guarded.push_back(std::move(test));
         for (auto& op : patch) guarded.push_back(std::move(op));
-        auto p = co_await client.patch(kube::resources::mutating_webhook_configurations(), "", opts.webhook_configuration,
-                                       kube::patch_type::json_patch, json::serialize(guarded));
+        auto p =
+            co_await client.patch(kube::resources::mutating_webhook_configurations(), "", opts.webhook_configuration,
+                                  kube::PatchType::JsonPatch, json::serialize(guarded));
         if (!p.ok()) {
             count_error("mwc");
             spdlog::warn("cannot write the CA bundle to the webhook configuration name={} error=\"{}\"",
@@ -358,18 +359,18 @@ struct certificate_keeper::impl {
     }
 };
 
-certificate_keeper::certificate_keeper(kube::client& client, http::https_server& server,
-                                       certificate_keeper_options opts, webhook_metrics& metrics, clock_fn now)
+CertificateKeeper::CertificateKeeper(kube::Client& client, http::HttpsServer& server, CertificateKeeperOptions opts,
+                                     WebhookMetrics& metrics, ClockFn now)
     : impl_(std::make_shared<impl>(client, server, std::move(opts), metrics, std::move(now))) {}
 
-certificate_keeper::~certificate_keeper() = default;
+CertificateKeeper::~CertificateKeeper() = default;
 
-asio::awaitable<sync_result> certificate_keeper::sync() {
+asio::awaitable<SyncResult> CertificateKeeper::sync() {
     auto self = impl_;
     co_return co_await self->sync();
 }
 
-asio::awaitable<void> certificate_keeper::run() {
+asio::awaitable<void> CertificateKeeper::run() {
     auto self = impl_;
     self->timer = std::make_unique<asio::steady_timer>(co_await asio::this_coro::executor);
     auto& timer = *self->timer;
@@ -390,13 +391,13 @@ asio::awaitable<void> certificate_keeper::run() {
     }
 }
 
-void certificate_keeper::stop() noexcept {
+void CertificateKeeper::stop() noexcept {
     impl_->stopping = true;
     if (impl_->timer) impl_->timer->cancel();
 }
 
-bool certificate_keeper::loaded() const noexcept { return !impl_->loaded_cert.empty(); }
+bool CertificateKeeper::loaded() const noexcept { return !impl_->loaded_cert.empty(); }
 
-const std::string& certificate_keeper::published_bundle() const noexcept { return impl_->published; }
+const std::string& CertificateKeeper::published_bundle() const noexcept { return impl_->published; }
 
 }  // namespace attune::webhook

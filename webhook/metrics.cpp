@@ -3,23 +3,25 @@
 namespace attune::webhook {
 using namespace prometheus;
 
-webhook_metrics::webhook_metrics(Registry& r)
+WebhookMetrics::WebhookMetrics(Registry& r)
     : duration(BuildHistogram()
                    .Name("attune_webhook_duration_seconds")
                    .Help("time to answer one AdmissionReview, by operation (pod_create, workload_update)")
                    .Register(r)),
-      admissions(BuildCounter()
-                     .Name("attune_webhook_admissions_total")
-                     .Help("AdmissionReviews answered, by operation and result (mutated, unchanged, skipped, malformed)")
-                     .Register(r)),
+      admissions(
+          BuildCounter()
+              .Name("attune_webhook_admissions_total")
+              .Help("AdmissionReviews answered, by operation and result (mutated, unchanged, skipped, malformed)")
+              .Register(r)),
       skips(BuildCounter()
                 .Name("attune_webhook_skips_total")
                 .Help("AdmissionReviews left unchanged, by operation and reason")
                 .Register(r)),
-      startup_boosts(BuildCounter()
-                         .Name("attune_startup_boost_total")
-                         .Help("startup CPU boosts, by namespace, policy and action (applied at CREATE, restored, cleared)")
-                         .Register(r)),
+      startup_boosts(
+          BuildCounter()
+              .Name("attune_startup_boost_total")
+              .Help("startup CPU boosts, by namespace, policy and action (applied at CREATE, restored, cleared)")
+              .Register(r)),
       open_connections(BuildGauge()
                            .Name("attune_webhook_open_connections")
                            .Help("TLS connections the webhook server holds open")
@@ -47,31 +49,31 @@ webhook_metrics::webhook_metrics(Registry& r)
                                   .Help("failed certificate syncs, by stage (secret, mwc, generate)")
                                   .Register(r)) {}
 
-std::shared_ptr<webhook_metrics> webhook_metrics::standalone() {
+std::shared_ptr<WebhookMetrics> WebhookMetrics::standalone() {
     auto reg = std::make_shared<Registry>();
-    auto m = std::make_shared<webhook_metrics>(*reg);
+    auto m = std::make_shared<WebhookMetrics>(*reg);
     m->owned_ = std::move(reg);
     return m;
 }
 
-std::string_view to_string(http::server_event e) noexcept {
+std::string_view to_string(http::ServerEvent e) noexcept {
     switch (e) {
-        case http::server_event::connection_opened: return "opened";
-        case http::server_event::connection_closed: return "closed";
-        case http::server_event::handshake_failed: return "handshake_failed";
-        case http::server_event::body_too_large: return "body_too_large";
-        case http::server_event::bad_request: return "bad_request";
-        case http::server_event::read_timeout: return "read_timeout";
-        case http::server_event::at_capacity: return "at_capacity";
-        case http::server_event::too_many_requests: return "too_many_requests";
-        case http::server_event::unsupported_media_type: return "unsupported_media_type";
+        case http::ServerEvent::ConnectionOpened: return "opened";
+        case http::ServerEvent::ConnectionClosed: return "closed";
+        case http::ServerEvent::HandshakeFailed: return "handshake_failed";
+        case http::ServerEvent::BodyTooLarge: return "body_too_large";
+        case http::ServerEvent::BadRequest: return "bad_request";
+        case http::ServerEvent::ReadTimeout: return "read_timeout";
+        case http::ServerEvent::AtCapacity: return "at_capacity";
+        case http::ServerEvent::TooManyRequests: return "too_many_requests";
+        case http::ServerEvent::UnsupportedMediaType: return "unsupported_media_type";
     }
     return "unknown";
 }
 
-void webhook_metrics::on_server_event(http::server_event e) {
-    if (e == http::server_event::connection_opened) open_connections.Increment();
-    if (e == http::server_event::connection_closed) open_connections.Decrement();
+void WebhookMetrics::on_server_event(http::ServerEvent e) {
+    if (e == http::ServerEvent::ConnectionOpened) open_connections.Increment();
+    if (e == http::ServerEvent::ConnectionClosed) open_connections.Decrement();
     connection_events.Add({{"event", std::string(to_string(e))}}).Increment();
 }
 

@@ -17,14 +17,14 @@ namespace attune::webhook {
 namespace {
 
 template <class T, void (*F)(T*)>
-struct deleter {
+struct Deleter {
     void operator()(T* p) const noexcept { F(p); }
 };
-using bio_ptr = std::unique_ptr<BIO, deleter<BIO, BIO_free_all>>;
-using x509_ptr = std::unique_ptr<X509, deleter<X509, X509_free>>;
-using pkey_ptr = std::unique_ptr<EVP_PKEY, deleter<EVP_PKEY, EVP_PKEY_free>>;
-using ext_ptr = std::unique_ptr<X509_EXTENSION, deleter<X509_EXTENSION, X509_EXTENSION_free>>;
-using bn_ptr = std::unique_ptr<BIGNUM, deleter<BIGNUM, BN_free>>;
+using BioPtr = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
+using X509Ptr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
+using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
+using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION, X509_EXTENSION_free>>;
+using BnPtr = std::unique_ptr<BIGNUM, Deleter<BIGNUM, BN_free>>;
 
 [[noreturn]] void openssl_fail(const std::string& what) {
     const unsigned long e = ERR_get_error();
@@ -44,8 +44,8 @@ void check(int rc, const char* what) {
     if (rc != 1) openssl_fail(what);
 }
 
-bio_ptr mem_bio(std::string_view s) {
-    return bio_ptr(check(BIO_new_mem_buf(s.data(), static_cast<int>(s.size())), "BIO_new_mem_buf"));
+BioPtr mem_bio(std::string_view s) {
+    return BioPtr(check(BIO_new_mem_buf(s.data(), static_cast<int>(s.size())), "BIO_new_mem_buf"));
 }
 
 std::string bio_string(BIO* b) {
@@ -54,46 +54,46 @@ std::string bio_string(BIO* b) {
     return std::string(data, static_cast<std::size_t>(n));
 }
 
-x509_ptr read_cert(std::string_view pem) {
+X509Ptr read_cert(std::string_view pem) {
     ERR_clear_error();
     auto b = mem_bio(pem);
-    x509_ptr x(PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr));
+    X509Ptr x(PEM_read_bio_X509(b.get(), nullptr, nullptr, nullptr));
     ERR_clear_error();
     return x;
 }
 
-pkey_ptr read_key(std::string_view pem) {
+PkeyPtr read_key(std::string_view pem) {
     auto b = mem_bio(pem);
-    pkey_ptr k(PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr));
+    PkeyPtr k(PEM_read_bio_PrivateKey(b.get(), nullptr, nullptr, nullptr));
     ERR_clear_error();
     return k;
 }
 
 std::string cert_pem(X509* x) {
-    bio_ptr b(check(BIO_new(BIO_s_mem()), "BIO_new"));
+    BioPtr b(check(BIO_new(BIO_s_mem()), "BIO_new"));
     check(PEM_write_bio_X509(b.get(), x), "PEM_write_bio_X509");
     return bio_string(b.get());
 }
 
 std::string key_pem(EVP_PKEY* k) {
-    bio_ptr b(check(BIO_new(BIO_s_mem()), "BIO_new"));
+    BioPtr b(check(BIO_new(BIO_s_mem()), "BIO_new"));
     check(PEM_write_bio_PrivateKey(b.get(), k, nullptr, nullptr, 0, nullptr, nullptr), "PEM_write_bio_PrivateKey");
     return bio_string(b.get());
 }
 
 void add_ext(X509* x, X509V3_CTX* ctx, int nid, const std::string& value) {
-    ext_ptr e(check(X509V3_EXT_conf_nid(nullptr, ctx, nid, value.c_str()), "X509V3_EXT_conf_nid"));
+    ExtPtr e(check(X509V3_EXT_conf_nid(nullptr, ctx, nid, value.c_str()), "X509V3_EXT_conf_nid"));
     check(X509_add_ext(x, e.get(), -1), "X509_add_ext");
 }
 
 // A certificate skeleton: v3, random positive 127-bit serial, validity, subject.
-x509_ptr new_cert(EVP_PKEY* key, const std::string& cn, std::int64_t not_before, std::int64_t not_after) {
-    x509_ptr x(check(X509_new(), "X509_new"));
+X509Ptr new_cert(EVP_PKEY* key, const std::string& cn, std::int64_t not_before, std::int64_t not_after) {
+    X509Ptr x(check(X509_new(), "X509_new"));
     check(X509_set_version(x.get(), X509_VERSION_3), "X509_set_version");
     unsigned char serial[16];
     check(RAND_bytes(serial, sizeof serial), "RAND_bytes");
     serial[0] &= 0x7F;
-    bn_ptr bn(check(BN_bin2bn(serial, sizeof serial, nullptr), "BN_bin2bn"));
+    BnPtr bn(check(BN_bin2bn(serial, sizeof serial, nullptr), "BN_bin2bn"));
     check(BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(x.get())) ? 1 : 0, "BN_to_ASN1_INTEGER");
     check(ASN1_TIME_set(X509_getm_notBefore(x.get()), static_cast<time_t>(not_before)) ? 1 : 0, "notBefore");
     check(ASN1_TIME_set(X509_getm_notAfter(x.get()), static_cast<time_t>(not_after)) ? 1 : 0, "notAfter");
@@ -112,7 +112,7 @@ x509_ptr new_cert(EVP_PKEY* key, const std::string& cn, std::int64_t not_before,
     return x;
 }
 
-pkey_ptr new_key() { return pkey_ptr(check(EVP_EC_gen("P-256"), "EVP_EC_gen P-256")); }
+PkeyPtr new_key() { return PkeyPtr(check(EVP_EC_gen("P-256"), "EVP_EC_gen P-256")); }
 
 std::int64_t to_unix(const ASN1_TIME* t) {
     std::tm tm{};
@@ -138,7 +138,7 @@ core::CertificateInfo info_of(X509* x) {
 
 }  // namespace
 
-key_pair_pem generate_ca(const std::string& common_name, std::int64_t not_before, std::int64_t not_after) {
+KeyPairPem generate_ca(const std::string& common_name, std::int64_t not_before, std::int64_t not_after) {
     auto key = new_key();
     auto x = new_cert(key.get(), common_name, not_before, not_after);
     check(X509_set_issuer_name(x.get(), X509_get_subject_name(x.get())), "X509_set_issuer_name");
@@ -151,8 +151,8 @@ key_pair_pem generate_ca(const std::string& common_name, std::int64_t not_before
     return {cert_pem(x.get()), key_pem(key.get())};
 }
 
-key_pair_pem issue_serving_certificate(const key_pair_pem& ca, const serving_names& names, std::int64_t not_before,
-                                       std::int64_t not_after) {
+KeyPairPem issue_serving_certificate(const KeyPairPem& ca, const ServingNames& names, std::int64_t not_before,
+                                     std::int64_t not_after) {
     if (names.dns.empty() && names.ips.empty()) throw std::runtime_error("pki: a serving certificate needs a name");
     auto ca_cert = read_cert(ca.cert_pem);
     if (!ca_cert) throw std::runtime_error("pki: the CA certificate is not a PEM certificate");
@@ -182,8 +182,8 @@ std::optional<core::CertificateInfo> certificate_info(std::string_view pem) {
     return info_of(x.get());
 }
 
-std::vector<bundle_entry> split_bundle(std::string_view pem) {
-    std::vector<bundle_entry> out;
+std::vector<BundleEntry> split_bundle(std::string_view pem) {
+    std::vector<BundleEntry> out;
     constexpr std::string_view begin = "-----BEGIN CERTIFICATE-----";
     constexpr std::string_view end = "-----END CERTIFICATE-----";
     std::size_t pos = 0;
@@ -216,7 +216,7 @@ bool signed_by(std::string_view cert, std::string_view ca) {
     return ok;
 }
 
-bool covers_names(std::string_view cert, const serving_names& names) {
+bool covers_names(std::string_view cert, const ServingNames& names) {
     auto x = read_cert(cert);
     if (!x) return false;
     for (const auto& d : names.dns)

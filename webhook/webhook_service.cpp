@@ -14,8 +14,8 @@
 namespace attune::webhook {
 namespace asio = boost::asio;
 
-serving_names webhook_names(const webhook_service_options& o) {
-    serving_names n;
+ServingNames webhook_names(const WebhookServiceOptions& o) {
+    ServingNames n;
     n.dns = {o.service_name + "." + o.ns + ".svc", o.service_name + "." + o.ns + ".svc.cluster.local"};
     if (!o.url.empty()) {
         std::string host = o.url.substr(o.url.find("://") + 3);
@@ -32,13 +32,14 @@ serving_names webhook_names(const webhook_service_options& o) {
     return n;
 }
 
-struct webhook_service::impl {
-    impl(asio::any_io_executor e, kube::client& c, admission_caches caches, const core::Capabilities* caps,
-         webhook_metrics& m, webhook_service_options o)
+struct WebhookService::impl {
+    impl(asio::any_io_executor e, kube::Client& c, AdmissionCaches caches, const core::Capabilities* caps,
+         WebhookMetrics& m, WebhookServiceOptions o)
         : ex(e), opts(std::move(o)), metrics(m), handler(std::move(caches), handler_options(opts), caps, m),
-          server(e, [this](const http::server_request& r) { return handler.handle(r); }, server_options(opts, m)) {
+          server(
+              e, [this](const http::ServerRequest& r) { return handler.handle(r); }, server_options(opts, m)) {
         if (opts.cert_dir.empty()) {
-            certificate_keeper_options k;
+            CertificateKeeperOptions k;
             k.ns = opts.ns;
             k.secret_name = opts.secret_name;
             k.webhook_configuration = opts.configuration_name;
@@ -46,55 +47,54 @@ struct webhook_service::impl {
             k.names = webhook_names(opts);
             k.rotation = opts.rotation;
             k.resync = opts.resync;
-            keeper = std::make_unique<certificate_keeper>(c, server, std::move(k), m);
+            keeper = std::make_unique<CertificateKeeper>(c, server, std::move(k), m);
         } else {
-            files = std::make_unique<certificate_files>(server, opts.cert_dir, opts.resync, m);
+            files = std::make_unique<CertificateFiles>(server, opts.cert_dir, opts.resync, m);
         }
     }
 
-    static admission_options handler_options(const webhook_service_options& o) {
-        admission_options a;
+    static AdmissionOptions handler_options(const WebhookServiceOptions& o) {
+        AdmissionOptions a;
         a.operator_namespace = o.ns;
         a.validation = o.validation;
         a.watch_scope = o.watch_scope;
         return a;
     }
-    static http::server_options server_options(const webhook_service_options& o, webhook_metrics& m) {
-        http::server_options s = o.server;
-        s.on_event = [&m](http::server_event e) { m.on_server_event(e); };
+    static http::ServerOptions server_options(const WebhookServiceOptions& o, WebhookMetrics& m) {
+        http::ServerOptions s = o.server;
+        s.on_event = [&m](http::ServerEvent e) { m.on_server_event(e); };
         return s;
     }
 
     bool loaded() const { return keeper ? keeper->loaded() : files->loaded(); }
 
     asio::any_io_executor ex;
-    webhook_service_options opts;
-    webhook_metrics& metrics;
-    admission_handler handler;
-    http::https_server server;
-    std::unique_ptr<certificate_keeper> keeper;
-    std::unique_ptr<certificate_files> files;
+    WebhookServiceOptions opts;
+    WebhookMetrics& metrics;
+    AdmissionHandler handler;
+    http::HttpsServer server;
+    std::unique_ptr<CertificateKeeper> keeper;
+    std::unique_ptr<CertificateFiles> files;
     bool serving = false;
     bool stopping = false;
 };
 
-webhook_service::webhook_service(asio::any_io_executor ex, kube::client& client, admission_caches caches,
-                                 const core::Capabilities* caps, webhook_metrics& metrics,
-                                 webhook_service_options opts)
+WebhookService::WebhookService(asio::any_io_executor ex, kube::Client& client, AdmissionCaches caches,
+                               const core::Capabilities* caps, WebhookMetrics& metrics, WebhookServiceOptions opts)
     : impl_(std::make_unique<impl>(ex, client, std::move(caches), caps, metrics, std::move(opts))) {}
 
-webhook_service::~webhook_service() = default;
+WebhookService::~WebhookService() = default;
 
-void webhook_service::listen() { impl_->server.listen(impl_->opts.host, impl_->opts.port); }
+void WebhookService::listen() { impl_->server.listen(impl_->opts.host, impl_->opts.port); }
 
-unsigned short webhook_service::port() const { return impl_->server.port(); }
+unsigned short WebhookService::port() const { return impl_->server.port(); }
 
-asio::awaitable<void> webhook_service::run_certificates() {
+asio::awaitable<void> WebhookService::run_certificates() {
     if (impl_->keeper) co_await impl_->keeper->run();
     else co_await impl_->files->run();
 }
 
-asio::awaitable<void> webhook_service::run_server() {
+asio::awaitable<void> WebhookService::run_server() {
     auto* self = impl_.get();
     asio::steady_timer t(co_await asio::this_coro::executor);
     while (!self->loaded() && !self->stopping) {
@@ -110,15 +110,15 @@ asio::awaitable<void> webhook_service::run_server() {
     self->serving = false;
 }
 
-bool webhook_service::ready() const noexcept { return impl_->serving && impl_->loaded(); }
+bool WebhookService::ready() const noexcept { return impl_->serving && impl_->loaded(); }
 
-void webhook_service::stop_certificates() noexcept {
+void WebhookService::stop_certificates() noexcept {
     impl_->stopping = true;
     if (impl_->keeper) impl_->keeper->stop();
     else impl_->files->stop();
 }
 
-asio::awaitable<void> webhook_service::shutdown(std::chrono::milliseconds grace) {
+asio::awaitable<void> WebhookService::shutdown(std::chrono::milliseconds grace) {
     impl_->stopping = true;
     co_await impl_->server.shutdown(grace);
 }

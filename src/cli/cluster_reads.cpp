@@ -14,38 +14,40 @@ std::string one_line(std::string s) {
 }  // namespace
 
 namespace cli_resources {
-kube::resource_type attune_defaults() {
-    return kube::resource_type("attune.io", "v1alpha1", "attunedefaults", "AttuneDefaults", false);
+kube::ResourceType attune_defaults() {
+    return kube::ResourceType("attune.io", "v1alpha1", "attunedefaults", "AttuneDefaults", false);
 }
-kube::resource_type attune_namespace_defaults() {
-    return kube::resource_type("attune.io", "v1alpha1", "attunenamespacedefaults", "AttuneNamespaceDefaults", true);
+kube::ResourceType attune_namespace_defaults() {
+    return kube::ResourceType("attune.io", "v1alpha1", "attunenamespacedefaults", "AttuneNamespaceDefaults", true);
 }
-kube::resource_type custom_resource_definitions() {
-    return kube::resource_type("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false);
+kube::ResourceType custom_resource_definitions() {
+    return kube::ResourceType("apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition",
+                              false);
 }
-kube::resource_type mutating_webhook_configurations() {
-    return kube::resource_type("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
-                               "MutatingWebhookConfiguration", false);
+kube::ResourceType mutating_webhook_configurations() {
+    return kube::ResourceType("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
+                              "MutatingWebhookConfiguration", false);
 }
-kube::resource_type services() { return kube::resource_type("", "v1", "services", "Service", true); }
-kube::resource_type endpoint_slices() {
-    return kube::resource_type("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true);
+kube::ResourceType services() { return kube::ResourceType("", "v1", "services", "Service", true); }
+kube::ResourceType endpoint_slices() {
+    return kube::ResourceType("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true);
 }
-kube::resource_type self_subject_access_reviews() {
-    return kube::resource_type("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false);
+kube::ResourceType self_subject_access_reviews() {
+    return kube::ResourceType("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
+                              false);
 }
 }  // namespace cli_resources
 
-asio::awaitable<object_lookup> lookup_object(kube::client& c, kube::resource_type rt, std::string ns, std::string name) {
+asio::awaitable<ObjectLookup> lookup_object(kube::Client& c, kube::ResourceType rt, std::string ns, std::string name) {
     auto r = co_await c.get(rt, ns, name);
-    if (r) co_return object_lookup::of(std::move(r).value());
+    if (r) co_return ObjectLookup::of(std::move(r).value());
     const auto& e = r.error();
-    co_return object_lookup::failed(e.kind == kube::error_kind::api_status ? e.code : 0, one_line(e.describe()));
+    co_return ObjectLookup::failed(e.kind == kube::ErrorKind::ApiStatus ? e.code : 0, one_line(e.describe()));
 }
 
-asio::awaitable<policy_context> read_policy_context(kube::client& c, std::string ns) {
-    policy_context ctx;
-    kube::list_options lo;
+asio::awaitable<PolicyContext> read_policy_context(kube::Client& c, std::string ns) {
+    PolicyContext ctx;
+    kube::ListOptions lo;
     lo.limit = 500;
     auto pols = co_await c.list_all(kube::resources::attune_policies(), ns, lo);
     if (!pols) {
@@ -67,7 +69,7 @@ asio::awaitable<policy_context> read_policy_context(kube::client& c, std::string
     co_return ctx;
 }
 
-std::string not_found_text(const kube::resource_type& rt, const std::string& name) {
+std::string not_found_text(const kube::ResourceType& rt, const std::string& name) {
     return rt.label() + " \"" + name + "\" not found";
 }
 

@@ -7,24 +7,26 @@
 
 namespace attune::cli {
 
-std::vector<flag_spec> common_flag_specs() {
+std::vector<FlagSpec> common_flag_specs() {
     return {
-        {"namespace", 'n', flag_kind::value, "NAME", "the namespace scope for this request"},
-        {"all-namespaces", 'A', flag_kind::boolean, "", "list across all namespaces"},
-        {"kubeconfig", 0, flag_kind::value, "PATH", "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)"},
-        {"context", 0, flag_kind::value, "NAME", "kubeconfig context to use"},
-        {"output", 'o', flag_kind::value, "FORMAT", "table (default), wide, json or yaml"},
-        {"no-headers", 0, flag_kind::boolean, "", "table output without the header row"},
-        {"sort-by", 0, flag_kind::value, "PATH", "sort table rows by a JSONPath (.name) or a column header"},
-        {"request-timeout", 0, flag_kind::value, "DURATION", "give up after this long (e.g. 30s, 5m; 0: the command's default)"},
-        {"allow-insecure-tls", 0, flag_kind::boolean, "", "accept insecure-skip-tls-verify in the kubeconfig"},
-        {"log-level", 0, flag_kind::value, "LEVEL", "stderr log level: debug, info, warn (default), error"},
-        {"help", 'h', flag_kind::boolean, "", "help for this command"},
+        {"namespace", 'n', FlagKind::Value, "NAME", "the namespace scope for this request"},
+        {"all-namespaces", 'A', FlagKind::Boolean, "", "list across all namespaces"},
+        {"kubeconfig", 0, FlagKind::Value, "PATH",
+         "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)"},
+        {"context", 0, FlagKind::Value, "NAME", "kubeconfig context to use"},
+        {"output", 'o', FlagKind::Value, "FORMAT", "table (default), wide, json or yaml"},
+        {"no-headers", 0, FlagKind::Boolean, "", "table output without the header row"},
+        {"sort-by", 0, FlagKind::Value, "PATH", "sort table rows by a JSONPath (.name) or a column header"},
+        {"request-timeout", 0, FlagKind::Value, "DURATION",
+         "give up after this long (e.g. 30s, 5m; 0: the command's default)"},
+        {"allow-insecure-tls", 0, FlagKind::Boolean, "", "accept insecure-skip-tls-verify in the kubeconfig"},
+        {"log-level", 0, FlagKind::Value, "LEVEL", "stderr log level: debug, info, warn (default), error"},
+        {"help", 'h', FlagKind::Boolean, "", "help for this command"},
     };
 }
 
-core::result<common_options> common_options_from(const parsed_flags& f) {
-    common_options o;
+core::Result<CommonOptions> common_options_from(const ParsedFlags& f) {
+    CommonOptions o;
     o.kubeconfig = f.get("kubeconfig");
     o.context = f.get("context");
     o.ns = f.get("namespace");
@@ -52,7 +54,7 @@ int usage_error(std::ostream& err, std::string_view command_name, std::string_vi
     return code;
 }
 
-std::string command_help(const command& c) {
+std::string command_help(const Command& c) {
     std::string out = c.summary + "\n\n";
     if (!c.description.empty()) out += c.description + "\n\n";
     out += "Usage:\n  " + c.usage + "\n";
@@ -62,7 +64,7 @@ std::string command_help(const command& c) {
     return out;
 }
 
-std::string root_help(const std::vector<command>& commands) {
+std::string root_help(const std::vector<Command>& commands) {
     std::string out =
         "kubectl attune: Attune's kubectl plugin.\n\nUsage:\n  kubectl attune <command> [flags]\n\nCommands:\n";
     std::size_t width = 0;
@@ -74,7 +76,7 @@ std::string root_help(const std::vector<command>& commands) {
     return out;
 }
 
-int dispatch(std::span<const std::string_view> args, const std::vector<command>& commands, std::ostream& out,
+int dispatch(std::span<const std::string_view> args, const std::vector<Command>& commands, std::ostream& out,
              std::ostream& err, bool is_tty) {
     const auto common = common_flag_specs();
     const auto at = find_subcommand(args, common);
@@ -93,14 +95,14 @@ int dispatch(std::span<const std::string_view> args, const std::vector<command>&
         out << root_help(commands);
         return kExitOk;
     }
-    auto it = std::find_if(commands.begin(), commands.end(), [&](const command& c) { return c.name == name; });
+    auto it = std::find_if(commands.begin(), commands.end(), [&](const Command& c) { return c.name == name; });
     if (it == commands.end()) {
         err << "error: unknown command \"" << name << "\" for \"kubectl attune\"\n"
             << "See 'kubectl attune --help' for the list of commands.\n";
         return kExitUsage;
     }
-    const command& cmd = *it;
-    std::vector<flag_spec> specs = cmd.flags;
+    const Command& cmd = *it;
+    std::vector<FlagSpec> specs = cmd.flags;
     specs.insert(specs.end(), common.begin(), common.end());
     std::vector<std::string_view> rest(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(*at));
     rest.insert(rest.end(), args.begin() + static_cast<std::ptrdiff_t>(*at) + 1, args.end());
@@ -114,7 +116,7 @@ int dispatch(std::span<const std::string_view> args, const std::vector<command>&
     if (!opts) return usage_error(err, cmd.name, opts.error().message, cmd.usage_exit);
     spdlog::set_level(spdlog::level::from_str(opts.value().log_level));
     opts.value().colour = colour_enabled(is_tty, std::getenv("NO_COLOR"), std::getenv("TERM"));
-    invocation inv{std::move(opts).value(), std::move(parsed).value(), out, err};
+    Invocation inv{std::move(opts).value(), std::move(parsed).value(), out, err};
     return cmd.run(inv);
 }
 

@@ -19,12 +19,12 @@ inline constexpr int kExitError = 1;
 inline constexpr int kExitUsage = 2;
 
 // kubectl's flags, accepted by every subcommand.
-struct common_options {
+struct CommonOptions {
     std::string kubeconfig;
     std::string context;
     std::string ns;               // -n; empty: the kubeconfig context's namespace
     bool all_namespaces = false;  // -A
-    output_format output = output_format::table;
+    OutputFormat output = OutputFormat::Table;
     bool no_headers = false;
     std::string sort_by;
     std::string log_level = "warn";  // logs go to stderr; kubectl is quiet by default
@@ -33,40 +33,40 @@ struct common_options {
     bool colour = false;                            // decided from the terminal, not a flag
 };
 
-std::vector<flag_spec> common_flag_specs();
-core::result<common_options> common_options_from(const parsed_flags& f);
+std::vector<FlagSpec> common_flag_specs();
+core::Result<CommonOptions> common_options_from(const ParsedFlags& f);
 
-struct invocation {
-    common_options common;
-    parsed_flags flags;  // the command's own flags and positionals
+struct Invocation {
+    CommonOptions common;
+    ParsedFlags flags;  // the command's own flags and positionals
     std::ostream& out;
     std::ostream& err;
 };
 
-struct command {
+struct Command {
     std::string name;
     std::string summary;      // one line, for the command list
     std::string usage;        // "kubectl attune upgrade-gate [--target 1.N] [flags]"
     std::string description;  // paragraphs for --help
-    std::vector<flag_spec> flags;
+    std::vector<FlagSpec> flags;
     int usage_exit = kExitUsage;  // upgrade-gate: 3, since 2 means "actionable"
-    std::function<int(invocation&)> run;
+    std::function<int(Invocation&)> run;
 };
 
 // Writes kubectl's usage-error text and returns `code` (the command's usage exit).
 int usage_error(std::ostream& err, std::string_view command_name, std::string_view message, int code);
 
 // The registry; each subcommand's file contributes one make_*_command().
-std::vector<command> all_commands();
+std::vector<Command> all_commands();
 
 // Full --help text of one command (its flags, then the shared ones).
-std::string command_help(const command& c);
+std::string command_help(const Command& c);
 // `kubectl attune --help`: the command list and the shared flags.
-std::string root_help(const std::vector<command>& commands);
+std::string root_help(const std::vector<Command>& commands);
 
 // Parses argv (without argv[0]), runs the command, returns the exit code.
 // `is_tty` decides colour (stdout).
-int dispatch(std::span<const std::string_view> args, const std::vector<command>& commands, std::ostream& out,
+int dispatch(std::span<const std::string_view> args, const std::vector<Command>& commands, std::ostream& out,
              std::ostream& err, bool is_tty);
 
 }  // namespace attune::cli

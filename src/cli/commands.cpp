@@ -2,8 +2,8 @@
 
 namespace attune::cli {
 
-std::vector<command> all_commands() {
-    std::vector<command> out;
+std::vector<Command> all_commands() {
+    std::vector<Command> out;
     out.push_back(make_version_command());
     out.push_back(make_doctor_command());
     out.push_back(make_status_command());

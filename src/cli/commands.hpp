@@ -6,15 +6,15 @@ namespace attune::cli {
 
 std::string client_version();  // "v0.1.0"
 
-command make_version_command();
-command make_doctor_command();
-command make_status_command();
-command make_recommendations_command();
-command make_explain_command();
-command make_history_command();
-command make_upgrade_gate_command();
-command make_upgrade_step_command();
-command make_upgrade_report_command();
+Command make_version_command();
+Command make_doctor_command();
+Command make_status_command();
+Command make_recommendations_command();
+Command make_explain_command();
+Command make_history_command();
+Command make_upgrade_gate_command();
+Command make_upgrade_step_command();
+Command make_upgrade_report_command();
 
 extern const char* const kDefaultMatrix;  // where the kustomize Job mounts the matrix ConfigMap
 

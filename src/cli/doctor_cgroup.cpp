@@ -23,11 +23,11 @@ std::string fail_cgroup_v1_note(unsigned major, unsigned minor) {
 
 }  // namespace
 
-doctor_row cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned minor) {
-    doctor_row row;
+DoctorRow cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned minor) {
+    DoctorRow row;
     row.name = std::string(kCgroupRowName);
     row.required = false;
-    row.status = doctor_status::warn;  // never ok, never FAIL: nothing here proves the runtime version
+    row.status = DoctorStatus::Warn;  // never ok, never FAIL: nothing here proves the runtime version
 
     if (!nodes.error.empty()) {
         const std::string why = nodes.error_status == 403 ? "nodes list is forbidden for you" : nodes.error;

@@ -24,6 +24,6 @@ namespace attune::cli {
 inline constexpr std::string_view kCgroupRowName = "cgroup v2";
 
 // `major`/`minor`: the server's git version (0/0 when unknown).
-doctor_row cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned minor);
+DoctorRow cgroup_row(const core::NodeListProbe& nodes, unsigned major, unsigned minor);
 
 }  // namespace attune::cli

@@ -22,13 +22,13 @@ std::string stance(unsigned minor) {
 
 std::string version_text(const core::Capabilities& c) { return c.git_version.empty() ? "unknown" : c.git_version; }
 
-doctor_row pod_level_resize_row(const core::Capabilities& caps, const core::NodeListProbe& nodes) {
+DoctorRow pod_level_resize_row(const core::Capabilities& caps, const core::NodeListProbe& nodes) {
     const std::string fallback = version_text(caps) + (caps.at_least(1, 36) ? " >= 1.36" : " < 1.36");
     if (!nodes.error.empty()) {
-        return make_row("pod-level resize", false, doctor_status::warn,
-                   std::string(caps.in_place_pod_level_resources ? "on" : "off") +
-                       ": nodes could not be listed (" + (nodes.error_status == 403 ? "forbidden" : nodes.error) +
-                       "), so the git version decides: " + fallback + " (fallback)");
+        return make_row("pod-level resize", false, DoctorStatus::Warn,
+                        std::string(caps.in_place_pod_level_resources ? "on" : "off") +
+                            ": nodes could not be listed (" + (nodes.error_status == 403 ? "forbidden" : nodes.error) +
+                            "), so the git version decides: " + fallback + " (fallback)");
     }
     std::size_t ready = 0, listing = 0, without = 0;
     std::vector<std::string> refused;  // Ready nodes whose pods cannot have spec.resources changed in place
@@ -62,45 +62,48 @@ doctor_row pod_level_resize_row(const core::Capabilities& caps, const core::Node
         detail += "; but not on " + join_names(refused, 5) +
                   " (they declare no InPlacePodLevelResourcesVerticalScaling: spec.resources of their pods is not "
                   "changed in place)";
-        return make_row("pod-level resize", false, doctor_status::warn, detail);
+        return make_row("pod-level resize", false, DoctorStatus::Warn, detail);
     }
-    return make_row("pod-level resize", false, doctor_status::ok, detail);
+    return make_row("pod-level resize", false, DoctorStatus::Ok, detail);
 }
 
 }  // namespace
 
-doctor_row kubernetes_version_row(const core::ServerVersionProbe& v) {
-    if (!v.error.empty()) return make_row("Kubernetes version", true, doctor_status::fail, "cannot read /version: " + v.error);
+DoctorRow kubernetes_version_row(const core::ServerVersionProbe& v) {
+    if (!v.error.empty())
+        return make_row("Kubernetes version", true, DoctorStatus::Fail, "cannot read /version: " + v.error);
     const auto mm = core::parse_git_version(v.git_version);
-    if (!mm) return make_row("Kubernetes version", true, doctor_status::fail, "cannot parse gitVersion \"" + v.git_version + "\"");
+    if (!mm)
+        return make_row("Kubernetes version", true, DoctorStatus::Fail,
+                        "cannot parse gitVersion \"" + v.git_version + "\"");
     const auto [major, minor] = *mm;
     if (major == 1 && minor < 32)
-        return make_row("Kubernetes version", true, doctor_status::fail,
-                   v.git_version + ": Attune needs 1.32 or newer (in-place resize through pods/resize)");
+        return make_row("Kubernetes version", true, DoctorStatus::Fail,
+                        v.git_version + ": Attune needs 1.32 or newer (in-place resize through pods/resize)");
     if (major > 1 || minor > 37)
-        return make_row("Kubernetes version", true, doctor_status::warn,
-                   v.git_version + ": newer than Attune has tested (1.32 to 1.37)");
-    return make_row("Kubernetes version", true, doctor_status::ok, v.git_version + ": " + stance(minor));
+        return make_row("Kubernetes version", true, DoctorStatus::Warn,
+                        v.git_version + ": newer than Attune has tested (1.32 to 1.37)");
+    return make_row("Kubernetes version", true, DoctorStatus::Ok, v.git_version + ": " + stance(minor));
 }
 
-doctor_row pods_resize_row(const core::ApiResourcesProbe& r, const core::ServerVersionProbe& v) {
-    if (!r.error.empty()) return make_row("pods/resize", true, doctor_status::fail, "cannot read /api/v1: " + r.error);
+DoctorRow pods_resize_row(const core::ApiResourcesProbe& r, const core::ServerVersionProbe& v) {
+    if (!r.error.empty()) return make_row("pods/resize", true, DoctorStatus::Fail, "cannot read /api/v1: " + r.error);
     const bool listed = std::find(r.core_v1_resources.begin(), r.core_v1_resources.end(), "pods/resize") !=
                         r.core_v1_resources.end();
     const auto mm = core::parse_git_version(v.git_version);
     const bool is_132 = mm && mm->first == 1 && mm->second == 32;
     if (!listed)
-        return make_row("pods/resize", true, doctor_status::fail,
-                   std::string("not advertised on v1: Attune resizes only through pods/resize") +
-                       (is_132 ? " (1.32: set InPlacePodVerticalScaling=true on every component)" : ""));
-    return make_row("pods/resize", true, doctor_status::ok,
-               std::string("advertised on v1") +
-                   (is_132 ? " (1.32: the InPlacePodVerticalScaling gate must be on for the kubelets too)" : ""));
+        return make_row("pods/resize", true, DoctorStatus::Fail,
+                        std::string("not advertised on v1: Attune resizes only through pods/resize") +
+                            (is_132 ? " (1.32: set InPlacePodVerticalScaling=true on every component)" : ""));
+    return make_row("pods/resize", true, DoctorStatus::Ok,
+                    std::string("advertised on v1") +
+                        (is_132 ? " (1.32: the InPlacePodVerticalScaling gate must be on for the kubelets too)" : ""));
 }
 
-std::vector<doctor_row> capability_rows(const core::Capabilities& caps, const core::OpenApiProbe& openapi,
-                                        const core::NodeListProbe& nodes) {
-    std::vector<doctor_row> out;
+std::vector<DoctorRow> capability_rows(const core::Capabilities& caps, const core::OpenApiProbe& openapi,
+                                       const core::NodeListProbe& nodes) {
+    std::vector<DoctorRow> out;
     if (caps.at_least(1, 33)) {
         std::string field;
         if (!openapi.error.empty()) {
@@ -114,15 +117,16 @@ std::vector<doctor_row> capability_rows(const core::Capabilities& caps, const co
             if (caps.pod_level_resources_field && !caps.at_least(1, 34))
                 field += " (1.33: PodLevelResources is alpha, off by default, and the apiserver then drops it)";
         }
-        out.push_back(make_row("pod-level resources", false, openapi.error.empty() ? doctor_status::ok : doctor_status::warn,
-                          field));
+        out.push_back(make_row("pod-level resources", false,
+                               openapi.error.empty() ? DoctorStatus::Ok : DoctorStatus::Warn, field));
         out.push_back(pod_level_resize_row(caps, nodes));
     }
-    out.push_back(make_row("memory limit decrease", false, doctor_status::ok,
-                      caps.allow_in_place_memory_limit_decrease
-                          ? "in place: " + version_text(caps) + " >= 1.34 allows a NotRequired memory-limit decrease"
-                          : "clamped: before 1.34 Attune never lowers a memory limit in place (1.33's validation "
-                            "rejects it)"));
+    out.push_back(
+        make_row("memory limit decrease", false, DoctorStatus::Ok,
+                 caps.allow_in_place_memory_limit_decrease
+                     ? "in place: " + version_text(caps) + " >= 1.34 allows a NotRequired memory-limit decrease"
+                     : "clamped: before 1.34 Attune never lowers a memory limit in place (1.33's validation "
+                       "rejects it)"));
     std::string hpa;
     if (caps.hpa_scale_to_zero)
         hpa = openapi.error.empty() && !caps.at_least(1, 37)
@@ -132,12 +136,13 @@ std::vector<doctor_row> capability_rows(const core::Capabilities& caps, const co
         hpa = "off: " + version_text(caps) +
               " < 1.37 and OpenAPI lists no ScaledToZero condition; an HPA-held zero is still told apart by its "
               "condition";
-    out.push_back(make_row("HPA scale-to-zero", false, doctor_status::ok, hpa));
-    out.push_back(make_row("sidecar resize", false, doctor_status::ok,
-                      caps.in_place_sidecar_resize
-                          ? "in place: native sidecars (restartPolicy Always) are resized like app containers (1.33+)"
-                          : "off: 1.32 accepts a sidecar's /resize and silently drops it, so Attune resizes app "
-                            "containers only"));
+    out.push_back(make_row("HPA scale-to-zero", false, DoctorStatus::Ok, hpa));
+    out.push_back(
+        make_row("sidecar resize", false, DoctorStatus::Ok,
+                 caps.in_place_sidecar_resize
+                     ? "in place: native sidecars (restartPolicy Always) are resized like app containers (1.33+)"
+                     : "off: 1.32 accepts a sidecar's /resize and silently drops it, so Attune resizes app "
+                       "containers only"));
     return out;
 }
 

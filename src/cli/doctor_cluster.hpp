@@ -15,10 +15,10 @@ namespace attune::cli {
 
 // Required: FAIL below 1.32 or when /version is unusable; WARN above the
 // newest minor Attune has tested (1.37).
-doctor_row kubernetes_version_row(const core::ServerVersionProbe& version);
+DoctorRow kubernetes_version_row(const core::ServerVersionProbe& version);
 
 // Required: FAIL when discovery does not list pods/resize on v1.
-doctor_row pods_resize_row(const core::ApiResourcesProbe& resources, const core::ServerVersionProbe& version);
+DoctorRow pods_resize_row(const core::ApiResourcesProbe& resources, const core::ServerVersionProbe& version);
 
 // Optional rows, one per decision: pod-level resources (the field) and
 // in-place pod-level resize (the three-way declaredFeatures rule, with its
@@ -27,7 +27,7 @@ doctor_row pods_resize_row(const core::ApiResourcesProbe& resources, const core:
 // listed) -- both omitted before 1.33, where pod-level resources do not
 // exist for Attune --, then memory-limit decrease, HPA scale-to-zero and
 // sidecar resize.
-std::vector<doctor_row> capability_rows(const core::Capabilities& caps, const core::OpenApiProbe& openapi,
-                                        const core::NodeListProbe& nodes);
+std::vector<DoctorRow> capability_rows(const core::Capabilities& caps, const core::OpenApiProbe& openapi,
+                                       const core::NodeListProbe& nodes);
 
 }  // namespace attune::cli

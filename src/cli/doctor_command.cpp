@@ -37,33 +37,33 @@ using kube::wall_now;
 // A url clientConfig: one TLS exchange verified against the caBundle. Any
 // HTTP answer (a GET gets 4xx from an admission server) proves the
 // endpoint is up and serves a certificate the apiserver will trust.
-asio::awaitable<webhook_check> probe_url(webhook_client w) {
-    webhook_check k;
+asio::awaitable<WebhookCheck> probe_url(WebhookClient w) {
+    WebhookCheck k;
     k.endpoint = w.url;
-    http::server_url u;
+    http::ServerUrl u;
     try {
         u = http::split_server_url(w.url);
     } catch (const std::invalid_argument& e) {
         k.endpoint_detail = std::string("unusable url: ") + e.what();
         co_return k;
     }
-    http::tls_options tls;
+    http::TlsOptions tls;
     tls.ca_pem = w.ca_bundle_pem;
-    http::client_options o;
+    http::ClientOptions o;
     o.tls = u.scheme == "https";
     o.max_connections = 1;
     o.limits.connect = 3s;
     o.limits.handshake = 3s;
     o.limits.read = 3s;
     o.limits.pool_wait = 3s;
-    std::unique_ptr<http::https_client> h;
+    std::unique_ptr<http::HttpsClient> h;
     try {
-        h = std::make_unique<http::https_client>(co_await asio::this_coro::executor, u.host, u.port, tls, o);
+        h = std::make_unique<http::HttpsClient>(co_await asio::this_coro::executor, u.host, u.port, tls, o);
     } catch (const std::exception& e) {
         k.endpoint_detail = std::string("caBundle unusable for TLS: ") + e.what();
         co_return k;
     }
-    http::request req;
+    http::Request req;
     req.target = u.path_prefix.empty() ? "/" : u.path_prefix;
     req.timeout = 3s;
     auto r = co_await h->send(req);
@@ -79,15 +79,15 @@ asio::awaitable<webhook_check> probe_url(webhook_client w) {
 
 // A service clientConfig: its Service and ready endpoints (the Service
 // network is not reachable from a workstation, and doctor uses no /proxy).
-asio::awaitable<webhook_check> probe_service(kube::client& c, webhook_client w) {
-    webhook_check k;
+asio::awaitable<WebhookCheck> probe_service(kube::Client& c, WebhookClient w) {
+    WebhookCheck k;
     k.endpoint = "service " + w.service_ns + "/" + w.service_name + ":" + std::to_string(w.service_port);
     auto svc = co_await lookup_object(c, cli_resources::services(), w.service_ns, w.service_name);
     if (!svc.found()) {
         k.endpoint_detail = svc.not_found() ? "does not exist" : "cannot be read (" + svc.error + ")";
         co_return k;
     }
-    kube::list_options lo;
+    kube::ListOptions lo;
     lo.label_selector = "kubernetes.io/service-name=" + w.service_name;
     auto slices = co_await c.list_all(cli_resources::endpoint_slices(), w.service_ns, lo);
     if (!slices) {
@@ -104,20 +104,20 @@ asio::awaitable<webhook_check> probe_service(kube::client& c, webhook_client w) 
     co_return k;
 }
 
-asio::awaitable<prometheus_probe> probe_prometheus(prometheus_target t) {
-    prometheus_probe p;
+asio::awaitable<PrometheusProbe> probe_prometheus(PrometheusTarget t) {
+    PrometheusProbe p;
     if (auto why = in_cluster_only(t.address)) {
         p.skipped = true;
         p.skip_reason = *why;
         co_return p;
     }
-    kube::prometheus_settings s;
+    kube::PrometheusSettings s;
     s.address = t.address;
     s.insecure_skip_verify = t.insecure_skip_verify;
     for (const auto& [k, v] : t.headers) s.headers.emplace(k, v);
     s.query_timeout = kPrometheusHealthTimeout;
     s.max_connections = 1;
-    auto client = kube::prometheus_client::create(co_await asio::this_coro::executor, s);
+    auto client = kube::PrometheusClient::create(co_await asio::this_coro::executor, s);
     if (!client) {
         p.error = client.error().message;
         co_return p;
@@ -132,8 +132,8 @@ asio::awaitable<prometheus_probe> probe_prometheus(prometheus_target t) {
     co_return p;
 }
 
-asio::awaitable<access_answer> review(kube::client& c, access_check check) {
-    access_answer a;
+asio::awaitable<AccessAnswer> review(kube::Client& c, AccessCheck check) {
+    AccessAnswer a;
     auto r = co_await c.create(cli_resources::self_subject_access_reviews(), "", access_review(check));
     if (!r) {
         a.error = r.error().describe();
@@ -143,16 +143,16 @@ asio::awaitable<access_answer> review(kube::client& c, access_check check) {
     co_return a;
 }
 
-struct doctor_result {
-    std::vector<doctor_row> rows;
+struct DoctorResult {
+    std::vector<DoctorRow> rows;
     boost::json::object capabilities;
     std::string server_version;
     std::string unreachable;  // the apiserver could not be used at all
 };
 
-asio::awaitable<doctor_result> run_doctor(kube::client& c, std::string policy_ns, std::string manager_ns,
-                                          std::string mwc_name) {
-    doctor_result out;
+asio::awaitable<DoctorResult> run_doctor(kube::Client& c, std::string policy_ns, std::string manager_ns,
+                                         std::string mwc_name) {
+    DoctorResult out;
     // An apiserver that cannot answer /version makes every row moot: say so
     // once, before the four probes each wait out their retries.
     if (const auto reach = co_await kube::probe_server_version(c); !reach.error.empty()) {
@@ -172,16 +172,16 @@ asio::awaitable<doctor_result> run_doctor(kube::client& c, std::string policy_ns
         for (auto& r : capability_rows(caps, probes.openapi, probes.nodes)) rows.push_back(std::move(r));
     rows.push_back(cgroup_row(probes.nodes, caps.major, caps.minor));
 
-    std::vector<crd_lookup> crds;
+    std::vector<CrdLookup> crds;
     for (const auto& k : known_crds()) {
-        crd_lookup l;
+        CrdLookup l;
         l.name = std::string(k.name);
         l.lookup = co_await lookup_object(c, cli_resources::custom_resource_definitions(), "", l.name);
         crds.push_back(std::move(l));
     }
     rows.push_back(crds_row(crds));
 
-    manager_facts m;
+    ManagerFacts m;
     m.ns = manager_ns;
     m.name = "attune-manager";
     m.deployment = co_await lookup_object(c, kube::resources::deployments(), manager_ns, m.name);
@@ -189,10 +189,10 @@ asio::awaitable<doctor_result> run_doctor(kube::client& c, std::string policy_ns
     rows.push_back(manager_row(m, wall_now()));
 
     const auto mwc = co_await lookup_object(c, cli_resources::mutating_webhook_configurations(), "", mwc_name);
-    std::vector<webhook_check> checks;
+    std::vector<WebhookCheck> checks;
     if (mwc.found())
         for (auto& w : webhook_clients(*mwc.object)) {
-            webhook_check k;
+            WebhookCheck k;
             if (w.url.empty())
                 k = co_await probe_service(c, w);
             else
@@ -206,28 +206,28 @@ asio::awaitable<doctor_result> run_doctor(kube::client& c, std::string policy_ns
     std::vector<core::EffectivePolicy> effective;
     for (auto& [key, e] : effective_policies(ctx)) effective.push_back(std::move(e));
     const auto targets = prometheus_targets(effective);
-    std::vector<prometheus_probe> probed;
+    std::vector<PrometheusProbe> probed;
     for (std::size_t i = 0; i < targets.size() && i < kMaxPrometheusProbes; ++i)
         probed.push_back(co_await probe_prometheus(targets[i]));
     for (auto& r : prometheus_rows(targets, probed, ctx.policies_error)) rows.push_back(std::move(r));
 
     const auto checks_needed = doctor_access_checks(policy_ns, manager_ns, mwc_name);
-    std::vector<access_answer> answers;
+    std::vector<AccessAnswer> answers;
     for (const auto& k : checks_needed) answers.push_back(co_await review(c, k));
     rows.push_back(rbac_row(checks_needed, answers));
     co_return out;
 }
 
-int run(invocation& inv) {
+int run(Invocation& inv) {
     if (!inv.flags.positionals.empty())
         return usage_error(inv.err, "doctor", "unexpected argument \"" + inv.flags.positionals[0] + "\"", kExitUsage);
     const std::string manager_ns = inv.flags.get("manager-namespace", "attune-system");
     const std::string mwc_name = inv.flags.get("webhook-configuration", std::string(kWebhookConfiguration));
     // Every namespace's policies unless -n names one: doctor is about the cluster.
     const std::string policy_ns = inv.common.all_namespaces ? "" : inv.common.ns;
-    doctor_result result;
+    DoctorResult result;
     std::string server;
-    const int rc = run_in_session(inv, std::chrono::seconds(60), kExitError, [&](session& s) -> asio::awaitable<int> {
+    const int rc = run_in_session(inv, std::chrono::seconds(60), kExitError, [&](Session& s) -> asio::awaitable<int> {
         const auto& cfg = s.client().config();
         server = "https://" + cfg.host + ":" + cfg.port + cfg.path_prefix;
         result = co_await run_doctor(s.client(), policy_ns, manager_ns, mwc_name);
@@ -247,8 +247,8 @@ int run(invocation& inv) {
 
 }  // namespace
 
-command make_doctor_command() {
-    command c;
+Command make_doctor_command() {
+    Command c;
     c.name = "doctor";
     c.summary = "Check that the cluster suits Attune and that Attune is healthy on it";
     c.usage = "kubectl attune doctor [--manager-namespace NS] [-n NS | -A] [-o table|json|yaml]";
@@ -259,8 +259,9 @@ command make_doctor_command() {
         "Policies are read in every namespace unless -n names one. Least-privilege RBAC:\n"
         "deploy/kustomize/rbac/kubectl-attune-doctor.yaml.";
     c.flags = {
-        {"manager-namespace", 0, flag_kind::value, "NS", "namespace of the attune-manager Deployment and Lease (default attune-system)"},
-        {"webhook-configuration", 0, flag_kind::value, "NAME",
+        {"manager-namespace", 0, FlagKind::Value, "NS",
+         "namespace of the attune-manager Deployment and Lease (default attune-system)"},
+        {"webhook-configuration", 0, FlagKind::Value, "NAME",
          "the MutatingWebhookConfiguration to check (default attune-webhook)"},
     };
     c.run = run;

@@ -39,8 +39,8 @@ bool has_property(const boost::json::value& schema, std::string_view dotted) {
 
 }  // namespace
 
-std::span<const known_crd> known_crds() {
-    static const std::vector<known_crd> crds = {
+std::span<const KnownCrd> known_crds() {
+    static const std::vector<KnownCrd> crds = {
         {"attunepolicies.attune.io",
          {"spec.targetRef", "spec.updateStrategy", "status.conditions", "status.workloads", "status.recommendations",
           "status.resizeHistory", "status.idleWorkloads"}},
@@ -50,7 +50,7 @@ std::span<const known_crd> known_crds() {
     return crds;
 }
 
-doctor_row crds_row(std::span<const crd_lookup> crds) {
+DoctorRow crds_row(std::span<const CrdLookup> crds) {
     std::vector<std::string> missing, broken, older, unreadable, fine;
     for (const auto& c : crds) {
         const auto& l = c.lookup;
@@ -83,19 +83,21 @@ doctor_row crds_row(std::span<const crd_lookup> crds) {
             fine.push_back(short_name(c.name));
     }
     if (!missing.empty())
-        return make_row("CRDs", true, doctor_status::fail,
-                   "missing: " + join_names(missing) + " (install them: kubectl apply -k deploy/kustomize/base)");
-    if (!broken.empty()) return make_row("CRDs", true, doctor_status::fail, join_names(broken, SIZE_MAX, "; "));
+        return make_row("CRDs", true, DoctorStatus::Fail,
+                        "missing: " + join_names(missing) + " (install them: kubectl apply -k deploy/kustomize/base)");
+    if (!broken.empty()) return make_row("CRDs", true, DoctorStatus::Fail, join_names(broken, SIZE_MAX, "; "));
     if (!unreadable.empty())
-        return make_row("CRDs", true, doctor_status::warn,
-                   "cannot read " + join_names(unreadable) + "; doctor needs customresourcedefinitions get");
+        return make_row("CRDs", true, DoctorStatus::Warn,
+                        "cannot read " + join_names(unreadable) + "; doctor needs customresourcedefinitions get");
     if (!older.empty())
-        return make_row("CRDs", true, doctor_status::warn,
-                   "older than this plugin: " + join_names(older, SIZE_MAX, "; ") + " (re-apply the CRDs of this release)");
-    return make_row("CRDs", true, doctor_status::ok, join_names(fine) + " at " + std::string(kAttuneVersion) + ", Established");
+        return make_row("CRDs", true, DoctorStatus::Warn,
+                        "older than this plugin: " + join_names(older, SIZE_MAX, "; ") +
+                            " (re-apply the CRDs of this release)");
+    return make_row("CRDs", true, DoctorStatus::Ok,
+                    join_names(fine) + " at " + std::string(kAttuneVersion) + ", Established");
 }
 
-doctor_row manager_row(const manager_facts& m, core::Timestamp now) {
+DoctorRow manager_row(const ManagerFacts& m, core::Timestamp now) {
     const std::string where = m.ns + "/" + m.name;
     std::vector<std::string> parts;
     bool running = false;
@@ -138,9 +140,9 @@ doctor_row manager_row(const manager_facts& m, core::Timestamp now) {
     }
 
     const std::string detail = join_names(parts, SIZE_MAX, "; ");
-    if (running) return make_row("manager", true, doctor_status::ok, "running: " + detail);
-    if (unreadable) return make_row("manager", true, doctor_status::warn, "could not tell: " + detail);
-    return make_row("manager", true, doctor_status::fail, "not running: " + detail);
+    if (running) return make_row("manager", true, DoctorStatus::Ok, "running: " + detail);
+    if (unreadable) return make_row("manager", true, DoctorStatus::Warn, "could not tell: " + detail);
+    return make_row("manager", true, DoctorStatus::Fail, "not running: " + detail);
 }
 
 }  // namespace attune::cli

@@ -17,33 +17,33 @@ namespace attune::cli {
 // The CRDs and, per CRD, the schema properties this plugin reads; a CRD
 // without one of them is older than the plugin (the apiserver prunes what
 // its schema lacks).
-struct known_crd {
+struct KnownCrd {
     std::string_view name;                      // attunepolicies.attune.io
     std::vector<std::string_view> properties;  // "status.recommendations"
 };
-std::span<const known_crd> known_crds();
+std::span<const KnownCrd> known_crds();
 inline constexpr std::string_view kAttuneVersion = "v1alpha1";
 
-struct crd_lookup {
+struct CrdLookup {
     std::string name;
-    object_lookup lookup;
+    ObjectLookup lookup;
 };
 
 // Required: FAIL when a CRD is missing, not Established, or does not serve
 // v1alpha1 as its storage version; WARN when its schema lacks a property
 // this plugin reads, or when the CRDs cannot be read (forbidden).
-doctor_row crds_row(std::span<const crd_lookup> crds);
+DoctorRow crds_row(std::span<const CrdLookup> crds);
 
-struct manager_facts {
+struct ManagerFacts {
     std::string ns;             // where the manager runs (--manager-namespace)
     std::string name;           // Deployment and Lease name: attune-manager
-    object_lookup deployment;   // apps/v1 Deployment
-    object_lookup lease;        // coordination.k8s.io/v1 Lease (only with --leader-elect)
+    ObjectLookup deployment;    // apps/v1 Deployment
+    ObjectLookup lease;         // coordination.k8s.io/v1 Lease (only with --leader-elect)
 };
 
 // Required: ok when the Deployment has a ready replica or a Lease holder
 // renewed within its lease duration; FAIL when neither the Deployment nor a
 // fresh Lease exists; WARN when neither could be read (forbidden).
-doctor_row manager_row(const manager_facts& m, core::Timestamp now);
+DoctorRow manager_row(const ManagerFacts& m, core::Timestamp now);
 
 }  // namespace attune::cli

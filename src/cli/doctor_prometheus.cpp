@@ -9,18 +9,18 @@ namespace attune::cli {
 
 namespace {
 
-doctor_row row(doctor_status s, std::string detail) { return make_row("Prometheus", false, s, std::move(detail)); }
+DoctorRow row(DoctorStatus s, std::string detail) { return make_row("Prometheus", false, s, std::move(detail)); }
 
 bool ends_with(std::string_view s, std::string_view tail) {
     return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
 }
 
-std::string users(const prometheus_target& t) { return " (policy " + join_names(t.policies, 3) + ")"; }
+std::string users(const PrometheusTarget& t) { return " (policy " + join_names(t.policies, 3) + ")"; }
 
 }  // namespace
 
-std::vector<prometheus_target> prometheus_targets(std::span<const core::EffectivePolicy> policies) {
-    std::map<std::string, prometheus_target> by_address;
+std::vector<PrometheusTarget> prometheus_targets(std::span<const core::EffectivePolicy> policies) {
+    std::map<std::string, PrometheusTarget> by_address;
     for (const auto& p : policies) {
         const auto* prom = std::get_if<core::PrometheusSource>(&p.metrics.provider);
         if (prom == nullptr || prom->address.empty()) continue;
@@ -33,7 +33,7 @@ std::vector<prometheus_target> prometheus_targets(std::span<const core::Effectiv
             t.headers = prom->headers;
         }
     }
-    std::vector<prometheus_target> out;
+    std::vector<PrometheusTarget> out;
     for (auto& [addr, t] : by_address) {
         std::sort(t.policies.begin(), t.policies.end());
         out.push_back(std::move(t));
@@ -42,7 +42,7 @@ std::vector<prometheus_target> prometheus_targets(std::span<const core::Effectiv
 }
 
 std::optional<std::string> in_cluster_only(std::string_view address) {
-    http::server_url u;
+    http::ServerUrl u;
     try {
         u = http::split_server_url(address);
     } catch (const std::invalid_argument&) {
@@ -59,15 +59,15 @@ std::optional<std::string> in_cluster_only(std::string_view address) {
     return std::nullopt;
 }
 
-std::vector<doctor_row> prometheus_rows(std::span<const prometheus_target> targets,
-                                        std::span<const prometheus_probe> probes, const std::string& policies_error) {
-    std::vector<doctor_row> out;
+std::vector<DoctorRow> prometheus_rows(std::span<const PrometheusTarget> targets,
+                                       std::span<const PrometheusProbe> probes, const std::string& policies_error) {
+    std::vector<DoctorRow> out;
     if (!policies_error.empty()) {
-        out.push_back(row(doctor_status::warn, "cannot list the policies to find their Prometheus: " + policies_error));
+        out.push_back(row(DoctorStatus::Warn, "cannot list the policies to find their Prometheus: " + policies_error));
         return out;
     }
     if (targets.empty()) {
-        out.push_back(row(doctor_status::ok,
+        out.push_back(row(DoctorStatus::Ok,
                           "no policy names a Prometheus address (the manager's auto-discovery in the cluster is "
                           "not checked from here)"));
         return out;
@@ -75,20 +75,20 @@ std::vector<doctor_row> prometheus_rows(std::span<const prometheus_target> targe
     for (std::size_t i = 0; i < targets.size(); ++i) {
         const auto& t = targets[i];
         if (i >= probes.size()) {
-            out.push_back(row(doctor_status::warn, t.address + " not probed: doctor probes at most " +
-                                                       std::to_string(kMaxPrometheusProbes) + " addresses" + users(t)));
+            out.push_back(row(DoctorStatus::Warn, t.address + " not probed: doctor probes at most " +
+                                                      std::to_string(kMaxPrometheusProbes) + " addresses" + users(t)));
             continue;
         }
         const auto& p = probes[i];
         if (p.skipped) {
-            out.push_back(row(doctor_status::ok, t.address + " skipped: " + p.skip_reason +
-                                                     ", not reachable from here; the manager reaches it in the cluster" +
-                                                     users(t)));
+            out.push_back(row(DoctorStatus::Ok, t.address + " skipped: " + p.skip_reason +
+                                                    ", not reachable from here; the manager reaches it in the cluster" +
+                                                    users(t)));
         } else if (p.healthy) {
-            out.push_back(row(doctor_status::ok, t.address + " healthy (/-/healthy in " + std::to_string(p.took.count()) +
-                                                     " ms)" + users(t)));
+            out.push_back(row(DoctorStatus::Ok, t.address + " healthy (/-/healthy in " +
+                                                    std::to_string(p.took.count()) + " ms)" + users(t)));
         } else {
-            out.push_back(row(doctor_status::warn, t.address + " not healthy from here: " + p.error + users(t)));
+            out.push_back(row(DoctorStatus::Warn, t.address + " not healthy from here: " + p.error + users(t)));
         }
     }
     return out;

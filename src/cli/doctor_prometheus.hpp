@@ -22,7 +22,7 @@ inline constexpr std::chrono::milliseconds kPrometheusHealthTimeout{3000};
 // Probed one after another, so doctor's deadline holds whatever the policies name.
 inline constexpr std::size_t kMaxPrometheusProbes = 10;
 
-struct prometheus_target {
+struct PrometheusTarget {
     std::string address;
     std::vector<std::string> policies;  // "ns/name", sorted
     bool insecure_skip_verify = false;
@@ -31,14 +31,14 @@ struct prometheus_target {
 
 // Distinct addresses of the policies' effective Prometheus sources, in
 // address order. Policies without a Prometheus source are not listed.
-std::vector<prometheus_target> prometheus_targets(std::span<const core::EffectivePolicy> policies);
+std::vector<PrometheusTarget> prometheus_targets(std::span<const core::EffectivePolicy> policies);
 
 // Why only in-cluster DNS would resolve the address's host ("a Service name
 // (.svc)", "a single-label name"), or nullopt when doctor should probe it.
 // An unparseable address gives nullopt: the probe then reports it.
 std::optional<std::string> in_cluster_only(std::string_view address);
 
-struct prometheus_probe {
+struct PrometheusProbe {
     bool skipped = false;  // in-cluster only: not probed
     std::string skip_reason;
     bool healthy = false;
@@ -50,7 +50,7 @@ struct prometheus_probe {
 // kMaxPrometheusProbes) get a WARN row "not probed". `policies_error`: the
 // policies could not be listed (the row then says so). No target: one ok
 // row saying so.
-std::vector<doctor_row> prometheus_rows(std::span<const prometheus_target> targets,
-                                        std::span<const prometheus_probe> probes, const std::string& policies_error);
+std::vector<DoctorRow> prometheus_rows(std::span<const PrometheusTarget> targets,
+                                       std::span<const PrometheusProbe> probes, const std::string& policies_error);
 
 }  // namespace attune::cli

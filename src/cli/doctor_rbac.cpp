@@ -4,9 +4,9 @@ namespace attune::cli {
 
 namespace {
 
-access_check check(std::string verb, std::string group, std::string resource, std::string ns, std::string name,
-                   std::string why) {
-    access_check c;
+AccessCheck check(std::string verb, std::string group, std::string resource, std::string ns, std::string name,
+                  std::string why) {
+    AccessCheck c;
     c.verb = std::move(verb);
     c.group = std::move(group);
     c.resource = std::move(resource);
@@ -16,7 +16,7 @@ access_check check(std::string verb, std::string group, std::string resource, st
     return c;
 }
 
-std::string describe(const access_check& c) {
+std::string describe(const AccessCheck& c) {
     std::string out = c.verb + " " + c.resource + (c.group.empty() ? "" : "." + c.group);
     if (!c.name.empty()) out += "/" + c.name;
     if (!c.ns.empty()) out += " in " + c.ns;
@@ -25,8 +25,8 @@ std::string describe(const access_check& c) {
 
 }  // namespace
 
-std::vector<access_check> doctor_access_checks(const std::string& policy_ns, const std::string& manager_ns,
-                                               const std::string& webhook_configuration) {
+std::vector<AccessCheck> doctor_access_checks(const std::string& policy_ns, const std::string& manager_ns,
+                                              const std::string& webhook_configuration) {
     return {
         check("list", "", "nodes", "", "", "cgroup v2, pod-level resize"),
         check("list", "attune.io", "attunepolicies", policy_ns, "", "Prometheus"),
@@ -38,7 +38,7 @@ std::vector<access_check> doctor_access_checks(const std::string& policy_ns, con
     };
 }
 
-boost::json::object access_review(const access_check& c) {
+boost::json::object access_review(const AccessCheck& c) {
     boost::json::object attrs;
     attrs["verb"] = c.verb;
     attrs["group"] = c.group;
@@ -54,8 +54,8 @@ boost::json::object access_review(const access_check& c) {
     return review;
 }
 
-doctor_row rbac_row(std::span<const access_check> checks, std::span<const access_answer> answers) {
-    doctor_row r;
+DoctorRow rbac_row(std::span<const AccessCheck> checks, std::span<const AccessAnswer> answers) {
+    DoctorRow r;
     r.name = "RBAC";
     r.required = false;
     std::string denied, failed;
@@ -68,14 +68,14 @@ doctor_row rbac_row(std::span<const access_check> checks, std::span<const access
         }
     }
     if (!failed.empty()) {
-        r.status = doctor_status::warn;
+        r.status = DoctorStatus::Warn;
         r.detail = "SelfSubjectAccessReview failed: " + failed;
     } else if (!denied.empty()) {
-        r.status = doctor_status::warn;
+        r.status = DoctorStatus::Warn;
         r.detail = "denied: " + denied +
                    "; those rows fall back (grant deploy/kustomize/rbac/kubectl-attune-doctor.yaml)";
     } else {
-        r.status = doctor_status::ok;
+        r.status = DoctorStatus::Ok;
         r.detail = "allowed: everything doctor reads (" + std::to_string(checks.size()) + " SelfSubjectAccessReviews)";
     }
     return r;

@@ -14,24 +14,24 @@
 
 namespace attune::cli {
 
-struct access_check {
+struct AccessCheck {
     std::string verb, group, resource, ns, name;
     std::string needed_for;  // the row that falls back without it
 };
 
 // `policy_ns`: "" for every namespace (-A); `manager_ns`: the manager's.
-std::vector<access_check> doctor_access_checks(const std::string& policy_ns, const std::string& manager_ns,
-                                               const std::string& webhook_configuration);
+std::vector<AccessCheck> doctor_access_checks(const std::string& policy_ns, const std::string& manager_ns,
+                                              const std::string& webhook_configuration);
 
 // authorization.k8s.io/v1 SelfSubjectAccessReview for one check.
-boost::json::object access_review(const access_check& c);
+boost::json::object access_review(const AccessCheck& c);
 
-struct access_answer {
+struct AccessAnswer {
     bool allowed = false;
     std::string error;  // the review itself failed
 };
 
 // `answers` is parallel to `checks`.
-doctor_row rbac_row(std::span<const access_check> checks, std::span<const access_answer> answers);
+DoctorRow rbac_row(std::span<const AccessCheck> checks, std::span<const AccessAnswer> answers);
 
 }  // namespace attune::cli

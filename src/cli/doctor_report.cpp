@@ -6,8 +6,8 @@
 
 namespace attune::cli {
 
-doctor_row make_row(std::string name, bool required, doctor_status status, std::string detail) {
-    doctor_row r;
+DoctorRow make_row(std::string name, bool required, DoctorStatus status, std::string detail) {
+    DoctorRow r;
     r.name = std::move(name);
     r.required = required;
     r.status = status;
@@ -22,16 +22,16 @@ std::string join_names(const std::vector<std::string>& names, std::size_t max_sh
     return out;
 }
 
-std::string_view status_label(doctor_status s) noexcept {
+std::string_view status_label(DoctorStatus s) noexcept {
     switch (s) {
-        case doctor_status::ok: return "ok";
-        case doctor_status::warn: return "WARN";
-        case doctor_status::fail: return "FAIL";
+        case DoctorStatus::Ok: return "ok";
+        case DoctorStatus::Warn: return "WARN";
+        case DoctorStatus::Fail: return "FAIL";
     }
     return "FAIL";
 }
 
-std::string render_doctor_table(std::span<const doctor_row> rows, bool colour_on) {
+std::string render_doctor_table(std::span<const DoctorRow> rows, bool colour_on) {
     std::string out;
     for (const auto& r : rows) {
         // %-22s %-4s [%s] %s, with the padding computed on the plain word so
@@ -40,21 +40,21 @@ std::string render_doctor_table(std::span<const doctor_row> rows, bool colour_on
         if (name.size() < 22) name.append(22 - name.size(), ' ');
         const std::string_view word = status_label(r.status);
         const std::string pad(word.size() < 4 ? 4 - word.size() : 0, ' ');
-        const colour c = r.status == doctor_status::ok     ? colour::green
-                         : r.status == doctor_status::warn ? colour::yellow
-                                                           : colour::red;
+        const Colour c = r.status == DoctorStatus::Ok     ? Colour::Green
+                         : r.status == DoctorStatus::Warn ? Colour::Yellow
+                                                          : Colour::Red;
         out += name + " " + paint(c, word, colour_on) + pad + " [" + (r.required ? "required" : "optional") + "] " +
                r.detail + "\n";
     }
     return out;
 }
 
-bool doctor_failed(std::span<const doctor_row> rows) noexcept {
+bool doctor_failed(std::span<const DoctorRow> rows) noexcept {
     return std::any_of(rows.begin(), rows.end(),
-                       [](const doctor_row& r) { return r.required && r.status == doctor_status::fail; });
+                       [](const DoctorRow& r) { return r.required && r.status == DoctorStatus::Fail; });
 }
 
-boost::json::object doctor_json(std::span<const doctor_row> rows) {
+boost::json::object doctor_json(std::span<const DoctorRow> rows) {
     boost::json::array arr;
     for (const auto& r : rows) {
         boost::json::object o;

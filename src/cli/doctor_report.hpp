@@ -13,18 +13,18 @@
 
 namespace attune::cli {
 
-enum class doctor_status { ok, warn, fail };
+enum class DoctorStatus { Ok, Warn, Fail };
 
-struct doctor_row {
+struct DoctorRow {
     std::string name;  // at most 22 characters, so the table stays aligned
-    doctor_status status = doctor_status::ok;
+    DoctorStatus status = DoctorStatus::Ok;
     bool required = false;
     std::string detail;
 };
 
-doctor_row make_row(std::string name, bool required, doctor_status status, std::string detail);
+DoctorRow make_row(std::string name, bool required, DoctorStatus status, std::string detail);
 
-std::string_view status_label(doctor_status s) noexcept;  // "ok", "WARN", "FAIL"
+std::string_view status_label(DoctorStatus s) noexcept;  // "ok", "WARN", "FAIL"
 
 // "a, b, c", or "a, b and 3 more" past `max_shown`: the node and policy
 // lists in row details.
@@ -33,13 +33,13 @@ std::string join_names(const std::vector<std::string>& names, std::size_t max_sh
 
 // One line per row, `%-22s %-4s [%s] %s`. With colour, only the status word
 // is painted (green, yellow, red) and the padding stays as without.
-std::string render_doctor_table(std::span<const doctor_row> rows, bool colour);
+std::string render_doctor_table(std::span<const DoctorRow> rows, bool colour);
 
 // A required row FAILs.
-bool doctor_failed(std::span<const doctor_row> rows) noexcept;
+bool doctor_failed(std::span<const DoctorRow> rows) noexcept;
 
 // {"rows": [{name, status, required, detail}], "failed": bool}; the caller
 // may add more keys (doctor adds "capabilities").
-boost::json::object doctor_json(std::span<const doctor_row> rows);
+boost::json::object doctor_json(std::span<const DoctorRow> rows);
 
 }  // namespace attune::cli

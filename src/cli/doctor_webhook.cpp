@@ -11,7 +11,7 @@ namespace attune::cli {
 
 namespace {
 
-doctor_row row(doctor_status s, std::string detail) { return make_row("webhook", false, s, std::move(detail)); }
+DoctorRow row(DoctorStatus s, std::string detail) { return make_row("webhook", false, s, std::move(detail)); }
 
 std::string days(std::int64_t seconds) {
     const auto d = seconds / 86400;
@@ -20,12 +20,12 @@ std::string days(std::int64_t seconds) {
 
 }  // namespace
 
-std::vector<webhook_client> webhook_clients(const boost::json::value& mwc) {
-    std::vector<webhook_client> out;
+std::vector<WebhookClient> webhook_clients(const boost::json::value& mwc) {
+    std::vector<WebhookClient> out;
     const auto* hooks = core::array_at(mwc, {"webhooks"});
     if (hooks == nullptr) return out;
     for (const auto& h : *hooks) {
-        webhook_client c;
+        WebhookClient c;
         c.webhook = core::string_at(h, {"name"});
         c.url = core::string_at(h, {"clientConfig", "url"});
         c.service_ns = core::string_at(h, {"clientConfig", "service", "namespace"});
@@ -45,23 +45,24 @@ std::vector<webhook_client> webhook_clients(const boost::json::value& mwc) {
     return out;
 }
 
-doctor_row webhook_row(const object_lookup& mwc, std::string_view name, std::span<const webhook_check> checks,
-                       core::Timestamp now) {
+DoctorRow webhook_row(const ObjectLookup& mwc, std::string_view name, std::span<const WebhookCheck> checks,
+                      core::Timestamp now) {
     const std::string mwc_name(name);
     if (mwc.not_found())
-        return row(doctor_status::warn, "not installed: no MutatingWebhookConfiguration " + mwc_name +
-                                            " (pods are not sized at CREATE; see docs/webhook.md)");
+        return row(DoctorStatus::Warn, "not installed: no MutatingWebhookConfiguration " + mwc_name +
+                                           " (pods are not sized at CREATE; see docs/webhook.md)");
     if (!mwc.found())
-        return row(doctor_status::warn, "cannot read MutatingWebhookConfiguration " + mwc_name + " (" +
-                                             (mwc.forbidden() ? "forbidden" : mwc.error) + ")");
+        return row(DoctorStatus::Warn, "cannot read MutatingWebhookConfiguration " + mwc_name + " (" +
+                                           (mwc.forbidden() ? "forbidden" : mwc.error) + ")");
     const auto clients = webhook_clients(*mwc.object);
-    if (clients.empty()) return row(doctor_status::fail, "MutatingWebhookConfiguration " + mwc_name + " has no webhooks");
+    if (clients.empty())
+        return row(DoctorStatus::Fail, "MutatingWebhookConfiguration " + mwc_name + " has no webhooks");
     const auto t = now.time_since_epoch().count();
     std::vector<std::string> problems, good;
     bool broken = false;
     for (std::size_t i = 0; i < clients.size(); ++i) {
         const auto& c = clients[i];
-        const webhook_check* k = i < checks.size() ? &checks[i] : nullptr;
+        const WebhookCheck* k = i < checks.size() ? &checks[i] : nullptr;
         std::string what = c.webhook + ": ";
         if (!c.ca_bundle_error.empty() || k == nullptr || k->ca.empty()) {
             problems.push_back(what + (c.ca_bundle_error.empty() ? "caBundle holds no PEM certificate" : c.ca_bundle_error));
@@ -90,9 +91,9 @@ doctor_row webhook_row(const object_lookup& mwc, std::string_view name, std::spa
     std::string detail;
     for (const auto& p : problems) detail += (detail.empty() ? "" : "; ") + p;
     for (const auto& g : good) detail += (detail.empty() ? "" : "; ") + g;
-    if (broken) return row(doctor_status::fail, detail);
-    if (!problems.empty()) return row(doctor_status::warn, detail);
-    return row(doctor_status::ok, detail);
+    if (broken) return row(DoctorStatus::Fail, detail);
+    if (!problems.empty()) return row(DoctorStatus::Warn, detail);
+    return row(DoctorStatus::Ok, detail);
 }
 
 }  // namespace attune::cli

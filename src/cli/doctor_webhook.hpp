@@ -22,7 +22,7 @@ namespace attune::cli {
 
 inline constexpr std::string_view kWebhookConfiguration = "attune-webhook";
 
-struct webhook_client {
+struct WebhookClient {
     std::string webhook;  // webhooks[].name
     std::string url;      // clientConfig.url, or
     std::string service_ns, service_name, path;
@@ -32,9 +32,9 @@ struct webhook_client {
 };
 
 // The webhooks of a MutatingWebhookConfiguration with their clientConfig.
-std::vector<webhook_client> webhook_clients(const boost::json::value& mwc);
+std::vector<WebhookClient> webhook_clients(const boost::json::value& mwc);
 
-struct webhook_check {
+struct WebhookCheck {
     std::vector<core::CertificateInfo> ca;  // the caBundle's certificates (webhook::split_bundle)
     bool reachable = false;
     std::string endpoint;  // "https://127.0.0.1:16448/mutate-v1-pod", "service attune-system/attune-webhook"
@@ -42,7 +42,7 @@ struct webhook_check {
 };
 
 // `checks` is parallel to webhook_clients(*mwc.object).
-doctor_row webhook_row(const object_lookup& mwc, std::string_view mwc_name, std::span<const webhook_check> checks,
-                       core::Timestamp now);
+DoctorRow webhook_row(const ObjectLookup& mwc, std::string_view mwc_name, std::span<const WebhookCheck> checks,
+                      core::Timestamp now);
 
 }  // namespace attune::cli

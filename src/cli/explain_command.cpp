@@ -34,7 +34,7 @@ std::string match_labels_selector(const json::value& workload) {
     return out;
 }
 
-int run(invocation& inv) {
+int run(Invocation& inv) {
     if (inv.flags.positionals.empty() || inv.flags.positionals.size() > 2)
         return usage_error(inv.err, "explain", "expected one workload: KIND/NAME (deployment/web) or KIND NAME", kExitUsage);
     std::string kind_text = "deployment", name;
@@ -54,13 +54,13 @@ int run(invocation& inv) {
     if (inv.common.all_namespaces) return usage_error(inv.err, "explain", "-A does not apply: one workload, use -n", kExitUsage);
 
     json::object report;
-    const int rc = run_in_session(inv, std::chrono::seconds(30), kExitError, [&](session& s) -> asio::awaitable<int> {
-        explain_inputs in;
+    const int rc = run_in_session(inv, std::chrono::seconds(30), kExitError, [&](Session& s) -> asio::awaitable<int> {
+        ExplainInputs in;
         in.ns = s.ns();
         in.kind = kind;
         in.name = name;
         in.container = inv.flags.get("container");
-        const kube::resource_type rt = resource.value();
+        const kube::ResourceType rt = resource.value();
         in.workload = co_await lookup_object(s.client(), rt, in.ns, name);
         if (in.workload.not_found()) {
             inv.err << "error: " << not_found_text(rt, name) << " in namespace " << in.ns << "\n";
@@ -80,13 +80,13 @@ int run(invocation& inv) {
             else in.refused.emplace(r.view->name, std::move(r.message));
         }
         in.policies = std::move(ctx.policies);
-        kube::list_options lo;
+        kube::ListOptions lo;
         lo.limit = 500;
         if (auto evs = co_await s.client().list_all(kube::resources::events(), in.ns, lo))
             for (auto& e : evs.value().items) in.events.push_back(std::move(e));
         else
             spdlog::warn("events not read error=\"{}\"", evs.error().describe());
-        kube::list_options po;
+        kube::ListOptions po;
         po.label_selector = match_labels_selector(*in.workload.object);
         if (!po.label_selector.empty()) {
             if (auto pods = co_await s.client().list_all(kube::resources::pods(), in.ns, po))
@@ -105,8 +105,8 @@ int run(invocation& inv) {
 
 }  // namespace
 
-command make_explain_command() {
-    command c;
+Command make_explain_command() {
+    Command c;
     c.name = "explain";
     c.summary = "One workload's recommendation step by step, and why it was or was not resized";
     c.usage = "kubectl attune explain KIND/NAME [--container NAME] [-n NS] [-o json|yaml]";
@@ -117,7 +117,7 @@ command make_explain_command() {
         "schedule, ResizeBlocked, Degraded), the resize history, the Events that name it or its pods\n"
         "(ResizeSkipped with its gate, MemoryLimitClamped, envelope_constraint, ...) and each pod's resize\n"
         "state, pod-level envelope and attune.io annotations.";
-    c.flags = {{"container", 0, flag_kind::value, "NAME", "only this container"}};
+    c.flags = {{"container", 0, FlagKind::Value, "NAME", "only this container"}};
     c.run = run;
     return c;
 }

@@ -106,8 +106,8 @@ std::string resize_state(const json::value& pod) {
 }
 
 std::optional<core::Timestamp> event_time(const json::value& ev) {
-    for (auto path : {core::json_path{"series", "lastObservedTime"}, core::json_path{"eventTime"},
-                      core::json_path{"deprecatedLastTimestamp"}, core::json_path{"metadata", "creationTimestamp"}}) {
+    for (auto path : {core::JsonPath{"series", "lastObservedTime"}, core::JsonPath{"eventTime"},
+                      core::JsonPath{"deprecatedLastTimestamp"}, core::JsonPath{"metadata", "creationTimestamp"}}) {
         if (auto t = core::parse_timestamp(core::string_at(ev, path))) return t.value();
     }
     return std::nullopt;
@@ -144,7 +144,7 @@ json::object reason(std::string kind, std::string text) {
 
 }  // namespace
 
-json::object explain_report(const explain_inputs& in) {
+json::object explain_report(const ExplainInputs& in) {
     json::object report;
     json::array reasons;
 
@@ -154,7 +154,7 @@ json::object explain_report(const explain_inputs& in) {
     w["kind"] = in.kind;
     w["name"] = in.name;
     w["found"] = in.workload.found();
-    policy::workload_ref ref;
+    policy::WorkloadRef ref;
     if (in.workload.found()) {
         ref = policy::workload_ref_from(in.kind, *in.workload.object);
         w["annotations"] = attune_annotations(*in.workload.object);
@@ -179,7 +179,7 @@ json::object explain_report(const explain_inputs& in) {
         std::any_of(own_pods.begin(), own_pods.end(), [](const json::value* p) { return kubelet_blocked(resize_state(*p)); });
 
     // -- which policy manages it: the manager's own rule
-    std::vector<policy::policy_view> views;
+    std::vector<policy::PolicyView> views;
     std::map<std::string, const json::value*> by_name;
     for (const auto& p : in.policies) {
         auto v = policy::decode_policy(p);
@@ -364,11 +364,11 @@ json::object explain_report(const explain_inputs& in) {
     report["pods"] = std::move(pods);
 
     // -- Events that name it, its pods, or come from its policy about it
-    struct dated {
+    struct Dated {
         core::Timestamp t;
         json::object e;
     };
-    std::vector<dated> events;
+    std::vector<Dated> events;
     for (const auto& ev : in.events) {
         const auto rk = core::string_at(ev, {"regarding", "kind"});
         const auto rn = core::string_at(ev, {"regarding", "name"});
@@ -389,7 +389,7 @@ json::object explain_report(const explain_inputs& in) {
         e["count"] = core::int_at(ev, {"series", "count"}).value_or(1);
         events.push_back({t.value_or(core::Timestamp{}), std::move(e)});
     }
-    std::stable_sort(events.begin(), events.end(), [](const dated& a, const dated& b) { return a.t < b.t; });
+    std::stable_sort(events.begin(), events.end(), [](const Dated& a, const Dated& b) { return a.t < b.t; });
     if (events.size() > 20) events.erase(events.begin(), events.end() - 20);
     json::array evs;
     std::set<std::string> seen_reasons;

@@ -23,16 +23,16 @@
 
 namespace attune::cli {
 
-struct explain_inputs {
+struct ExplainInputs {
     std::string ns;
     std::string kind;  // canonical: Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob
     std::string name;
     std::string container;  // "" for every container
-    object_lookup workload;
+    ObjectLookup workload;
     std::vector<boost::json::value> policies;                // AttunePolicies of `ns`
     std::map<std::string, core::EffectivePolicy> effective;  // by policy name, for those that resolve
     // By policy name: why the manager has no settings for it (the message of
-    // policy::policy_resolver: a merge that fails validation, a policy or
+    // policy::PolicyResolver: a merge that fails validation, a policy or
     // defaults object that does not decode).
     std::map<std::string, std::string> refused;
     std::vector<boost::json::value> events;                  // events.k8s.io/v1 of `ns`
@@ -50,7 +50,7 @@ struct explain_inputs {
 //  reasons[{kind, text}], history[], events[{time, type, reason, regarding, note}],
 //  pods[{name, node, resources{}, envelope{}|null, resizeState, annotations{}}]}
 // steps: [{step, value, note}] in chain order.
-boost::json::object explain_report(const explain_inputs& in);
+boost::json::object explain_report(const ExplainInputs& in);
 
 // The report for people.
 std::string render_explain(const boost::json::object& report);

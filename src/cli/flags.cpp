@@ -6,15 +6,15 @@
 namespace attune::cli {
 
 namespace {
-core::error bad(std::string msg) { return core::make_error("bad_usage", std::move(msg)); }
+core::Error bad(std::string msg) { return core::make_error("bad_usage", std::move(msg)); }
 
-const flag_spec* find_long(std::span<const flag_spec> specs, std::string_view name) {
-    auto it = std::find_if(specs.begin(), specs.end(), [&](const flag_spec& s) { return s.name == name; });
+const FlagSpec* find_long(std::span<const FlagSpec> specs, std::string_view name) {
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const FlagSpec& s) { return s.name == name; });
     return it == specs.end() ? nullptr : &*it;
 }
 
-const flag_spec* find_short(std::span<const flag_spec> specs, char c) {
-    auto it = std::find_if(specs.begin(), specs.end(), [&](const flag_spec& s) { return s.shorthand == c; });
+const FlagSpec* find_short(std::span<const FlagSpec> specs, char c) {
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const FlagSpec& s) { return s.shorthand == c; });
     return it == specs.end() ? nullptr : &*it;
 }
 
@@ -25,18 +25,18 @@ std::optional<bool> parse_bool(std::string_view s) {
 }
 }  // namespace
 
-std::string parsed_flags::get(std::string_view name, std::string fallback) const {
+std::string ParsedFlags::get(std::string_view name, std::string fallback) const {
     auto it = values.find(name);
     return it == values.end() ? std::move(fallback) : it->second;
 }
 
-bool parsed_flags::flag(std::string_view name) const {
+bool ParsedFlags::flag(std::string_view name) const {
     auto it = values.find(name);
     return it != values.end() && it->second == "true";
 }
 
-core::result<parsed_flags> parse_flags(std::span<const std::string_view> args, std::span<const flag_spec> specs) {
-    parsed_flags out;
+core::Result<ParsedFlags> parse_flags(std::span<const std::string_view> args, std::span<const FlagSpec> specs) {
+    ParsedFlags out;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string_view arg = args[i];
         if (arg == "--") {
@@ -50,7 +50,7 @@ core::result<parsed_flags> parse_flags(std::span<const std::string_view> args, s
         const bool is_long = arg.substr(0, 2) == "--";
         std::string_view name, value;
         bool has_value = false;
-        const flag_spec* spec = nullptr;
+        const FlagSpec* spec = nullptr;
         std::string shown;  // the flag as the user wrote it, for messages
         if (is_long) {
             arg.remove_prefix(2);
@@ -72,7 +72,7 @@ core::result<parsed_flags> parse_flags(std::span<const std::string_view> args, s
             }
         }
         if (spec == nullptr) return bad("unknown flag: " + shown);
-        if (spec->kind == flag_kind::boolean) {
+        if (spec->kind == FlagKind::Boolean) {
             if (!has_value) {
                 out.values[spec->name] = "true";
                 continue;
@@ -94,12 +94,12 @@ core::result<parsed_flags> parse_flags(std::span<const std::string_view> args, s
     return out;
 }
 
-std::string flags_help(std::span<const flag_spec> specs) {
+std::string flags_help(std::span<const FlagSpec> specs) {
     std::vector<std::string> lefts;
     std::size_t width = 0;
     for (const auto& s : specs) {
         std::string left = s.shorthand ? std::string("  -") + s.shorthand + ", --" + s.name : "      --" + s.name;
-        if (s.kind == flag_kind::value) left += " " + (s.value_name.empty() ? std::string("VALUE") : s.value_name);
+        if (s.kind == FlagKind::Value) left += " " + (s.value_name.empty() ? std::string("VALUE") : s.value_name);
         width = std::max(width, left.size());
         lefts.push_back(std::move(left));
     }
@@ -110,25 +110,25 @@ std::string flags_help(std::span<const flag_spec> specs) {
     return out;
 }
 
-std::optional<std::size_t> find_subcommand(std::span<const std::string_view> args, std::span<const flag_spec> global) {
+std::optional<std::size_t> find_subcommand(std::span<const std::string_view> args, std::span<const FlagSpec> global) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string_view a = args[i];
         if (a == "--") return i + 1 < args.size() ? std::optional<std::size_t>(i + 1) : std::nullopt;
         if (a.size() < 2 || a.front() != '-') return i;
         // A global value flag written without '=' consumes the next argument.
-        const flag_spec* spec = nullptr;
+        const FlagSpec* spec = nullptr;
         if (a.substr(0, 2) == "--") {
             if (a.find('=') != std::string_view::npos) continue;
             spec = find_long(global, a.substr(2));
         } else if (a.size() == 2) {
             spec = find_short(global, a[1]);
         }
-        if (spec != nullptr && spec->kind == flag_kind::value) ++i;
+        if (spec != nullptr && spec->kind == FlagKind::Value) ++i;
     }
     return std::nullopt;
 }
 
-core::result<http::server_url> parse_url_flag(std::string_view flag, std::string_view value) {
+core::Result<http::ServerUrl> parse_url_flag(std::string_view flag, std::string_view value) {
     try {
         return http::split_server_url(value);
     } catch (const std::invalid_argument& e) {
@@ -136,7 +136,7 @@ core::result<http::server_url> parse_url_flag(std::string_view flag, std::string
     }
 }
 
-core::result<std::chrono::milliseconds> parse_duration(std::string_view flag, std::string_view value) {
+core::Result<std::chrono::milliseconds> parse_duration(std::string_view flag, std::string_view value) {
     const auto where = "invalid argument \"" + std::string(value) + "\" for \"--" + std::string(flag) + "\"";
     long long n = 0;
     auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);

@@ -1,6 +1,6 @@
 #pragma once
 // kubectl-style command-line flags for every kubectl-attune subcommand. Pure:
-// nothing here prints or exits; a usage error is a core::error with code
+// nothing here prints or exits; a usage error is a core::Error with code
 // "bad_usage" whose message is what kubectl would say.
 //
 // Accepted forms: --name=value, --name value, -n value, -nvalue, -n=value,
@@ -19,17 +19,17 @@
 
 namespace attune::cli {
 
-enum class flag_kind { boolean, value };
+enum class FlagKind { Boolean, Value };
 
-struct flag_spec {
+struct FlagSpec {
     std::string name;        // long name, without "--"
     char shorthand = 0;      // 'n' for -n; 0 for none
-    flag_kind kind = flag_kind::value;
+    FlagKind kind = FlagKind::Value;
     std::string value_name;  // shown in help: --namespace NAME
     std::string help;
 };
 
-class parsed_flags {
+class ParsedFlags {
 public:
     // Value flags hold their value, boolean flags "true" or "false".
     std::map<std::string, std::string, std::less<>> values;
@@ -40,21 +40,21 @@ public:
     bool flag(std::string_view name) const;  // a boolean flag set to true
 };
 
-core::result<parsed_flags> parse_flags(std::span<const std::string_view> args, std::span<const flag_spec> specs);
+core::Result<ParsedFlags> parse_flags(std::span<const std::string_view> args, std::span<const FlagSpec> specs);
 
 // Aligned help lines, one per flag, in the order given.
-std::string flags_help(std::span<const flag_spec> specs);
+std::string flags_help(std::span<const FlagSpec> specs);
 
 // Index of the subcommand in `args` (the first positional argument, skipping
 // the values of `global` value flags given before it); nullopt if none.
-std::optional<std::size_t> find_subcommand(std::span<const std::string_view> args, std::span<const flag_spec> global);
+std::optional<std::size_t> find_subcommand(std::span<const std::string_view> args, std::span<const FlagSpec> global);
 
 // Parses a URL flag value ("http://127.0.0.1:9091", "https://prom.example/base")
 // with the runtime's own URL rules; a usage error names the flag.
-core::result<http::server_url> parse_url_flag(std::string_view flag, std::string_view value);
+core::Result<http::ServerUrl> parse_url_flag(std::string_view flag, std::string_view value);
 
 // Parses a duration flag value ("90s", "10m", "1h", "500ms", "0"), as kubectl's
 // --request-timeout does; a bare number is seconds.
-core::result<std::chrono::milliseconds> parse_duration(std::string_view flag, std::string_view value);
+core::Result<std::chrono::milliseconds> parse_duration(std::string_view flag, std::string_view value);
 
 }  // namespace attune::cli

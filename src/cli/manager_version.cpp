@@ -4,8 +4,8 @@
 
 namespace attune::cli {
 
-manager_version_probe manager_version_from(const boost::json::value& deployment) {
-    manager_version_probe p;
+ManagerVersionProbe manager_version_from(const boost::json::value& deployment) {
+    ManagerVersionProbe p;
     const auto* obj = deployment.if_object();
     if (obj == nullptr) {
         p.error = "not a Deployment object";
@@ -47,10 +47,10 @@ manager_version_probe manager_version_from(const boost::json::value& deployment)
     return p;
 }
 
-boost::asio::awaitable<manager_version_probe> probe_manager_version(kube::client& c, std::string ns, std::string name) {
+boost::asio::awaitable<ManagerVersionProbe> probe_manager_version(kube::Client& c, std::string ns, std::string name) {
     auto r = co_await c.get(kube::resources::deployments(), ns, name);
     if (!r) {
-        manager_version_probe p;
+        ManagerVersionProbe p;
         p.error = "Deployment " + ns + "/" + name + ": " + r.error().describe();
         co_return p;
     }

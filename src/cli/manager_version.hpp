@@ -15,15 +15,15 @@
 
 namespace attune::cli {
 
-struct manager_version_probe {
+struct ManagerVersionProbe {
     std::string version;  // "v0.1.0", "dev"; empty when unknown
     std::string source;   // "label app.kubernetes.io/version", "image attune/attune-manager:dev"
     std::string error;    // why it is unknown
 };
 
 // Pure: reads a Deployment object.
-manager_version_probe manager_version_from(const boost::json::value& deployment);
+ManagerVersionProbe manager_version_from(const boost::json::value& deployment);
 
-boost::asio::awaitable<manager_version_probe> probe_manager_version(kube::client& c, std::string ns, std::string name);
+boost::asio::awaitable<ManagerVersionProbe> probe_manager_version(kube::Client& c, std::string ns, std::string name);
 
 }  // namespace attune::cli

@@ -9,7 +9,7 @@
 
 namespace attune::cli {
 
-struct object_lookup {
+struct ObjectLookup {
     std::optional<boost::json::value> object;
     int status = 0;     // HTTP status of a refused read (404, 403); 0 when no answer came
     std::string error;  // set when `object` is not
@@ -18,13 +18,13 @@ struct object_lookup {
     bool not_found() const noexcept { return !object && status == 404; }
     bool forbidden() const noexcept { return !object && status == 403; }
 
-    static object_lookup of(boost::json::value v) {
-        object_lookup l;
+    static ObjectLookup of(boost::json::value v) {
+        ObjectLookup l;
         l.object = std::move(v);
         return l;
     }
-    static object_lookup failed(int status, std::string error) {
-        object_lookup l;
+    static ObjectLookup failed(int status, std::string error) {
+        ObjectLookup l;
         l.status = status;
         l.error = std::move(error);
         return l;

@@ -14,7 +14,7 @@
 namespace attune::cli {
 
 namespace {
-core::error bad(std::string msg) { return core::make_error("bad_usage", std::move(msg)); }
+core::Error bad(std::string msg) { return core::make_error("bad_usage", std::move(msg)); }
 
 std::string cell_text(const boost::json::value* v) {
     if (v == nullptr || v->is_null()) return "<none>";
@@ -131,11 +131,11 @@ void emit_yaml(YAML::Emitter& e, const boost::json::value& v) {
 }
 }  // namespace
 
-core::result<output_format> parse_output_format(std::string_view value) {
-    if (value.empty() || value == "table") return output_format::table;
-    if (value == "wide") return output_format::wide;
-    if (value == "json") return output_format::json;
-    if (value == "yaml") return output_format::yaml;
+core::Result<OutputFormat> parse_output_format(std::string_view value) {
+    if (value.empty() || value == "table") return OutputFormat::Table;
+    if (value == "wide") return OutputFormat::Wide;
+    if (value == "json") return OutputFormat::Json;
+    if (value == "yaml") return OutputFormat::Yaml;
     return bad("unable to match a printer suitable for the output format \"" + std::string(value) +
                "\", allowed formats are: json,table,wide,yaml");
 }
@@ -153,9 +153,9 @@ const boost::json::value* find_path(const boost::json::value& record, std::strin
     return cur;
 }
 
-core::result<std::string> render_table(const boost::json::array& records, std::span<const column> columns,
-                                       const table_options& opts) {
-    std::vector<const column*> shown;
+core::Result<std::string> render_table(const boost::json::array& records, std::span<const Column> columns,
+                                       const TableOptions& opts) {
+    std::vector<const Column*> shown;
     for (const auto& c : columns)
         if (!c.wide_only || opts.wide) shown.push_back(&c);
 
@@ -209,9 +209,9 @@ core::result<std::string> render_table(const boost::json::array& records, std::s
     return out;
 }
 
-std::optional<std::string> render_document(output_format f, const boost::json::value& doc) {
-    if (f == output_format::json) return to_pretty_json(doc);
-    if (f == output_format::yaml) return to_yaml(doc);
+std::optional<std::string> render_document(OutputFormat f, const boost::json::value& doc) {
+    if (f == OutputFormat::Json) return to_pretty_json(doc);
+    if (f == OutputFormat::Yaml) return to_yaml(doc);
     return std::nullopt;
 }
 
@@ -240,15 +240,15 @@ bool colour_enabled(bool is_tty, const char* no_color_env, const char* term_env)
     return true;
 }
 
-std::string paint(colour c, std::string_view text, bool enabled) {
+std::string paint(Colour c, std::string_view text, bool enabled) {
     if (!enabled) return std::string(text);
     const char* code = "";
     switch (c) {
-        case colour::red: code = "\x1b[31m"; break;
-        case colour::yellow: code = "\x1b[33m"; break;
-        case colour::green: code = "\x1b[32m"; break;
-        case colour::cyan: code = "\x1b[36m"; break;
-        case colour::bold: code = "\x1b[1m"; break;
+        case Colour::Red: code = "\x1b[31m"; break;
+        case Colour::Yellow: code = "\x1b[33m"; break;
+        case Colour::Green: code = "\x1b[32m"; break;
+        case Colour::Cyan: code = "\x1b[36m"; break;
+        case Colour::Bold: code = "\x1b[1m"; break;
     }
     return std::string(code) + std::string(text) + "\x1b[0m";
 }

@@ -14,20 +14,20 @@
 
 namespace attune::cli {
 
-enum class output_format { table, wide, json, yaml };
+enum class OutputFormat { Table, Wide, Json, Yaml };
 
 // "" and "table" -> table; "wide", "json", "yaml". Error code "bad_usage".
-core::result<output_format> parse_output_format(std::string_view value);
+core::Result<OutputFormat> parse_output_format(std::string_view value);
 
 // One table column: the header, and the record field it shows (a dotted path
 // into each record, e.g. "status.phase"). Wide-only columns appear with -o wide.
-struct column {
+struct Column {
     std::string header;
     std::string path;
     bool wide_only = false;
 };
 
-struct table_options {
+struct TableOptions {
     bool wide = false;
     bool no_headers = false;
     // kubectl's --sort-by: a JSONPath into the record (".name", "{.status.phase}")
@@ -38,12 +38,12 @@ struct table_options {
 // Records are JSON objects. Columns are separated by three spaces, as kubectl
 // does; a missing field prints "<none>". Sorting is stable, numeric when both
 // values are numbers. Error code "bad_usage" for an unknown --sort-by.
-core::result<std::string> render_table(const boost::json::array& records, std::span<const column> columns,
-                                       const table_options& opts);
+core::Result<std::string> render_table(const boost::json::array& records, std::span<const Column> columns,
+                                       const TableOptions& opts);
 
 // -o json|yaml: the document as kubectl prints it; nullopt for table and
 // wide, which each command renders itself.
-std::optional<std::string> render_document(output_format f, const boost::json::value& doc);
+std::optional<std::string> render_document(OutputFormat f, const boost::json::value& doc);
 
 // Indented JSON (two spaces), as kubectl -o json prints it; ends with a newline.
 std::string to_pretty_json(const boost::json::value& v);
@@ -57,7 +57,7 @@ const boost::json::value* find_path(const boost::json::value& record, std::strin
 // (https://no-color.org).
 bool colour_enabled(bool is_tty, const char* no_color_env, const char* term_env);
 
-enum class colour { red, yellow, green, cyan, bold };
-std::string paint(colour c, std::string_view text, bool enabled);
+enum class Colour { Red, Yellow, Green, Cyan, Bold };
+std::string paint(Colour c, std::string_view text, bool enabled);
 
 }  // namespace attune::cli

@@ -27,12 +27,12 @@ namespace json = boost::json;
 namespace {
 
 // What one of the three commands makes of a policy.
-struct report_kind {
+struct ReportKind {
     std::string name;  // "status"
-    std::function<core::result<json::array>(const json::value& policy, const core::EffectivePolicy* effective,
+    std::function<core::Result<json::array>(const json::value& policy, const core::EffectivePolicy* effective,
                                             const std::string& workload)>
         records;
-    std::function<std::vector<column>(bool all_namespaces)> columns;
+    std::function<std::vector<Column>(bool all_namespaces)> columns;
     std::string nothing;  // printed on stderr when there are no records
 };
 
@@ -42,7 +42,7 @@ std::string policy_key(const json::value& p) {
 }
 
 // Every record of the listed policies, in namespace/name order.
-core::result<json::array> collect(const report_kind& k, const policy_context& ctx,
+core::Result<json::array> collect(const ReportKind& k, const PolicyContext& ctx,
                                   const std::map<std::string, core::EffectivePolicy>& effective,
                                   const std::string& workload) {
     json::array out;
@@ -55,13 +55,13 @@ core::result<json::array> collect(const report_kind& k, const policy_context& ct
     return out;
 }
 
-int print(invocation& inv, const report_kind& k, const json::array& records, bool headers) {
+int print(Invocation& inv, const ReportKind& k, const json::array& records, bool headers) {
     if (auto doc = render_document(inv.common.output, json::object{{"items", records}})) {
         inv.out << *doc;
         return kExitOk;
     }
-    table_options o;
-    o.wide = inv.common.output == output_format::wide;
+    TableOptions o;
+    o.wide = inv.common.output == OutputFormat::Wide;
     o.no_headers = inv.common.no_headers || !headers;
     o.sort_by = inv.common.sort_by;
     const auto cols = k.columns(inv.common.all_namespaces);
@@ -72,15 +72,15 @@ int print(invocation& inv, const report_kind& k, const json::array& records, boo
     return kExitOk;
 }
 
-std::string scope_text(const invocation& inv, const std::string& ns) {
+std::string scope_text(const Invocation& inv, const std::string& ns) {
     return inv.common.all_namespaces ? "any namespace" : ns + " namespace";
 }
 
 // Records already printed, per policy: -w prints only records that are new
 // or changed (a status row that moved, a new history entry).
-using printed_records = std::map<std::string, std::set<std::string>>;
+using PrintedRecords = std::map<std::string, std::set<std::string>>;
 
-void remember(printed_records& printed, const json::array& records) {
+void remember(PrintedRecords& printed, const json::array& records) {
     for (const auto& r : records)
         printed[std::string(core::string_at(r, {"namespace"})) + "/" +
                 std::string(core::string_at(r, {core::string_at(r, {"policy"}).empty() ? "name" : "policy"}))]
@@ -90,18 +90,18 @@ void remember(printed_records& printed, const json::array& records) {
 // -w: an informer on AttunePolicies prints what changed in each policy
 // (rows without headers, or one JSON document per change), for `watch_for`
 // (--request-timeout; 0: until interrupted), then ends with exit 0.
-asio::awaitable<int> watch(session& s, invocation& inv, const report_kind& k, std::string ns, std::string policy,
-                           std::string workload, printed_records printed, policy_context ctx,
+asio::awaitable<int> watch(Session& s, Invocation& inv, const ReportKind& k, std::string ns, std::string policy,
+                           std::string workload, PrintedRecords printed, PolicyContext ctx,
                            std::chrono::milliseconds watch_for) {
-    kube::informer_options io;
+    kube::InformerOptions io;
     io.type = kube::resources::attune_policies();
     io.namespace_ = ns;
     if (!policy.empty()) io.field_selector = "metadata.name=" + policy;
-    kube::informer inf(s.client(), io);
-    inf.add_handler([&](const kube::object_cache::delta& d) {
+    kube::Informer inf(s.client(), io);
+    inf.add_handler([&](const kube::ObjectCache::Delta& d) {
         if (!d.new_object) return;
         // The effective mode may change with the policy: merge it again.
-        policy_context one = ctx;
+        PolicyContext one = ctx;
         one.policies = {*d.new_object};
         const auto eff = effective_policies(one);
         auto recs = collect(k, one, eff, workload);
@@ -127,7 +127,7 @@ asio::awaitable<int> watch(session& s, invocation& inv, const report_kind& k, st
     co_return kExitOk;
 }
 
-int run_report(invocation& inv, const report_kind& k) {
+int run_report(Invocation& inv, const ReportKind& k) {
     if (inv.flags.positionals.size() > 1)
         return usage_error(inv.err, k.name, "at most one policy name, got \"" + inv.flags.positionals[1] + "\"", kExitUsage);
     const std::string policy = inv.flags.positionals.empty() ? "" : inv.flags.positionals[0];
@@ -142,7 +142,7 @@ int run_report(invocation& inv, const report_kind& k) {
         deadline = watch_for.count() > 0 ? watch_for + std::chrono::seconds(30)
                                          : std::chrono::milliseconds(std::chrono::hours(24 * 365));
     }
-    return run_in_session(inv, deadline, kExitError, [&](session& s) -> asio::awaitable<int> {
+    return run_in_session(inv, deadline, kExitError, [&](Session& s) -> asio::awaitable<int> {
         const std::string ns = inv.common.all_namespaces ? "" : s.ns();
         auto ctx = co_await read_policy_context(s.client(), ns);
         if (!ctx.policies_error.empty()) {
@@ -167,43 +167,44 @@ int run_report(invocation& inv, const report_kind& k) {
             inv.err << "error: " << records.error().message << "\n";
             co_return kExitError;
         }
-        if (records.value().empty() && inv.common.output != output_format::json &&
-            inv.common.output != output_format::yaml) {
+        if (records.value().empty() && inv.common.output != OutputFormat::Json &&
+            inv.common.output != OutputFormat::Yaml) {
             inv.err << k.nothing << " in " << scope_text(inv, ns) << ".\n";
         } else {
             const int rc = print(inv, k, records.value(), true);
             if (rc != kExitOk) co_return rc;
         }
         if (!watching) co_return kExitOk;
-        printed_records printed;
+        PrintedRecords printed;
         remember(printed, records.value());
         co_return co_await watch(s, inv, k, ns, policy, workload, std::move(printed), std::move(ctx), watch_for);
     });
 }
 
 // One of the three commands: its name and records, kubectl's flags, -w.
-command report_command(report_kind k, std::string summary, std::string usage, std::string description,
+Command report_command(ReportKind k, std::string summary, std::string usage, std::string description,
                        bool with_workload) {
-    command c;
+    Command c;
     c.name = k.name;
     c.summary = std::move(summary);
     c.usage = std::move(usage);
     c.description = std::move(description);
-    c.flags = {{"watch", 'w', flag_kind::boolean, "", "after listing, print what changes (until interrupted, or for --request-timeout)"}};
+    c.flags = {{"watch", 'w', FlagKind::Boolean, "",
+                "after listing, print what changes (until interrupted, or for --request-timeout)"}};
     if (with_workload)
-        c.flags.push_back({"workload", 0, flag_kind::value, "[KIND/]NAME", "only this workload (deployment/web or web)"});
-    c.run = [k = std::move(k)](invocation& inv) { return run_report(inv, k); };
+        c.flags.push_back(
+            {"workload", 0, FlagKind::Value, "[KIND/]NAME", "only this workload (deployment/web or web)"});
+    c.run = [k = std::move(k)](Invocation& inv) { return run_report(inv, k); };
     return c;
 }
 
 }  // namespace
 
-command make_status_command() {
-    report_kind k;
+Command make_status_command() {
+    ReportKind k;
     k.name = "status";
-    k.records = [](const json::value& p, const core::EffectivePolicy* e, const std::string&) -> core::result<json::array> {
-        return json::array{status_record(p, e)};
-    };
+    k.records = [](const json::value& p, const core::EffectivePolicy* e,
+                   const std::string&) -> core::Result<json::array> { return json::array{status_record(p, e)}; };
     k.columns = status_columns;
     k.nothing = "No AttunePolicies found";
     return report_command(
@@ -216,12 +217,11 @@ command make_status_command() {
         false);
 }
 
-command make_recommendations_command() {
-    report_kind k;
+Command make_recommendations_command() {
+    ReportKind k;
     k.name = "recommendations";
-    k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) -> core::result<json::array> {
-        return recommendation_records(p, w);
-    };
+    k.records = [](const json::value& p, const core::EffectivePolicy*,
+                   const std::string& w) -> core::Result<json::array> { return recommendation_records(p, w); };
     k.columns = recommendation_columns;
     k.nothing = "No recommendations found";
     return report_command(
@@ -232,8 +232,8 @@ command make_recommendations_command() {
         true);
 }
 
-command make_history_command() {
-    report_kind k;
+Command make_history_command() {
+    ReportKind k;
     k.name = "history";
     k.records = [](const json::value& p, const core::EffectivePolicy*, const std::string& w) {
         return history_records(p, w);

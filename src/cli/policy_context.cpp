@@ -23,16 +23,16 @@ core::PolicyValidationOptions cli_validation() {
     return o;
 }
 
-std::map<std::string, policy::resolved> resolve_policies(const policy_context& ctx) {
+std::map<std::string, policy::Resolved> resolve_policies(const PolicyContext& ctx) {
     // Caches as the manager's informers keep them, filled from the lists.
-    kube::object_cache policies, cluster, namespaced;
+    kube::ObjectCache policies, cluster, namespaced;
     policy::index_policies(policies);
     policy::index_defaults(cluster);
     policy::index_defaults(namespaced);
     policies.replace(items(ctx.policies));
     cluster.replace(items(ctx.cluster_defaults));
     namespaced.replace(items(ctx.namespace_defaults));
-    policy::cache_views views;
+    policy::CacheViews views;
     views.policies = &policies;
     views.cluster_defaults = &cluster;
     views.namespace_defaults = &namespaced;
@@ -40,11 +40,11 @@ std::map<std::string, policy::resolved> resolve_policies(const policy_context& c
     views.synced = [listed](std::string_view what) {
         return listed || (what != "AttuneDefaults" && what != "AttuneNamespaceDefaults");
     };
-    policy::policy_resolver resolver(cli_validation());
-    std::map<std::string, policy::resolved> out;
+    policy::PolicyResolver resolver(cli_validation());
+    std::map<std::string, policy::Resolved> out;
     for (const auto& obj : ctx.policies) {
-        const std::string key = kube::object_cache::key_of(obj);
-        const auto view = policies.decoded<policy::policy_view>(key);
+        const std::string key = kube::ObjectCache::key_of(obj);
+        const auto view = policies.decoded<policy::PolicyView>(key);
         if (!view) continue;
         auto r = resolver.resolve(views, view->ns, view->name);
         if (r.failure == core::ResolutionFailure::DefaultsNotSynced)
@@ -54,7 +54,7 @@ std::map<std::string, policy::resolved> resolve_policies(const policy_context& c
     return out;
 }
 
-std::map<std::string, core::EffectivePolicy> effective_policies(const policy_context& ctx) {
+std::map<std::string, core::EffectivePolicy> effective_policies(const PolicyContext& ctx) {
     std::map<std::string, core::EffectivePolicy> out;
     for (auto& [key, r] : resolve_policies(ctx))
         if (r.effective) out.emplace(key, *r.effective);

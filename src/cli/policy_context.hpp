@@ -1,6 +1,6 @@
 #pragma once
 // The policies a command reads, with the defaults objects they merge with,
-// and the effective policy of each: policy::policy_resolver, the manager's
+// and the effective policy of each: policy::PolicyResolver, the manager's
 // own resolution (merge with both defaults tiers, then validation), run over
 // caches filled from what the command listed. So the CLI shows the mode and
 // the Prometheus source the manager uses, not just what a policy's spec
@@ -17,7 +17,7 @@
 
 namespace attune::cli {
 
-struct policy_context {
+struct PolicyContext {
     std::vector<boost::json::value> policies;            // AttunePolicy objects
     std::vector<boost::json::value> cluster_defaults;    // AttuneDefaults
     std::vector<boost::json::value> namespace_defaults;  // AttuneNamespaceDefaults (every namespace read)
@@ -38,10 +38,10 @@ core::PolicyValidationOptions cli_validation();
 // its effective settings, or why it has none (a policy or defaults object
 // that does not decode, a merge that fails validation, defaults that could
 // not be listed: "Failed to fetch defaults: " and the list error).
-std::map<std::string, policy::resolved> resolve_policies(const policy_context& ctx);
+std::map<std::string, policy::Resolved> resolve_policies(const PolicyContext& ctx);
 
 // "ns/name" -> the effective policy, for every policy that resolves. The
 // others are left out (callers show their spec as is).
-std::map<std::string, core::EffectivePolicy> effective_policies(const policy_context& ctx);
+std::map<std::string, core::EffectivePolicy> effective_policies(const PolicyContext& ctx);
 
 }  // namespace attune::cli

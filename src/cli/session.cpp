@@ -12,23 +12,24 @@
 namespace attune::cli {
 namespace asio = boost::asio;
 
-session::session(const common_options& opts) {
+Session::Session(const CommonOptions& opts) {
     auto cfg = kube::load_default_config(opts.kubeconfig, opts.context, opts.allow_insecure_tls);
     ns_ = opts.ns.empty() ? cfg.default_namespace : opts.ns;
-    kube::client_settings settings;
+    kube::ClientSettings settings;
     settings.qps = 20;
     settings.burst = 30;
     // A person is waiting: an apiserver that refuses connections is an
     // error within about two seconds (kubectl does not retry it at all), not
     // after the manager's ten retries; 429s are still honoured.
     settings.retry.max_retries = 3;
-    settings.retry.backoff = kube::backoff_policy{std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(2'000), 0.5};
-    client_ = std::make_unique<kube::client>(io_.get_executor(), std::move(cfg), settings);
+    settings.retry.backoff =
+        kube::BackoffPolicy{std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(2'000), 0.5};
+    client_ = std::make_unique<kube::Client>(io_.get_executor(), std::move(cfg), settings);
 }
 
-session::~session() = default;
+Session::~Session() = default;
 
-std::optional<int> session::run(std::function<asio::awaitable<int>()> body, std::chrono::milliseconds deadline) {
+std::optional<int> Session::run(std::function<asio::awaitable<int>()> body, std::chrono::milliseconds deadline) {
     using namespace std::chrono_literals;
     std::optional<int> out;
     bool done = false;
@@ -63,15 +64,15 @@ std::optional<int> session::run(std::function<asio::awaitable<int>()> body, std:
     return timed_out_ ? std::nullopt : out;
 }
 
-std::chrono::milliseconds deadline_for(const common_options& o, std::chrono::milliseconds fallback) {
+std::chrono::milliseconds deadline_for(const CommonOptions& o, std::chrono::milliseconds fallback) {
     return o.request_timeout.count() > 0 ? o.request_timeout : fallback;
 }
 
-int run_in_session(invocation& inv, std::chrono::milliseconds default_deadline, int error_exit,
-                   std::function<asio::awaitable<int>(session&)> body) {
-    std::unique_ptr<session> s;
+int run_in_session(Invocation& inv, std::chrono::milliseconds default_deadline, int error_exit,
+                   std::function<asio::awaitable<int>(Session&)> body) {
+    std::unique_ptr<Session> s;
     try {
-        s = std::make_unique<session>(inv.common);
+        s = std::make_unique<Session>(inv.common);
     } catch (const std::exception& e) {
         inv.err << "error: " << e.what() << "\n";
         return error_exit;

@@ -1,6 +1,6 @@
 #pragma once
 // One kubectl-attune run against a cluster: the kubeconfig (kubectl's rules,
-// kube::load_default_config), one io_context and one kube::client, and a
+// kube::load_default_config), one io_context and one kube::Client, and a
 // deadline over the whole command. Commands are coroutines run by run().
 #include "command.hpp"
 
@@ -17,14 +17,14 @@
 
 namespace attune::cli {
 
-class session {
+class Session {
 public:
-    // Throws kube::config_error for an unusable kubeconfig.
-    explicit session(const common_options& opts);
-    ~session();
+    // Throws kube::ConfigError for an unusable kubeconfig.
+    explicit Session(const CommonOptions& opts);
+    ~Session();
 
     boost::asio::io_context& io() noexcept { return io_; }
-    kube::client& client() noexcept { return *client_; }
+    kube::Client& client() noexcept { return *client_; }
     // -n, else the kubeconfig context's namespace (in-cluster: the pod's).
     const std::string& ns() const noexcept { return ns_; }
 
@@ -38,18 +38,18 @@ public:
 
 private:
     boost::asio::io_context io_;
-    std::unique_ptr<kube::client> client_;
+    std::unique_ptr<kube::Client> client_;
     std::string ns_;
     bool timed_out_ = false;
     bool abandoned_ = false;
 };
 
 // The deadline for a command: --request-timeout when given, else `fallback`.
-std::chrono::milliseconds deadline_for(const common_options& o, std::chrono::milliseconds fallback);
+std::chrono::milliseconds deadline_for(const CommonOptions& o, std::chrono::milliseconds fallback);
 
 // Builds a session, runs `body` and maps failures to `error_exit`: an unusable
 // kubeconfig, an exception or the deadline print "error: ..." on stderr.
-int run_in_session(invocation& inv, std::chrono::milliseconds default_deadline, int error_exit,
-                   std::function<boost::asio::awaitable<int>(session&)> body);
+int run_in_session(Invocation& inv, std::chrono::milliseconds default_deadline, int error_exit,
+                   std::function<boost::asio::awaitable<int>(Session&)> body);
 
 }  // namespace attune::cli

@@ -107,8 +107,8 @@ json::object status_record(const json::value& policy, const core::EffectivePolic
     return r;
 }
 
-std::vector<column> status_columns(bool all_namespaces) {
-    std::vector<column> c;
+std::vector<Column> status_columns(bool all_namespaces) {
+    std::vector<Column> c;
     if (all_namespaces) c.push_back({"NAMESPACE", "namespace"});
     c.insert(c.end(), {{"NAME", "name"},
                        {"MODE", "mode"},
@@ -165,8 +165,8 @@ json::array recommendation_records(const json::value& policy, const std::string&
     return out;
 }
 
-std::vector<column> recommendation_columns(bool all_namespaces) {
-    std::vector<column> c;
+std::vector<Column> recommendation_columns(bool all_namespaces) {
+    std::vector<Column> c;
     if (all_namespaces) c.push_back({"NAMESPACE", "namespace"});
     c.insert(c.end(), {{"POLICY", "policy"},
                        {"WORKLOAD", "target"},
@@ -182,7 +182,7 @@ std::vector<column> recommendation_columns(bool all_namespaces) {
     return c;
 }
 
-core::result<json::array> history_records(const json::value& policy, const std::string& workload) {
+core::Result<json::array> history_records(const json::value& policy, const std::string& workload) {
     json::array out;
     const auto* hist = core::json_at(policy, {"status", "resizeHistory"});
     if (hist == nullptr) return out;
@@ -208,8 +208,8 @@ core::result<json::array> history_records(const json::value& policy, const std::
     return out;
 }
 
-std::vector<column> history_columns(bool all_namespaces) {
-    std::vector<column> c;
+std::vector<Column> history_columns(bool all_namespaces) {
+    std::vector<Column> c;
     if (all_namespaces) c.push_back({"NAMESPACE", "namespace"});
     c.insert(c.end(), {{"TIME", "timestamp"},
                        {"POLICY", "policy"},

@@ -32,7 +32,7 @@ namespace attune::cli {
 // mode: the effective updateStrategy.type (the defaults merge) when
 // `effective` is given, else the spec's, else Recommend.
 boost::json::object status_record(const boost::json::value& policy, const core::EffectivePolicy* effective);
-std::vector<column> status_columns(bool all_namespaces);
+std::vector<Column> status_columns(bool all_namespaces);
 
 // ---- recommendations: one record per container ----
 // {namespace, policy, kind, workload, container, current{cpuRequest, cpuLimit,
@@ -41,14 +41,14 @@ std::vector<column> status_columns(bool all_namespaces);
 //  memoryRequest, cpuLimit, memoryLimit}
 // `workload`: "" for all, else "name" or "Kind/name" (case-insensitive kind).
 boost::json::array recommendation_records(const boost::json::value& policy, const std::string& workload);
-std::vector<column> recommendation_columns(bool all_namespaces);
+std::vector<Column> recommendation_columns(bool all_namespaces);
 
 // ---- history: one record per status.resizeHistory entry, oldest first ----
 // {namespace, policy, timestamp, workload, container, resource, method,
 //  result, reason, from, to}. Error "invalid_history" (core::decode_history)
 // when the status holds an entry that does not decode.
-core::result<boost::json::array> history_records(const boost::json::value& policy, const std::string& workload);
-std::vector<column> history_columns(bool all_namespaces);
+core::Result<boost::json::array> history_records(const boost::json::value& policy, const std::string& workload);
+std::vector<Column> history_columns(bool all_namespaces);
 
 // "Deployment/web" or "web" against a status entry's kind and workload name.
 bool workload_matches(const std::string& filter, std::string_view kind, std::string_view name);

@@ -27,22 +27,22 @@ namespace attune::cli {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-kube::resource_type jobs_resource() { return kube::resource_type("batch", "v1", "jobs", "Job", true); }
-kube::resource_type configmaps_resource() { return kube::resource_type("", "v1", "configmaps", "ConfigMap", true); }
+kube::ResourceType jobs_resource() { return kube::ResourceType("batch", "v1", "jobs", "Job", true); }
+kube::ResourceType configmaps_resource() { return kube::ResourceType("", "v1", "configmaps", "ConfigMap", true); }
 
-asio::awaitable<std::string> push_gauges(asio::any_io_executor ex, http::server_url gateway, std::string job,
+asio::awaitable<std::string> push_gauges(asio::any_io_executor ex, http::ServerUrl gateway, std::string job,
                                          std::vector<core::PushedGauge> gauges) {
-    http::client_options o;
+    http::ClientOptions o;
     o.tls = gateway.scheme == "https";
     o.max_connections = 1;
-    std::unique_ptr<http::https_client> client;
+    std::unique_ptr<http::HttpsClient> client;
     try {
-        client = std::make_unique<http::https_client>(ex, gateway.host, gateway.port, http::tls_options{}, o);
+        client = std::make_unique<http::HttpsClient>(ex, gateway.host, gateway.port, http::TlsOptions{}, o);
     } catch (const std::exception& e) {
         co_return std::string("push to the Pushgateway failed: ") + e.what();
     }
-    http::request req;
-    req.method = http::verb::post;
+    http::Request req;
+    req.method = http::Verb::Post;
     req.target = gateway.path_prefix + "/metrics/job/" + kube::percent_encode(job);
     req.body = core::render_push_body(gauges);
     req.headers.push_back({"Content-Type", "text/plain; version=0.0.4"});
@@ -56,9 +56,9 @@ asio::awaitable<std::string> push_gauges(asio::any_io_executor ex, http::server_
     co_return std::string();
 }
 
-asio::awaitable<kube::api_result<std::vector<core::ChainJob>>> list_chain_jobs(kube::client& c, std::string ns,
-                                                                               std::string target) {
-    kube::list_options lo;
+asio::awaitable<kube::ApiResult<std::vector<core::ChainJob>>> list_chain_jobs(kube::Client& c, std::string ns,
+                                                                              std::string target) {
+    kube::ListOptions lo;
     lo.label_selector = std::string(core::kChainNameLabel) + "=" + std::string(core::kChainNameValue) + "," +
                         std::string(core::kUpgradeTargetLabel) + "=" + target;
     auto page = co_await c.list_all(jobs_resource(), ns, lo);
@@ -66,15 +66,15 @@ asio::awaitable<kube::api_result<std::vector<core::ChainJob>>> list_chain_jobs(k
     std::vector<core::ChainJob> out;
     for (const auto& item : page.value().items) {
         auto j = core::chain_job_from(item);
-        if (!j) co_return kube::api_error(kube::error_kind::decode, 0, "", j.error().message);
+        if (!j) co_return kube::ApiError(kube::ErrorKind::Decode, 0, "", j.error().message);
         out.push_back(std::move(j).value());
     }
     co_return out;
 }
 
-asio::awaitable<created_job> create_chain_job(kube::client& c, std::string ns, std::string template_path,
-                                              core::ChainPhase phase, core::KubeMinor target) {
-    created_job out;
+asio::awaitable<CreatedJob> create_chain_job(kube::Client& c, std::string ns, std::string template_path,
+                                             core::ChainPhase phase, core::KubeMinor target) {
+    CreatedJob out;
     std::ifstream f(template_path);
     if (!f) {
         out.error = "cannot read the Job template " + template_path;
@@ -109,7 +109,7 @@ asio::awaitable<created_job> create_chain_job(kube::client& c, std::string ns, s
     co_return out;
 }
 
-asio::awaitable<std::string> record_gate_reasons(kube::client& c, std::string ns, gate_record rec) {
+asio::awaitable<std::string> record_gate_reasons(kube::Client& c, std::string ns, GateRecord rec) {
     std::string reasons;
     for (const auto& l : rec.lines) reasons += l + "\n";
     boost::json::object data;
@@ -127,10 +127,10 @@ asio::awaitable<std::string> record_gate_reasons(kube::client& c, std::string ns
                       {"namespace", ns},
                       {"labels", {{std::string(core::kChainNameLabel), std::string(core::kChainNameValue)}}}};
     cm["data"] = std::move(data);
-    kube::write_options wo;
+    kube::WriteOptions wo;
     wo.field_manager = "attune-upgrade-step";
     wo.force = true;
-    auto r = co_await c.patch(configmaps_resource(), ns, kReportConfigMap, kube::patch_type::apply,
+    auto r = co_await c.patch(configmaps_resource(), ns, kReportConfigMap, kube::PatchType::Apply,
                               boost::json::serialize(cm), std::string(), wo);
     if (!r) co_return "cannot record the gate reasons in ConfigMap " + ns + "/" + kReportConfigMap + ": " +
                       r.error().describe();
@@ -176,7 +176,7 @@ int run_upgrade_command(const std::string& command, std::chrono::milliseconds ti
     return 127;
 }
 
-asio::awaitable<std::string> wait_for_server_minor(kube::client& c, core::KubeMinor target,
+asio::awaitable<std::string> wait_for_server_minor(kube::Client& c, core::KubeMinor target,
                                                    std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     std::string last = "no answer yet";
@@ -196,8 +196,8 @@ asio::awaitable<std::string> wait_for_server_minor(kube::client& c, core::KubeMi
     co_return "the apiserver did not report Kubernetes " + target.str() + " in time (" + last + ")";
 }
 
-asio::awaitable<std::string> check_nodes_ready(kube::client& c) {
-    kube::list_options lo;
+asio::awaitable<std::string> check_nodes_ready(kube::Client& c) {
+    kube::ListOptions lo;
     auto nodes = co_await c.list_all(kube::resources::nodes(), "", lo);
     if (!nodes) co_return "cannot list nodes: " + nodes.error().describe();
     auto rt = core::node_runtimes_from(nodes.value().items);

@@ -16,35 +16,35 @@
 namespace attune::cli {
 
 // Chain Jobs and the report ConfigMap.
-kube::resource_type jobs_resource();
-kube::resource_type configmaps_resource();
+kube::ResourceType jobs_resource();
+kube::ResourceType configmaps_resource();
 inline constexpr const char* kReportConfigMap = "attune-upgrade-gate-report";
 
 // POST /metrics/job/<job>: replaces these metric names in that group and
 // keeps the others (the detector's and the steps' gauges share the group).
 // Returns "" or what went wrong.
-boost::asio::awaitable<std::string> push_gauges(boost::asio::any_io_executor ex, http::server_url gateway, std::string job,
-                                                std::vector<core::PushedGauge> gauges);
+boost::asio::awaitable<std::string> push_gauges(boost::asio::any_io_executor ex, http::ServerUrl gateway,
+                                                std::string job, std::vector<core::PushedGauge> gauges);
 
 // The chain's Jobs in `ns` for `target`.
-boost::asio::awaitable<kube::api_result<std::vector<core::ChainJob>>> list_chain_jobs(kube::client& c, std::string ns,
-                                                                                      std::string target);
+boost::asio::awaitable<kube::ApiResult<std::vector<core::ChainJob>>> list_chain_jobs(kube::Client& c, std::string ns,
+                                                                                     std::string target);
 
 // Creates one chain Job from the template file. Returns the created Job or an error text.
-struct created_job {
+struct CreatedJob {
     std::string name, uid, error;
 };
-boost::asio::awaitable<created_job> create_chain_job(kube::client& c, std::string ns, std::string template_path,
-                                                     core::ChainPhase phase, core::KubeMinor target);
+boost::asio::awaitable<CreatedJob> create_chain_job(kube::Client& c, std::string ns, std::string template_path,
+                                                    core::ChainPhase phase, core::KubeMinor target);
 
 // The preflight's verdict and reason lines, for `upgrade-report` (server-side
 // apply of one ConfigMap). Returns "" or what went wrong.
-struct gate_record {
+struct GateRecord {
     std::string target, verdict, server_version, evaluated_at, error;
     int exit_code = 3;
     std::vector<std::string> lines;
 };
-boost::asio::awaitable<std::string> record_gate_reasons(kube::client& c, std::string ns, gate_record rec);
+boost::asio::awaitable<std::string> record_gate_reasons(kube::Client& c, std::string ns, GateRecord rec);
 
 // Runs `/bin/sh -c command`, its output on our stderr (the Job's log), in its
 // own process group, killed after `timeout`. Returns the exit status (128+N
@@ -53,11 +53,11 @@ int run_upgrade_command(const std::string& command, std::chrono::milliseconds ti
 
 // Polls /version until the server reports `target` (an apiserver restarting
 // under an upgrade fails requests meanwhile). Returns "" or what went wrong.
-boost::asio::awaitable<std::string> wait_for_server_minor(kube::client& c, core::KubeMinor target,
+boost::asio::awaitable<std::string> wait_for_server_minor(kube::Client& c, core::KubeMinor target,
                                                           std::chrono::milliseconds timeout);
 
 // Lists nodes; "" when all are Ready, else the error or the unready names.
-boost::asio::awaitable<std::string> check_nodes_ready(kube::client& c);
+boost::asio::awaitable<std::string> check_nodes_ready(kube::Client& c);
 
 std::string utc_now_rfc3339();
 

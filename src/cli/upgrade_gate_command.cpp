@@ -12,30 +12,30 @@ const char* const kDefaultMatrix = "/etc/attune-upgrade/addon-compat.json";
 
 namespace {
 
-int run(invocation& inv) {
+int run(Invocation& inv) {
     if (!inv.flags.positionals.empty())
         return usage_error(inv.err, "upgrade-gate", "unexpected argument \"" + inv.flags.positionals[0] + "\"",
                            core::kGateError);
-    gate_options opts;
+    GateOptions opts;
     opts.matrix_path = inv.flags.get("matrix", kDefaultMatrix);
     opts.target = inv.flags.get("target");
-    gate_run result;
-    const int rc = run_in_session(inv, std::chrono::seconds(60), core::kGateError,
-                                  [&](session& s) -> boost::asio::awaitable<int> {
-                                      result = co_await run_upgrade_gate(s.client(), opts);
-                                      co_return result.exit_code;
-                                  });
+    GateRun result;
+    const int rc =
+        run_in_session(inv, std::chrono::seconds(60), core::kGateError, [&](Session& s) -> boost::asio::awaitable<int> {
+            result = co_await run_upgrade_gate(s.client(), opts);
+            co_return result.exit_code;
+        });
     if (rc == core::kGateError && result.error.empty() && !result.result)
         result.error = "the gate could not run to the end (see above)";
-    print_gate_run(result, inv.common.output == output_format::json, inv.common.output == output_format::yaml,
+    print_gate_run(result, inv.common.output == OutputFormat::Json, inv.common.output == OutputFormat::Yaml,
                    inv.common.colour, inv.out, inv.err);
     return rc;
 }
 
 }  // namespace
 
-command make_upgrade_gate_command() {
-    command c;
+Command make_upgrade_gate_command() {
+    Command c;
     c.name = "upgrade-gate";
     c.summary = "Check whether the cluster can be upgraded to a Kubernetes minor (the upgrade compat gate)";
     c.usage = "kubectl attune upgrade-gate [--target 1.N] [--matrix FILE] [-o json|yaml]";
@@ -47,8 +47,9 @@ command make_upgrade_gate_command() {
         "Exit codes: 0 safe, 2 actionable block, 3 gate error (any failure to evaluate, bad usage\n"
         "included: fail-safe), 4 held (any WAITING or PINNED blocker; held wins over actionable).";
     c.flags = {
-        {"target", 0, flag_kind::value, "1.N", "the Kubernetes version to judge (default: the next minor after the server's)"},
-        {"matrix", 0, flag_kind::value, "FILE", std::string("the compat matrix (default ") + kDefaultMatrix + ")"},
+        {"target", 0, FlagKind::Value, "1.N",
+         "the Kubernetes version to judge (default: the next minor after the server's)"},
+        {"matrix", 0, FlagKind::Value, "FILE", std::string("the compat matrix (default ") + kDefaultMatrix + ")"},
     };
     c.usage_exit = core::kGateError;
     c.run = run;

@@ -18,7 +18,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-gate_run gate_error(gate_run run, std::string why) {
+GateRun gate_error(GateRun run, std::string why) {
     run.exit_code = core::kGateError;
     run.error = std::move(why);
     return run;
@@ -30,8 +30,8 @@ std::string discovery_path(const std::string& gv) {
 
 }  // namespace
 
-asio::awaitable<gate_run> run_upgrade_gate(kube::client& c, gate_options opts) {
-    gate_run run;
+asio::awaitable<GateRun> run_upgrade_gate(kube::Client& c, GateOptions opts) {
+    GateRun run;
     run.target = opts.target;
     std::ifstream f(opts.matrix_path);
     if (!f) co_return gate_error(std::move(run), "cannot read the matrix " + opts.matrix_path);
@@ -68,7 +68,7 @@ asio::awaitable<gate_run> run_upgrade_gate(kube::client& c, gate_options opts) {
     }
 
     // The apiserver's own count of deprecated-API requests (its /metrics).
-    http::request metrics_req;
+    http::Request metrics_req;
     metrics_req.target = "/metrics";
     metrics_req.headers.emplace_back("Accept", "text/plain");
     auto metrics = co_await c.execute(std::move(metrics_req), "get");
@@ -98,7 +98,7 @@ asio::awaitable<gate_run> run_upgrade_gate(kube::client& c, gate_options opts) {
     }
 
     if (!m.containerd_min.empty()) {
-        kube::list_options lo;
+        kube::ListOptions lo;
         auto nodes = co_await c.list_all(kube::resources::nodes(), "", lo);
         if (!nodes) co_return gate_error(std::move(run), "cannot list nodes: " + nodes.error().describe());
         auto rt = core::node_runtimes_from(nodes.value().items);
@@ -115,14 +115,14 @@ asio::awaitable<gate_run> run_upgrade_gate(kube::client& c, gate_options opts) {
     co_return run;
 }
 
-std::vector<std::string> gate_lines(const gate_run& run) {
+std::vector<std::string> gate_lines(const GateRun& run) {
     std::vector<std::string> out;
     if (run.result)
         for (const auto& r : run.result->reasons) out.push_back(r.line());
     return out;
 }
 
-void print_gate_run(const gate_run& run, bool json, bool yaml, bool colour_on, std::ostream& out, std::ostream& err) {
+void print_gate_run(const GateRun& run, bool json, bool yaml, bool colour_on, std::ostream& out, std::ostream& err) {
     if (!run.result) {
         if (json || yaml) {
             const boost::json::value doc = core::gate_error_json(run.target, run.error);
@@ -138,9 +138,9 @@ void print_gate_run(const gate_run& run, bool json, bool yaml, bool colour_on, s
     } else {
         for (const auto& r : res.reasons) {
             const auto tag = "[" + std::string(core::tag_of(r.cls)) + "]";
-            const auto c = r.cls == core::BlockClass::actionable ? colour::red
-                           : r.cls == core::BlockClass::waiting  ? colour::yellow
-                                                                 : colour::cyan;
+            const auto c = r.cls == core::BlockClass::Actionable ? Colour::Red
+                           : r.cls == core::BlockClass::Waiting  ? Colour::Yellow
+                                                                 : Colour::Cyan;
             out << paint(c, tag, colour_on) << " " << r.subject << ": " << r.message << "\n";
         }
     }

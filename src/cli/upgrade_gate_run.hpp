@@ -15,14 +15,14 @@
 
 namespace attune::cli {
 
-struct gate_options {
-    gate_options() = default;  // not an aggregate (GCC 12, see kube/client.hpp)
+struct GateOptions {
+    GateOptions() = default;  // not an aggregate (GCC 12, see kube/client.hpp)
     std::string matrix_path;
     std::string target;  // "" : the next minor after the server's
 };
 
-struct gate_run {
-    gate_run() = default;
+struct GateRun {
+    GateRun() = default;
     int exit_code = core::kGateError;
     std::string target;  // as judged ("1.36"), when known
     core::GateInputs inputs;
@@ -30,13 +30,13 @@ struct gate_run {
     std::string error;  // the gate error (exit 3)
 };
 
-boost::asio::awaitable<gate_run> run_upgrade_gate(kube::client& c, gate_options opts);
+boost::asio::awaitable<GateRun> run_upgrade_gate(kube::Client& c, GateOptions opts);
 
 // Reason lines on stdout (tags coloured on a terminal) or the JSON/YAML
 // document, plus one summary line on `err`.
-void print_gate_run(const gate_run& run, bool json, bool yaml, bool colour, std::ostream& out, std::ostream& err);
+void print_gate_run(const GateRun& run, bool json, bool yaml, bool colour, std::ostream& out, std::ostream& err);
 
 // The tagged lines of a run (for the step's report ConfigMap and log).
-std::vector<std::string> gate_lines(const gate_run& run);
+std::vector<std::string> gate_lines(const GateRun& run);
 
 }  // namespace attune::cli

@@ -30,22 +30,21 @@ std::vector<std::string> split_lines(const std::string& text) {
     return out;
 }
 
-asio::awaitable<core::result<std::vector<core::GaugeSample>>> query(kube::prometheus_client& prom,
-                                                                   std::string promql) {
+asio::awaitable<core::Result<std::vector<core::GaugeSample>>> query(kube::PrometheusClient& prom, std::string promql) {
     const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     auto r = co_await prom.query(promql, now);
     if (!r.result) co_return r.result.error();
     co_return core::gauge_samples_from(r.result.value());
 }
 
-int run(invocation& inv) {
+int run(Invocation& inv) {
     if (!inv.flags.positionals.empty())
         return usage_error(inv.err, "upgrade-report", "unexpected argument \"" + inv.flags.positionals[0] + "\"", kExitUsage);
     if (!inv.flags.has("prometheus"))
         return usage_error(inv.err, "upgrade-report", "--prometheus http://HOST:PORT is required", kExitUsage);
     if (auto url = parse_url_flag("prometheus", inv.flags.get("prometheus")); !url)
         return usage_error(inv.err, "upgrade-report", url.error().message, kExitUsage);
-    kube::prometheus_settings prom_settings;
+    kube::PrometheusSettings prom_settings;
     prom_settings.address = inv.flags.get("prometheus");
     prom_settings.query_timeout = std::chrono::seconds(15);
     const std::string job = inv.flags.get("push-job", "attune-upgrade");
@@ -57,8 +56,8 @@ int run(invocation& inv) {
     std::string error;
     // The session is needed for the ConfigMap only, but is cheap: build it
     // so that one deadline covers every request.
-    const int rc = run_in_session(inv, std::chrono::seconds(60), kExitError, [&](session& s) -> asio::awaitable<int> {
-        auto prom = kube::prometheus_client::create(co_await asio::this_coro::executor, prom_settings);
+    const int rc = run_in_session(inv, std::chrono::seconds(60), kExitError, [&](Session& s) -> asio::awaitable<int> {
+        auto prom = kube::PrometheusClient::create(co_await asio::this_coro::executor, prom_settings);
         if (!prom) {
             error = "--prometheus: " + prom.error().message;
             co_return kExitError;
@@ -107,7 +106,7 @@ int run(invocation& inv) {
         return kExitError;
     }
     if (rc != kExitOk) return rc;
-    if (inv.common.output == output_format::json || inv.common.output == output_format::yaml) {
+    if (inv.common.output == OutputFormat::Json || inv.common.output == OutputFormat::Yaml) {
         boost::json::object doc;
         doc["target"] = gauges.target ? boost::json::value(*gauges.target) : nullptr;
         auto opt = [](const std::optional<bool>& b) { return b ? boost::json::value(*b) : boost::json::value(nullptr); };
@@ -124,15 +123,15 @@ int run(invocation& inv) {
         inv.out << core::render_upgrade_report(gauges, reasons);
     }
     const auto h = core::report_headline(gauges);
-    if (h == core::ReportHeadline::unknown) return kExitError;
+    if (h == core::ReportHeadline::Unknown) return kExitError;
     if (core::report_needs_reasons(gauges) && !reasons.error.empty()) return kExitError;
     return kExitOk;
 }
 
 }  // namespace
 
-command make_upgrade_report_command() {
-    command c;
+Command make_upgrade_report_command() {
+    Command c;
     c.name = "upgrade-report";
     c.summary = "The nightly report of the upgrade chain: HELD, BLOCKED or SAFE, with the gate's reasons";
     c.usage = "kubectl attune upgrade-report --prometheus URL [-n NAMESPACE] [--reasons-file FILE]";
@@ -144,9 +143,10 @@ command make_upgrade_report_command() {
         "Pinned (held by us); untagged lines from older gates are plain bullets.\n"
         "Exit 0 with a report; 1 when the gauges or the wanted reasons cannot be read.";
     c.flags = {
-        {"prometheus", 0, flag_kind::value, "URL", "Prometheus base URL, http://HOST:PORT"},
-        {"push-job", 0, flag_kind::value, "NAME", "the Pushgateway job label the chain pushes under (default attune-upgrade)"},
-        {"reasons-file", 0, flag_kind::value, "FILE", "read the reasons from a preflight log instead of the ConfigMap"},
+        {"prometheus", 0, FlagKind::Value, "URL", "Prometheus base URL, http://HOST:PORT"},
+        {"push-job", 0, FlagKind::Value, "NAME",
+         "the Pushgateway job label the chain pushes under (default attune-upgrade)"},
+        {"reasons-file", 0, FlagKind::Value, "FILE", "read the reasons from a preflight log instead of the ConfigMap"},
     };
     c.run = run;
     return c;

@@ -26,24 +26,24 @@ namespace asio = boost::asio;
 
 namespace {
 
-struct step_options {
+struct StepOptions {
     bool detect = false;
-    core::ChainPhase phase = core::ChainPhase::preflight;
+    core::ChainPhase phase = core::ChainPhase::Preflight;
     std::string target;  // "" for --detect: the next minor
     std::string matrix;
     std::string job_template;
     std::string upgrade_job_template;  // the upgrade phase's Job (privileged on a real cluster)
-    std::optional<http::server_url> pushgateway;
+    std::optional<http::ServerUrl> pushgateway;
     std::string push_job = "attune-upgrade";
     std::string upgrade_command;
     std::chrono::milliseconds upgrade_timeout{30 * 60 * 1000};
     std::string latest;  // --latest 1.N: the newest released minor (detect)
 };
 
-core::result<step_options> parse(const invocation& inv) {
+core::Result<StepOptions> parse(const Invocation& inv) {
     auto bad = [](std::string m) { return core::make_error("bad_usage", std::move(m)); };
     if (!inv.flags.positionals.empty()) return bad("unexpected argument \"" + inv.flags.positionals[0] + "\"");
-    step_options o;
+    StepOptions o;
     o.detect = inv.flags.flag("detect");
     const auto phase = inv.flags.get("phase");
     if (o.detect == !phase.empty()) return bad("give exactly one of --detect or --phase preflight|upgrade|postflight");
@@ -58,7 +58,7 @@ core::result<step_options> parse(const invocation& inv) {
         return bad("--target: expected a Kubernetes minor such as 1.36, got \"" + o.target + "\"");
     o.matrix = inv.flags.get("matrix", kDefaultMatrix);
     o.job_template = inv.flags.get("job-template");
-    const bool spawns = o.detect || o.phase != core::ChainPhase::postflight;
+    const bool spawns = o.detect || o.phase != core::ChainPhase::Postflight;
     if (spawns && o.job_template.empty()) return bad("--job-template FILE is needed to spawn the next Job");
     o.upgrade_job_template = inv.flags.get("upgrade-job-template", o.job_template);
     if (inv.flags.has("pushgateway")) {
@@ -66,12 +66,12 @@ core::result<step_options> parse(const invocation& inv) {
         if (!e) return e.error();
         o.pushgateway = std::move(e).value();
     }
-    if (!o.pushgateway && (o.detect || o.phase != core::ChainPhase::upgrade))
+    if (!o.pushgateway && (o.detect || o.phase != core::ChainPhase::Upgrade))
         return bad("--pushgateway http://HOST:PORT is needed: this step records its gauges there");
     o.push_job = inv.flags.get("push-job", o.push_job);
     if (o.push_job.empty()) return bad("--push-job must not be empty");
     o.upgrade_command = inv.flags.get("upgrade-command");
-    if (!o.detect && o.phase == core::ChainPhase::upgrade && o.upgrade_command.empty())
+    if (!o.detect && o.phase == core::ChainPhase::Upgrade && o.upgrade_command.empty())
         return bad("--phase upgrade needs --upgrade-command (e.g. a kubeadm wrapper; \"{target}\" becomes 1.N)");
     if (inv.flags.has("upgrade-timeout")) {
         auto d = parse_duration("upgrade-timeout", inv.flags.get("upgrade-timeout"));
@@ -89,10 +89,10 @@ int fail(const std::string& what) {
     return kExitError;
 }
 
-asio::awaitable<int> preflight(session& s, const step_options& o, invocation& inv) {
+asio::awaitable<int> preflight(Session& s, const StepOptions& o, Invocation& inv) {
     const auto target = *core::parse_kube_minor(o.target);
     if (auto bad = co_await check_nodes_ready(s.client()); !bad.empty()) co_return fail(bad);
-    gate_options go;
+    GateOptions go;
     go.matrix_path = o.matrix;
     go.target = o.target;
     auto run = co_await run_upgrade_gate(s.client(), go);
@@ -105,7 +105,7 @@ asio::awaitable<int> preflight(session& s, const step_options& o, invocation& in
                                         core::verdict_gauges(target.str(), route.blocked, route.held));
         !err.empty())
         co_return fail(err);
-    gate_record rec;
+    GateRecord rec;
     rec.target = target.str();
     rec.verdict = run.result ? std::string(core::to_string(run.result->verdict)) : "error";
     rec.exit_code = run.exit_code;
@@ -118,22 +118,23 @@ asio::awaitable<int> preflight(session& s, const step_options& o, invocation& in
     spdlog::info("preflight decided target={} gate_exit={} blocked={} held={} decision=\"{}\"", target.str(),
                  run.exit_code, route.blocked, route.held, route.why);
     if (!route.proceed) co_return kExitOk;  // a deliberate decision: the Job completes, the chain halts
-    auto next = co_await create_chain_job(s.client(), s.ns(), o.upgrade_job_template, core::ChainPhase::upgrade, target);
+    auto next =
+        co_await create_chain_job(s.client(), s.ns(), o.upgrade_job_template, core::ChainPhase::Upgrade, target);
     if (!next.error.empty()) co_return fail(next.error);
     co_return kExitOk;
 }
 
-asio::awaitable<int> after_upgrade(session& s, const step_options& o) {
+asio::awaitable<int> after_upgrade(Session& s, const StepOptions& o) {
     const auto target = *core::parse_kube_minor(o.target);
     if (auto err = co_await wait_for_server_minor(s.client(), target, o.upgrade_timeout); !err.empty())
         co_return fail(err);
     if (auto bad = co_await check_nodes_ready(s.client()); !bad.empty()) co_return fail(bad);
-    auto next = co_await create_chain_job(s.client(), s.ns(), o.job_template, core::ChainPhase::postflight, target);
+    auto next = co_await create_chain_job(s.client(), s.ns(), o.job_template, core::ChainPhase::Postflight, target);
     if (!next.error.empty()) co_return fail(next.error);
     co_return kExitOk;
 }
 
-asio::awaitable<int> postflight(session& s, const step_options& o) {
+asio::awaitable<int> postflight(Session& s, const StepOptions& o) {
     const auto target = *core::parse_kube_minor(o.target);
     auto v = co_await kube::probe_server_version(s.client());
     if (!v.error.empty()) co_return fail("cannot read /version: " + v.error);
@@ -148,7 +149,7 @@ asio::awaitable<int> postflight(session& s, const step_options& o) {
     co_return kExitOk;
 }
 
-asio::awaitable<int> detect(session& s, const step_options& o) {
+asio::awaitable<int> detect(Session& s, const StepOptions& o) {
     auto v = co_await kube::probe_server_version(s.client());
     if (!v.error.empty()) co_return fail("cannot read /version: " + v.error);
     auto current = core::parse_kube_minor(v.git_version);
@@ -172,51 +173,51 @@ asio::awaitable<int> detect(session& s, const step_options& o) {
     const auto d = core::decide_detector(target.str(), jobs.value());
     spdlog::info("detector decided target={} action={} announce={} why=\"{}\"", target.str(), core::to_string(d.action),
                  d.announce, d.why);
-    if (d.action == core::DetectorAction::none) co_return kExitOk;
-    auto job = co_await create_chain_job(s.client(), s.ns(), o.job_template, core::ChainPhase::preflight, target);
+    if (d.action == core::DetectorAction::None) co_return kExitOk;
+    auto job = co_await create_chain_job(s.client(), s.ns(), o.job_template, core::ChainPhase::Preflight, target);
     if (!job.error.empty()) co_return fail(job.error);
     if (d.announce) {
         // The announcement is an Event on the new Job (and this log line);
         // a silent re-evaluation of a refusal gets neither.
-        const bool failed = d.action == core::DetectorAction::respawn_failed;
+        const bool failed = d.action == core::DetectorAction::RespawnFailed;
         char host[256] = {};
         if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "upgrade-detector");
-        kube::event_recorder events(s.client(), "attune.io/upgrade-detector", host);
-        kube::object_reference ref("batch/v1", "Job", s.ns(), job.name, job.uid);
-        kube::k8s_event ev(ref, failed ? "Warning" : "Normal", failed ? "UpgradePreflightRespawned" : "UpgradeAvailable",
-                           "SpawnPreflight",
-                           failed ? d.why + ": spawned " + job.name
-                                  : "Kubernetes " + target.str() + " is available (cluster " + v.git_version +
-                                        "): spawned preflight " + job.name);
+        kube::EventRecorder events(s.client(), "attune.io/upgrade-detector", host);
+        kube::ObjectReference ref("batch/v1", "Job", s.ns(), job.name, job.uid);
+        kube::K8sEvent ev(ref, failed ? "Warning" : "Normal", failed ? "UpgradePreflightRespawned" : "UpgradeAvailable",
+                          "SpawnPreflight",
+                          failed ? d.why + ": spawned " + job.name
+                                 : "Kubernetes " + target.str() + " is available (cluster " + v.git_version +
+                                       "): spawned preflight " + job.name);
         co_await events.emit(ev);
         spdlog::warn("announce upgrade chain target={} job={} reason={}", target.str(), job.name, ev.reason);
     }
     co_return kExitOk;
 }
 
-int run(invocation& inv) {
+int run(Invocation& inv) {
     auto parsed = parse(inv);
     if (!parsed) return usage_error(inv.err, "upgrade-step", parsed.error().message, kExitUsage);
     const auto& o = parsed.value();
-    if (!o.detect && o.phase == core::ChainPhase::upgrade) {
+    if (!o.detect && o.phase == core::ChainPhase::Upgrade) {
         const auto cmd = core::upgrade_command_for(o.upgrade_command, *core::parse_kube_minor(o.target));
         spdlog::info("running the upgrade command command=\"{}\"", cmd);
         const int rc = run_upgrade_command(cmd, o.upgrade_timeout);
         if (rc != 0) return fail("the upgrade command exited " + std::to_string(rc));
         return run_in_session(inv, o.upgrade_timeout + std::chrono::minutes(1), kExitError,
-                              [&](session& s) { return after_upgrade(s, o); });
+                              [&](Session& s) { return after_upgrade(s, o); });
     }
-    return run_in_session(inv, std::chrono::minutes(5), kExitError, [&](session& s) -> asio::awaitable<int> {
+    return run_in_session(inv, std::chrono::minutes(5), kExitError, [&](Session& s) -> asio::awaitable<int> {
         if (o.detect) co_return co_await detect(s, o);
-        if (o.phase == core::ChainPhase::preflight) co_return co_await preflight(s, o, inv);
+        if (o.phase == core::ChainPhase::Preflight) co_return co_await preflight(s, o, inv);
         co_return co_await postflight(s, o);
     });
 }
 
 }  // namespace
 
-command make_upgrade_step_command() {
-    command c;
+Command make_upgrade_step_command() {
+    Command c;
     c.name = "upgrade-step";
     c.summary = "One step of the nightly Kubernetes upgrade chain (detect, preflight, upgrade, postflight)";
     c.usage = "kubectl attune upgrade-step --detect | --phase preflight|upgrade|postflight --target 1.N [flags]";
@@ -229,17 +230,20 @@ command make_upgrade_step_command() {
         "upgrade runs --upgrade-command, waits for the new version, spawns postflight; postflight clears the gauges.\n"
         "Exit 0 for every deliberate decision; 1 for a real failure (unhealthy nodes, upgrade error, push failure).";
     c.flags = {
-        {"detect", 0, flag_kind::boolean, "", "run the detector (the nightly CronJob)"},
-        {"phase", 0, flag_kind::value, "PHASE", "preflight, upgrade or postflight"},
-        {"target", 0, flag_kind::value, "1.N", "the chain's target (default for --detect: the next minor)"},
-        {"matrix", 0, flag_kind::value, "FILE", std::string("the gate's compat matrix (default ") + kDefaultMatrix + ")"},
-        {"job-template", 0, flag_kind::value, "FILE", "the chain Job template (JSON batch/v1 Job) for the next step"},
-        {"upgrade-job-template", 0, flag_kind::value, "FILE", "preflight: the upgrade phase's Job template (default --job-template)"},
-        {"pushgateway", 0, flag_kind::value, "URL", "Pushgateway base URL, http://HOST:PORT"},
-        {"push-job", 0, flag_kind::value, "NAME", "the Pushgateway job label (default attune-upgrade)"},
-        {"upgrade-command", 0, flag_kind::value, "CMD", "the upgrade, run by /bin/sh -c; {target} becomes 1.N"},
-        {"upgrade-timeout", 0, flag_kind::value, "DURATION", "for the upgrade command and the new version (default 30m)"},
-        {"latest", 0, flag_kind::value, "1.N", "--detect: the newest released minor; at it, nothing is spawned"},
+        {"detect", 0, FlagKind::Boolean, "", "run the detector (the nightly CronJob)"},
+        {"phase", 0, FlagKind::Value, "PHASE", "preflight, upgrade or postflight"},
+        {"target", 0, FlagKind::Value, "1.N", "the chain's target (default for --detect: the next minor)"},
+        {"matrix", 0, FlagKind::Value, "FILE",
+         std::string("the gate's compat matrix (default ") + kDefaultMatrix + ")"},
+        {"job-template", 0, FlagKind::Value, "FILE", "the chain Job template (JSON batch/v1 Job) for the next step"},
+        {"upgrade-job-template", 0, FlagKind::Value, "FILE",
+         "preflight: the upgrade phase's Job template (default --job-template)"},
+        {"pushgateway", 0, FlagKind::Value, "URL", "Pushgateway base URL, http://HOST:PORT"},
+        {"push-job", 0, FlagKind::Value, "NAME", "the Pushgateway job label (default attune-upgrade)"},
+        {"upgrade-command", 0, FlagKind::Value, "CMD", "the upgrade, run by /bin/sh -c; {target} becomes 1.N"},
+        {"upgrade-timeout", 0, FlagKind::Value, "DURATION",
+         "for the upgrade command and the new version (default 30m)"},
+        {"latest", 0, FlagKind::Value, "1.N", "--detect: the newest released minor; at it, nothing is spawned"},
     };
     c.run = run;
     return c;

@@ -20,12 +20,12 @@ std::string client_version() { return "v" ATTUNE_VERSION; }
 
 namespace {
 
-struct versions {
+struct Versions {
     std::string kubernetes, kubernetes_error;
-    manager_version_probe manager;
+    ManagerVersionProbe manager;
 };
 
-void print(invocation& inv, const boost::json::object& doc) {
+void print(Invocation& inv, const boost::json::object& doc) {
     if (auto text = render_document(inv.common.output, doc)) {
         inv.out << *text;
     } else {
@@ -43,7 +43,7 @@ void print(invocation& inv, const boost::json::object& doc) {
     }
 }
 
-int run(invocation& inv) {
+int run(Invocation& inv) {
     boost::json::object doc;
     doc["clientVersion"] = client_version();
     if (inv.flags.flag("client")) {
@@ -51,14 +51,15 @@ int run(invocation& inv) {
         return kExitOk;
     }
     const std::string mgr_ns = inv.common.ns.empty() ? inv.flags.get("manager-namespace", "attune-system") : inv.common.ns;
-    versions v;
-    const int rc = run_in_session(inv, std::chrono::seconds(30), kExitError, [&](session& s) -> boost::asio::awaitable<int> {
-        auto sv = co_await kube::probe_server_version(s.client());
-        v.kubernetes = sv.git_version;
-        v.kubernetes_error = sv.error;
-        v.manager = co_await probe_manager_version(s.client(), mgr_ns, "attune-manager");
-        co_return kExitOk;
-    });
+    Versions v;
+    const int rc =
+        run_in_session(inv, std::chrono::seconds(30), kExitError, [&](Session& s) -> boost::asio::awaitable<int> {
+            auto sv = co_await kube::probe_server_version(s.client());
+            v.kubernetes = sv.git_version;
+            v.kubernetes_error = sv.error;
+            v.manager = co_await probe_manager_version(s.client(), mgr_ns, "attune-manager");
+            co_return kExitOk;
+        });
     if (rc != kExitOk) {
         print(inv, doc);
         return rc;
@@ -79,8 +80,8 @@ int run(invocation& inv) {
 
 }  // namespace
 
-command make_version_command() {
-    command c;
+Command make_version_command() {
+    Command c;
     c.name = "version";
     c.summary = "Print the plugin's version, the cluster's Kubernetes version and the manager's";
     c.usage = "kubectl attune version [--client] [-o json|yaml]";
@@ -88,8 +89,9 @@ command make_version_command() {
         "The manager's version is read from the attune-manager Deployment (its app.kubernetes.io/version\n"
         "label, else its manager container's image tag) in --manager-namespace, or -n when given.";
     c.flags = {
-        {"client", 0, flag_kind::boolean, "", "the plugin's version only; do not contact the cluster"},
-        {"manager-namespace", 0, flag_kind::value, "NS", "namespace of the attune-manager Deployment (default attune-system)"},
+        {"client", 0, FlagKind::Boolean, "", "the plugin's version only; do not contact the cluster"},
+        {"manager-namespace", 0, FlagKind::Value, "NS",
+         "namespace of the attune-manager Deployment (default attune-system)"},
     };
     c.run = run;
     return c;

@@ -11,7 +11,7 @@ namespace attune::controller {
 namespace {
 // The connect-time SSRF rule and the plaintext opt-in follow the same flags
 // as policy validation: one switch each, not two that could disagree.
-prometheus_clients_options with_validation_flags(prometheus_clients_options o, const core::PolicyValidationOptions& v) {
+PrometheusClientsOptions with_validation_flags(PrometheusClientsOptions o, const core::PolicyValidationOptions& v) {
     o.allow_local_addresses = v.allow_local_metrics_addresses;
     o.allow_plaintext_credentials = v.allow_plaintext_credentials;
     return o;
@@ -24,28 +24,28 @@ std::string policy_key(std::string_view ns, std::string_view name) {
     return std::string(ns) + "/" + std::string(kPolicyKind) + "/" + std::string(name);
 }
 
-long long generation_of(const kube::object_cache::object_ptr& obj) {
+long long generation_of(const kube::ObjectCache::ObjectPtr& obj) {
     return obj ? core::int_at(*obj, {"metadata", "generation"}).value_or(0) : 0;
 }
 
-std::string_view state_name(recommendation_state s) {
+std::string_view state_name(RecommendationState s) {
     switch (s) {
-        case recommendation_state::none: return "none";
-        case recommendation_state::observe: return "observe";
-        case recommendation_state::paused: return "paused";
-        case recommendation_state::invalid_config: return "invalid_config";
-        case recommendation_state::source_unavailable: return "source_unavailable";
-        case recommendation_state::collecting: return "collecting";
-        case recommendation_state::recommended: return "recommended";
+        case RecommendationState::None: return "none";
+        case RecommendationState::Observe: return "observe";
+        case RecommendationState::Paused: return "paused";
+        case RecommendationState::InvalidConfig: return "invalid_config";
+        case RecommendationState::SourceUnavailable: return "source_unavailable";
+        case RecommendationState::Collecting: return "collecting";
+        case RecommendationState::Recommended: return "recommended";
     }
     return "";
 }
 }  // namespace
 
-controller::controller(asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
-                       controller_metrics& metrics, policy::cache_views caches, controller_options opts, wall_clock now)
+Controller::Controller(asio::any_io_executor ex, kube::Client& client, kube::EventRecorder* events,
+                       ControllerMetrics& metrics, policy::CacheViews caches, ControllerOptions opts, WallClock now)
     : metrics_(metrics), caches_(std::move(caches)), opts_(std::move(opts)),
-      now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })),
+      now_(now ? std::move(now) : WallClock([] { return std::chrono::system_clock::now(); })),
       queue_(ex, opts_.rate, &metrics),
       events_(ex, events, opts_.event_queue_capacity, &metrics, [this] { return now_seconds(); }),
       exporter_(ex, client, events_, [this] { return now_seconds(); }),
@@ -57,34 +57,35 @@ controller::controller(asio::any_io_executor ex, kube::client& client, kube::eve
           },
           [this] { return now_seconds(); }),
       policies_(opts_.validation),
-      secrets_(opts_.validation.allow_secret_reads ? std::make_unique<secret_reader>(client) : nullptr),
-      prometheus_(ex, with_validation_flags(opts_.prometheus, opts_.validation)), recommender_(prometheus_, secrets_.get(), &metrics, now_) {
+      secrets_(opts_.validation.allow_secret_reads ? std::make_unique<SecretReader>(client) : nullptr),
+      prometheus_(ex, with_validation_flags(opts_.prometheus, opts_.validation)),
+      recommender_(prometheus_, secrets_.get(), &metrics, now_) {
     // The recommendation gauges follow the store: set with an entry, gone with it.
-    store_.on_change([this](const object_key& k) { publish_gauges(k); });
+    store_.on_change([this](const ObjectKey& k) { publish_gauges(k); });
 }
 
-core::Timestamp controller::now_seconds() const { return std::chrono::floor<std::chrono::seconds>(now_()); }
+core::Timestamp Controller::now_seconds() const { return std::chrono::floor<std::chrono::seconds>(now_()); }
 
-kube::informer::handler controller::on_workload_change(std::string kind) {
-    return [this, kind = std::move(kind)](const kube::object_cache::delta& d) {
+kube::Informer::Handler Controller::on_workload_change(std::string kind) {
+    return [this, kind = std::move(kind)](const kube::ObjectCache::Delta& d) {
         for (const auto& k : keys_for_workload_change(kind, d)) queue_.add(k);
     };
 }
 
-kube::informer::handler controller::on_hpa_change() {
-    return [this](const kube::object_cache::delta& d) {
+kube::Informer::Handler Controller::on_hpa_change() {
+    return [this](const kube::ObjectCache::Delta& d) {
         for (const auto& k : keys_for_hpa_change(d)) queue_.add(k);
     };
 }
 
-kube::informer::handler controller::on_policy_change() {
-    return [this](const kube::object_cache::delta& d) {
+kube::Informer::Handler Controller::on_policy_change() {
+    return [this](const kube::ObjectCache::Delta& d) {
         for (const auto& k : keys_for_policy_change(d)) queue_.add(k);
     };
 }
 
-kube::informer::handler controller::on_defaults_change(bool cluster_scoped) {
-    return [this, cluster_scoped](const kube::object_cache::delta& d) {
+kube::Informer::Handler Controller::on_defaults_change(bool cluster_scoped) {
+    return [this, cluster_scoped](const kube::ObjectCache::Delta& d) {
         if (cluster_scoped || !caches_.policies) return enqueue_all_policies();
         const auto ns = d.key.substr(0, d.key.find('/'));
         for (const auto& p : caches_.policies->in_namespace(ns))
@@ -92,17 +93,17 @@ kube::informer::handler controller::on_defaults_change(bool cluster_scoped) {
     };
 }
 
-kube::informer::handler controller::on_pod_change() {
-    return [this](const kube::object_cache::delta& d) {
+kube::Informer::Handler Controller::on_pod_change() {
+    return [this](const kube::ObjectCache::Delta& d) {
         for (const auto& k : keys_for_pod_change(d, caches_.replicasets, caches_.jobs))
             queue_.add_after(k, opts_.pod_change_delay);
     };
 }
 
-kube::informer::handler controller::on_vpa_change() {
+kube::Informer::Handler Controller::on_vpa_change() {
     // Only the policies that read this VPA: a VPA recommender updates its
     // status every minute, and other policies have nothing to do with it.
-    return [this](const kube::object_cache::delta& d) {
+    return [this](const kube::ObjectCache::Delta& d) {
         if (!caches_.policies) return;
         const auto slash = d.key.find('/');
         if (slash == std::string::npos) return;
@@ -119,7 +120,7 @@ kube::informer::handler controller::on_vpa_change() {
     };
 }
 
-void controller::enqueue_all_policies() {
+void Controller::enqueue_all_policies() {
     if (!caches_.policies) return;
     for (const auto& p : caches_.policies->all()) {
         const auto ns = kube::meta_string(*p, "namespace");
@@ -128,17 +129,17 @@ void controller::enqueue_all_policies() {
     }
 }
 
-void controller::set_vpa_cache(const kube::object_cache* vpas) {
+void Controller::set_vpa_cache(const kube::ObjectCache* vpas) {
     caches_.vpas = vpas;
     enqueue_all_policies();
 }
 
-void controller::set_capabilities(core::Capabilities caps) {
+void Controller::set_capabilities(core::Capabilities caps) {
     capabilities_ = std::move(caps);
     capabilities_probed_ = true;
 }
 
-asio::awaitable<void> controller::process(std::string key) {
+asio::awaitable<void> Controller::process(std::string key) {
     auto k = parse_object_key(key);
     if (!k) {
         spdlog::warn("dropping malformed workqueue key key={}", key);
@@ -154,7 +155,7 @@ asio::awaitable<void> controller::process(std::string key) {
     metrics_.reconciles.Add({{"kind", k->kind}, {"result", "ok"}}).Increment();
 }
 
-void controller::process_policy(const object_key& k) {
+void Controller::process_policy(const ObjectKey& k) {
     auto plan = plan_policy_pass(caches_, k);
     std::vector<std::string> again;
     if (plan.deleted) {
@@ -180,11 +181,11 @@ void controller::process_policy(const object_key& k) {
     for (const auto& t : again) queue_.add(t);
 }
 
-asio::awaitable<void> controller::process_workload(object_key k) {
-    auto snap = std::make_shared<const workload_snapshot>(take_snapshot(caches_, policies_, k));
+asio::awaitable<void> Controller::process_workload(ObjectKey k) {
+    auto snap = std::make_shared<const WorkloadSnapshot>(take_snapshot(caches_, policies_, k));
     const auto step = next_step(*snap);
     emit_selection_events(*snap);
-    if (step != workload_step::query_source) {
+    if (step != WorkloadStep::QuerySource) {
         apply(*snap, step, nullptr);
         co_return;
     }
@@ -206,7 +207,7 @@ asio::awaitable<void> controller::process_workload(object_key k) {
     apply(*snap, step, &got);
 }
 
-void controller::emit_selection_events(const workload_snapshot& s) {
+void Controller::emit_selection_events(const WorkloadSnapshot& s) {
     const auto& r = s.report;
     for (const auto& p : s.outranked) {
         core::EventIntent intent{"Warning", "PolicyConflict", "recommend",
@@ -224,7 +225,7 @@ void controller::emit_selection_events(const workload_snapshot& s) {
     }
 }
 
-void controller::apply(const workload_snapshot& s, workload_step step, const source_result* got) {
+void Controller::apply(const WorkloadSnapshot& s, WorkloadStep step, const SourceResult* got) {
     auto report = s.report;
     auto& rr = report.recommendation;
     std::optional<core::RefreshReason> refresh;
@@ -242,40 +243,40 @@ void controller::apply(const workload_snapshot& s, workload_step step, const sou
     if (old && (s.report.selected_by.empty() || old->policy != s.report.selected_by.front()))
         exporter_.workload_left(*old);
     switch (step) {
-        case workload_step::unmanaged: store_.erase(s.key); break;
-        case workload_step::idle: break;  // not queried; its last recommendation stays for the scale-up
-        case workload_step::config_failed:
+        case WorkloadStep::Unmanaged: store_.erase(s.key); break;
+        case WorkloadStep::Idle: break;  // not queried; its last recommendation stays for the scale-up
+        case WorkloadStep::ConfigFailed:
             store_.erase(s.key);
-            rr = {recommendation_state::invalid_config, s.policy.config_error, 0};
+            rr = {RecommendationState::InvalidConfig, s.policy.config_error, 0};
             refresh = core::RefreshReason::ConfigFailed;
             break;
-        case workload_step::paused:
+        case WorkloadStep::Paused:
             if (old) {
                 auto copy = *old;
                 copy.effective = s.policy.effective;  // the apply path sees the pause through the store
                 store_.put(std::move(copy));
             }
-            rr.state = recommendation_state::paused;
+            rr.state = RecommendationState::Paused;
             break;
-        case workload_step::observe:
+        case WorkloadStep::Observe:
             store_.erase(s.key);
-            rr.state = recommendation_state::observe;
+            rr.state = RecommendationState::Observe;
             break;
-        case workload_step::source_failed:
+        case WorkloadStep::SourceFailed:
             keep_stale();
-            rr = {recommendation_state::source_unavailable, s.policy.source_error, 0};
+            rr = {RecommendationState::SourceUnavailable, s.policy.source_error, 0};
             refresh = core::RefreshReason::SourceFailed;
             break;
-        case workload_step::nothing_to_size:
+        case WorkloadStep::NothingToSize:
             store_.erase(s.key);
-            rr = {recommendation_state::invalid_config,
+            rr = {RecommendationState::InvalidConfig,
                   s.baseline_error.empty() ? "no container to size (every container is excluded)" : s.baseline_error,
                   0};
             break;
-        case workload_step::query_source: {
+        case WorkloadStep::QuerySource: {
             rr = {got->state, got->message, got->recommendation.max_data_points};
-            if (got->state == recommendation_state::recommended) {
-                stored_recommendation e;
+            if (got->state == RecommendationState::Recommended) {
+                StoredRecommendation e;
                 e.workload = s.key;
                 e.workload_uid = s.report.uid;
                 e.policy = s.report.selected_by.front();
@@ -299,10 +300,10 @@ void controller::apply(const workload_snapshot& s, workload_step step, const sou
                 refresh = got->source == "prometheus" && core::partly_collecting(got->recommendation)
                               ? core::RefreshReason::Collecting
                               : core::RefreshReason::Recommended;
-            } else if (got->state == recommendation_state::collecting) {
+            } else if (got->state == RecommendationState::Collecting) {
                 store_.erase(s.key);  // minimumDataPoints may have been raised
                 refresh = core::RefreshReason::Collecting;
-            } else if (got->state == recommendation_state::source_unavailable) {
+            } else if (got->state == RecommendationState::SourceUnavailable) {
                 keep_stale();
                 refresh = core::RefreshReason::SourceFailed;
             } else {
@@ -312,7 +313,7 @@ void controller::apply(const workload_snapshot& s, workload_step step, const sou
             break;
         }
     }
-    if (s.hpa_conflict && step != workload_step::unmanaged && step != workload_step::idle) {
+    if (s.hpa_conflict && step != WorkloadStep::Unmanaged && step != WorkloadStep::Idle) {
         core::EventIntent intent{"Warning", "HPAConflict", "recommend",
                                  "HPA " + s.hpa_conflict->hpa_name + " targets workload " + s.key.name + ": " +
                                      s.hpa_conflict->message,
@@ -332,8 +333,8 @@ void controller::apply(const workload_snapshot& s, workload_step step, const sou
     }
 }
 
-void controller::publish_gauges(const object_key& k) {
-    std::vector<controller_metrics::container_figures> figures;
+void Controller::publish_gauges(const ObjectKey& k) {
+    std::vector<ControllerMetrics::ContainerFigures> figures;
     if (const auto* e = store_.get(k))
         for (const auto& c : e->recommendation.containers)
             figures.push_back({c.name, static_cast<double>(c.recommended.cpu_request.milli_value()) / 1000.0,
@@ -341,7 +342,7 @@ void controller::publish_gauges(const object_key& k) {
     metrics_.set_recommendation(k.ns, k.name, figures);
 }
 
-asio::awaitable<void> controller::run_worker() {
+asio::awaitable<void> Controller::run_worker() {
     for (;;) {
         auto key = co_await queue_.get();
         if (!key) co_return;
@@ -357,7 +358,7 @@ asio::awaitable<void> controller::run_worker() {
     }
 }
 
-void controller::shut_down() {
+void Controller::shut_down() {
     queue_.shut_down();
     aggregator_.stop();
     exporter_.stop();

@@ -17,7 +17,7 @@ std::string workload_key(std::string_view cache_key, std::string_view kind) {
            std::string(cache_key.substr(slash + 1));
 }
 
-void add_hpa_target(const kube::object_cache::object_ptr& hpa, std::vector<std::string>& out) {
+void add_hpa_target(const kube::ObjectCache::ObjectPtr& hpa, std::vector<std::string>& out) {
     if (!hpa) return;
     const auto ns = kube::meta_string(*hpa, "namespace");
     const auto kind = core::string_at(*hpa, {"spec", "scaleTargetRef", "kind"});
@@ -29,30 +29,30 @@ void add_hpa_target(const kube::object_cache::object_ptr& hpa, std::vector<std::
     out.push_back(std::move(key));
 }
 
-long long generation_of(const kube::object_cache::object_ptr& obj) {
+long long generation_of(const kube::ObjectCache::ObjectPtr& obj) {
     return obj ? core::int_at(*obj, {"metadata", "generation"}).value_or(0) : 0;
 }
 }  // namespace
 
-std::vector<std::string> keys_for_workload_change(std::string_view kind, const kube::object_cache::delta& d) {
+std::vector<std::string> keys_for_workload_change(std::string_view kind, const kube::ObjectCache::Delta& d) {
     auto key = workload_key(d.key, kind);
     if (key.empty()) return {};
     return {std::move(key)};
 }
 
-std::vector<std::string> keys_for_hpa_change(const kube::object_cache::delta& d) {
+std::vector<std::string> keys_for_hpa_change(const kube::ObjectCache::Delta& d) {
     std::vector<std::string> out;
     add_hpa_target(d.old_object, out);
     add_hpa_target(d.new_object, out);
     return out;
 }
 
-std::vector<std::string> keys_for_pod_change(const kube::object_cache::delta& d, const kube::object_cache* replicasets,
-                                             const kube::object_cache* jobs) {
-    using kind = kube::object_cache::delta::kind;
+std::vector<std::string> keys_for_pod_change(const kube::ObjectCache::Delta& d, const kube::ObjectCache* replicasets,
+                                             const kube::ObjectCache* jobs) {
+    using Kind = kube::ObjectCache::Delta::Kind;
     const auto& pod = d.new_object ? d.new_object : d.old_object;
     if (!pod) return {};
-    if (d.what == kind::updated && d.old_object && d.new_object &&
+    if (d.what == Kind::Updated && d.old_object && d.new_object &&
         core::string_at(*d.old_object, {"status", "phase"}) == core::string_at(*d.new_object, {"status", "phase"})) {
         const auto* a = core::json_at(*d.old_object, {"spec"});
         const auto* b = core::json_at(*d.new_object, {"spec"});
@@ -63,8 +63,8 @@ std::vector<std::string> keys_for_pod_change(const kube::object_cache::delta& d,
     return {key->str()};
 }
 
-std::optional<object_key> pod_workload_key(const boost::json::value& pod, const kube::object_cache* replicasets,
-                                           const kube::object_cache* jobs) {
+std::optional<ObjectKey> pod_workload_key(const boost::json::value& pod, const kube::ObjectCache* replicasets,
+                                          const kube::ObjectCache* jobs) {
     const auto ns = std::string(kube::meta_string(pod, "namespace"));
     const auto* refs = core::array_at(pod, {"metadata", "ownerReferences"});
     if (ns.empty() || !refs) return std::nullopt;
@@ -74,7 +74,9 @@ std::optional<object_key> pod_workload_key(const boost::json::value& pod, const 
         const std::string owner_name(core::string_at(r, {"name"}));
         if (owner_name.empty() || !is_workload_kind(owner_kind)) return std::nullopt;
         // A ReplicaSet or Job owned by a Deployment or CronJob is its owner's.
-        const kube::object_cache* middle = owner_kind == "ReplicaSet" ? replicasets : owner_kind == "Job" ? jobs : nullptr;
+        const kube::ObjectCache* middle = owner_kind == "ReplicaSet" ? replicasets
+                                          : owner_kind == "Job"      ? jobs
+                                                                     : nullptr;
         if (middle) {
             if (auto owner = middle->get(ns + "/" + owner_name)) {
                 const auto* up = core::array_at(*owner, {"metadata", "ownerReferences"});
@@ -82,18 +84,18 @@ std::optional<object_key> pod_workload_key(const boost::json::value& pod, const 
                     for (const auto& u : *up) {
                         const auto k = core::string_at(u, {"kind"});
                         if (core::bool_at(u, {"controller"}) == true && (k == "Deployment" || k == "CronJob"))
-                            return object_key{ns, std::string(k), std::string(core::string_at(u, {"name"}))};
+                            return ObjectKey{ns, std::string(k), std::string(core::string_at(u, {"name"}))};
                     }
             }
         }
-        return object_key{ns, owner_kind, owner_name};
+        return ObjectKey{ns, owner_kind, owner_name};
     }
     return std::nullopt;
 }
 
-std::vector<std::string> keys_for_policy_change(const kube::object_cache::delta& d) {
-    using kind = kube::object_cache::delta::kind;
-    if (d.what == kind::updated && generation_of(d.old_object) == generation_of(d.new_object)) return {};
+std::vector<std::string> keys_for_policy_change(const kube::ObjectCache::Delta& d) {
+    using Kind = kube::ObjectCache::Delta::Kind;
+    if (d.what == Kind::Updated && generation_of(d.old_object) == generation_of(d.new_object)) return {};
     auto key = workload_key(d.key, kPolicyKind);
     if (key.empty()) return {};
     return {std::move(key)};

@@ -6,31 +6,30 @@
 namespace attune::controller {
 namespace asio = boost::asio;
 
-queued_event policy_event(kube::object_reference policy, const core::EventIntent& intent,
-                          std::string suppress_warnings) {
-    queued_event q;
-    q.event = kube::k8s_event(std::move(policy), intent.type, intent.reason, intent.action, intent.note);
+QueuedEvent policy_event(kube::ObjectReference policy, const core::EventIntent& intent, std::string suppress_warnings) {
+    QueuedEvent q;
+    q.event = kube::K8sEvent(std::move(policy), intent.type, intent.reason, intent.action, intent.note);
     q.dedupe = intent.dedupe;
     q.suppress_warnings = std::move(suppress_warnings);
     return q;
 }
 
-event_queue::event_queue(asio::any_io_executor ex, kube::event_recorder* recorder, std::size_t capacity,
-                         controller_metrics* metrics, wall_clock now)
+EventQueue::EventQueue(asio::any_io_executor ex, kube::EventRecorder* recorder, std::size_t capacity,
+                       ControllerMetrics* metrics, WallClock now)
     : recorder_(recorder), capacity_(capacity), metrics_(metrics), now_(std::move(now)),
       wake_(ex, asio::steady_timer::time_point::max()) {}
 
-event_queue::verdict event_queue::push(queued_event e) {
-    verdict v = verdict::queued;
+EventQueue::Verdict EventQueue::push(QueuedEvent e) {
+    Verdict v = Verdict::Queued;
     const auto& ev = e.event;
     if (stopping_) {
-        v = verdict::dropped;
+        v = Verdict::Dropped;
     } else if (e.dedupe && core::suppresses(e.suppress_warnings, ev.reason)) {
-        v = verdict::suppressed;
+        v = Verdict::Suppressed;
     } else if (queue_.size() >= capacity_) {
-        v = verdict::dropped;  // before the D rule: a dropped Event does not count as sent
+        v = Verdict::Dropped;  // before the D rule: a dropped Event does not count as sent
     } else if (e.dedupe && !dedup_.admit(ev.regarding.uid, ev.reason, ev.note, now_())) {
-        v = verdict::deduplicated;
+        v = Verdict::Deduplicated;
     } else {
         queue_.push_back(std::move(e.event));
         wake_.cancel();
@@ -39,19 +38,19 @@ event_queue::verdict event_queue::push(queued_event e) {
     return v;
 }
 
-void event_queue::count(verdict v) {
+void EventQueue::count(Verdict v) {
     if (!metrics_) return;
     static constexpr const char* kNames[] = {"queued", "deduplicated", "suppressed", "dropped"};
     metrics_->policy_events.Add({{"result", kNames[static_cast<int>(v)]}}).Increment();
     metrics_->event_queue_depth.Set(static_cast<double>(queue_.size()));
 }
 
-void event_queue::stop() {
+void EventQueue::stop() {
     stopping_ = true;
     wake_.cancel();
 }
 
-asio::awaitable<void> event_queue::run() {
+asio::awaitable<void> EventQueue::run() {
     while (!stopping_) {
         if (queue_.empty()) {
             co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));

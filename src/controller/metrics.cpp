@@ -5,7 +5,7 @@
 namespace attune::controller {
 using namespace prometheus;
 
-controller_metrics::controller_metrics(Registry& r)
+ControllerMetrics::ControllerMetrics(Registry& r)
     : workload_idle(BuildGauge()
                         .Name("attune_workload_idle")
                         .Help("workloads a policy selects that are idle, by reason (hpa_scaled_to_zero, manual_zero)")
@@ -51,10 +51,11 @@ controller_metrics::controller_metrics(Registry& r)
                      .Name("attune_confidence")
                      .Help("confidence of the recommendation per container, 0 to 1")
                      .Register(r)),
-      prometheus_query_duration(BuildHistogram()
-                                    .Name("attune_prometheus_query_duration_seconds")
-                                    .Help("Prometheus range queries by query_type (cpu, memory), whatever their outcome")
-                                    .Register(r)),
+      prometheus_query_duration(
+          BuildHistogram()
+              .Name("attune_prometheus_query_duration_seconds")
+              .Help("Prometheus range queries by query_type (cpu, memory), whatever their outcome")
+              .Register(r)),
       prometheus_query_errors(BuildCounter()
                                   .Name("attune_prometheus_query_errors_total")
                                   .Help("Prometheus queries that failed (unreachable, timeout, error answer, garbage)")
@@ -67,29 +68,26 @@ controller_metrics::controller_metrics(Registry& r)
                         .Name("attune_policy_events_total")
                         .Help("Events decided by the controller, by what became of them")
                         .Register(r)),
-      event_queue_depth(BuildGauge()
-                            .Name("attune_event_queue_depth")
-                            .Help("Events waiting to be sent")
-                            .Register(r)
-                            .Add({})) {}
+      event_queue_depth(
+          BuildGauge().Name("attune_event_queue_depth").Help("Events waiting to be sent").Register(r).Add({})) {}
 
-void controller_metrics::set_idle(const std::string& ns, const std::string& policy, std::size_t hpa_scaled_to_zero,
-                                  std::size_t manual_zero) {
+void ControllerMetrics::set_idle(const std::string& ns, const std::string& policy, std::size_t hpa_scaled_to_zero,
+                                 std::size_t manual_zero) {
     workload_idle.Add({{"namespace", ns}, {"policy", policy}, {"reason", "hpa_scaled_to_zero"}})
         .Set(static_cast<double>(hpa_scaled_to_zero));
     workload_idle.Add({{"namespace", ns}, {"policy", policy}, {"reason", "manual_zero"}})
         .Set(static_cast<double>(manual_zero));
 }
 
-void controller_metrics::remove_idle(const std::string& ns, const std::string& policy) {
+void ControllerMetrics::remove_idle(const std::string& ns, const std::string& policy) {
     for (const char* reason : {"hpa_scaled_to_zero", "manual_zero"}) {
         auto& g = workload_idle.Add({{"namespace", ns}, {"policy", policy}, {"reason", reason}});
         workload_idle.Remove(&g);
     }
 }
 
-void controller_metrics::set_recommendation(const std::string& ns, const std::string& workload,
-                                            const std::vector<container_figures>& containers) {
+void ControllerMetrics::set_recommendation(const std::string& ns, const std::string& workload,
+                                           const std::vector<ContainerFigures>& containers) {
     auto labels = [&](const std::string& c) {
         return Labels{{"namespace", ns}, {"workload", workload}, {"container", c}};
     };
@@ -111,7 +109,7 @@ void controller_metrics::set_recommendation(const std::string& ns, const std::st
     if (before.empty()) published_.erase(id);
 }
 
-void controller_metrics::observe_query(std::string_view query_type, double seconds) {
+void ControllerMetrics::observe_query(std::string_view query_type, double seconds) {
     prometheus_query_duration
         .Add({{"query_type", std::string(query_type)}}, Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
                                                                                     0.5, 1, 2.5, 5, 10})

@@ -20,7 +20,7 @@ void add(core::ResourceList& to, const core::ResourceList& what, bool subtract) 
 
 }  // namespace
 
-void node_load_index::remove(const std::string& key) {
+void NodeLoadIndex::remove(const std::string& key) {
     auto it = pods_.find(key);
     if (it == pods_.end()) return;
     if (auto n = nodes_.find(it->second.node); n != nodes_.end()) {
@@ -30,19 +30,19 @@ void node_load_index::remove(const std::string& key) {
     pods_.erase(it);
 }
 
-void node_load_index::apply(const kube::object_cache::delta& d) {
+void NodeLoadIndex::apply(const kube::ObjectCache::Delta& d) {
     remove(d.key);
     if (!d.new_object) return;
     auto pod = core::decode_pod(*d.new_object);
     if (!pod) return;
     const auto& p = pod.value();
     if (p.node_name.empty() || p.phase == "Succeeded" || p.phase == "Failed") return;
-    entry e{p.node_name, core::pod_requests(p)};
+    Entry e{p.node_name, core::pod_requests(p)};
     add(nodes_[e.node], e.requests, false);
     pods_.emplace(d.key, std::move(e));
 }
 
-core::ResourceList node_load_index::others(std::string_view node, std::string_view pod_key) const {
+core::ResourceList NodeLoadIndex::others(std::string_view node, std::string_view pod_key) const {
     core::ResourceList out;
     if (auto n = nodes_.find(std::string(node)); n != nodes_.end()) out = n->second;
     if (auto p = pods_.find(std::string(pod_key)); p != pods_.end() && p->second.node == node) add(out, p->second.requests, true);

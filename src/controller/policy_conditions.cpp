@@ -3,7 +3,7 @@
 namespace attune::controller {
 
 namespace {
-core::Condition ready(const policy_context& p, bool ok, std::string reason, std::string message) {
+core::Condition ready(const PolicyContext& p, bool ok, std::string reason, std::string message) {
     core::Condition c;
     c.type = std::string(kConditionReady);
     c.status = ok ? "True" : "False";
@@ -18,7 +18,7 @@ std::string plural(int n, const char* one, const char* many) {
 }
 }  // namespace
 
-core::Condition ready_condition(const policy_context& p, const pass_facts& f) {
+core::Condition ready_condition(const PolicyContext& p, const PassFacts& f) {
     if (!p.config_error.empty()) return ready(p, false, "InvalidConfig", p.config_error);
     if (p.paused) return ready(p, false, "Paused", "Reconciliation paused by spec.paused=true");
     if (!p.source_error.empty())
@@ -53,7 +53,7 @@ core::Condition ready_condition(const policy_context& p, const pass_facts& f) {
                      std::to_string(f.idle) + " idle)");
 }
 
-std::optional<core::Condition> scaled_to_zero_condition(const policy_context& p, const pass_facts& f) {
+std::optional<core::Condition> scaled_to_zero_condition(const PolicyContext& p, const PassFacts& f) {
     if (f.scaleable == 0 || f.scaleable_idle < f.scaleable) return std::nullopt;
     core::Condition c;
     c.type = std::string(kConditionScaledToZero);

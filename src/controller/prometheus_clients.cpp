@@ -12,7 +12,7 @@ namespace attune::controller {
 namespace {
 // Every setting that makes one client differ from another, NUL-separated so
 // no two configurations share an identity.
-std::string identity(const kube::prometheus_settings& s) {
+std::string identity(const kube::PrometheusSettings& s) {
     std::string id;
     auto add = [&](const std::string& v) {
         id += v;
@@ -31,15 +31,15 @@ std::string identity(const kube::prometheus_settings& s) {
 }
 }  // namespace
 
-prometheus_clients::prometheus_clients(boost::asio::any_io_executor ex, prometheus_clients_options opts)
+PrometheusClients::PrometheusClients(boost::asio::any_io_executor ex, PrometheusClientsOptions opts)
     : ex_(std::move(ex)), opts_(std::move(opts)) {}
 
-core::result<std::shared_ptr<kube::prometheus_client>> prometheus_clients::get(const core::PrometheusSource& src,
-                                                                         const std::string& secret_token,
-                                                                         const std::string& secret_ca_pem,
-                                                                         clock::time_point now) {
+core::Result<std::shared_ptr<kube::PrometheusClient>> PrometheusClients::get(const core::PrometheusSource& src,
+                                                                             const std::string& secret_token,
+                                                                             const std::string& secret_ca_pem,
+                                                                             Clock::time_point now) {
     if (stopped_) return core::make_error("cancelled", "prometheus clients shut down");
-    kube::prometheus_settings s;
+    kube::PrometheusSettings s;
     s.address = src.address;
     s.headers.insert(src.headers.begin(), src.headers.end());
     s.query_parameters.insert(src.query_parameters.begin(), src.query_parameters.end());
@@ -55,8 +55,8 @@ core::result<std::shared_ptr<kube::prometheus_client>> prometheus_clients::get(c
     rules.allow_plaintext_credentials = opts_.allow_plaintext_credentials;
     auto token = core::decide_prometheus_token(origin, !secret_token.empty(), rules);
     if (token.refused) return *token.refused;
-    if (token.source == core::TokenSource::secret) s.bearer_token = secret_token;
-    if (token.source == core::TokenSource::flag) s.bearer_token_file = opts_.bearer_token_file;
+    if (token.source == core::TokenSource::Secret) s.bearer_token = secret_token;
+    if (token.source == core::TokenSource::Flag) s.bearer_token_file = opts_.bearer_token_file;
     // Bounded: policies choose the origins. Past the bound, origins are logged again.
     if (withheld_logged_.size() >= 1024) withheld_logged_.clear();
     if (!token.withheld.empty() && withheld_logged_.insert(origin).second)
@@ -72,47 +72,47 @@ core::result<std::shared_ptr<kube::prometheus_client>> prometheus_clients::get(c
         it->second.used = now;
         return it->second.client;
     }
-    auto created = kube::prometheus_client::create(ex_, std::move(s));
+    auto created = kube::PrometheusClient::create(ex_, std::move(s));
     if (!created) return created.error();
     if (clients_.size() >= std::max<std::size_t>(opts_.max_clients, 1)) {
         auto lru = std::min_element(clients_.begin(), clients_.end(),
                                     [](const auto& a, const auto& b) { return a.second.used < b.second.used; });
         clients_.erase(lru);
     }
-    clients_.emplace(id, entry{created.value(), now});
+    clients_.emplace(id, Entry{created.value(), now});
     return created;
 }
 
-void prometheus_clients::evict(clock::time_point now) {
+void PrometheusClients::evict(Clock::time_point now) {
     std::erase_if(clients_, [&](const auto& e) { return now - e.second.used > opts_.idle_ttl; });
 }
 
-prometheus_clients::entry* prometheus_clients::find(const std::shared_ptr<kube::prometheus_client>& client) {
+PrometheusClients::Entry* PrometheusClients::find(const std::shared_ptr<kube::PrometheusClient>& client) {
     for (auto& [id, e] : clients_)
         if (e.client == client) return &e;
     return nullptr;
 }
 
-void prometheus_clients::note_unanswered(const std::shared_ptr<kube::prometheus_client>& client, std::string message,
-                                         clock::time_point now) {
+void PrometheusClients::note_unanswered(const std::shared_ptr<kube::PrometheusClient>& client, std::string message,
+                                        Clock::time_point now) {
     if (auto* e = find(client)) {
         e->held_until = now + opts_.hold_after_failure;
         e->failure = std::move(message);
     }
 }
 
-void prometheus_clients::note_answered(const std::shared_ptr<kube::prometheus_client>& client) {
+void PrometheusClients::note_answered(const std::shared_ptr<kube::PrometheusClient>& client) {
     if (auto* e = find(client)) e->held_until = {};
 }
 
-std::string prometheus_clients::holding_back(const std::shared_ptr<kube::prometheus_client>& client,
-                                             clock::time_point now) const {
+std::string PrometheusClients::holding_back(const std::shared_ptr<kube::PrometheusClient>& client,
+                                            Clock::time_point now) const {
     for (const auto& [id, e] : clients_)
         if (e.client == client && now < e.held_until) return e.failure + " (not asked again for a few seconds)";
     return {};
 }
 
-void prometheus_clients::shutdown() noexcept {
+void PrometheusClients::shutdown() noexcept {
     stopped_ = true;
     for (auto& [id, e] : clients_) e.client->shutdown();
     clients_.clear();

@@ -13,18 +13,18 @@ namespace attune::controller {
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-recommendation_exporter::recommendation_exporter(asio::any_io_executor ex, kube::client& client, event_queue& events,
-                                                 wall_clock now, std::chrono::milliseconds retry_after)
+RecommendationExporter::RecommendationExporter(asio::any_io_executor ex, kube::Client& client, EventQueue& events,
+                                               WallClock now, std::chrono::milliseconds retry_after)
     : client_(client), events_(events), now_(std::move(now)), retry_after_(retry_after),
       wake_(ex, asio::steady_timer::time_point::max()) {}
 
-void recommendation_exporter::recommended(const stored_recommendation& entry, const kube::object_reference& policy,
-                                          const std::string& suppress_warnings) {
+void RecommendationExporter::recommended(const StoredRecommendation& entry, const kube::ObjectReference& policy,
+                                         const std::string& suppress_warnings) {
     if (stopping_ || !entry.effective || !entry.effective->update_strategy.export_.config_map) return;
     const auto key = entry.workload.str();
     if (auto it = exported_.find(key); it != exported_.end() && it->second == entry.generation) return;
     core::ExportTarget target{entry.policy, policy.uid, entry.workload.ns, entry.workload.name, entry.workload.kind};
-    operation op;
+    Operation op;
     op.ns = entry.workload.ns;
     op.name = core::export_config_map_name(entry.policy, entry.workload.name);
     op.policy = policy;
@@ -43,12 +43,12 @@ void recommendation_exporter::recommended(const stored_recommendation& entry, co
     queue(std::move(op));
 }
 
-void recommendation_exporter::workload_left(const stored_recommendation& entry) {
+void RecommendationExporter::workload_left(const StoredRecommendation& entry) {
     if (stopping_) return;
     const auto key = entry.workload.str();
     const bool exported = exported_.erase(key) > 0;
     if (!exported && (!entry.effective || !entry.effective->update_strategy.export_.config_map)) return;
-    operation op;
+    Operation op;
     op.ns = entry.workload.ns;
     op.name = core::export_config_map_name(entry.policy, entry.workload.name);
     op.policy = {"attune.io/v1alpha1", "AttunePolicy", entry.workload.ns, entry.policy, ""};
@@ -56,7 +56,7 @@ void recommendation_exporter::workload_left(const stored_recommendation& entry) 
     queue(std::move(op));
 }
 
-void recommendation_exporter::queue(operation op) {
+void RecommendationExporter::queue(Operation op) {
     auto id = op.ns + "/" + op.name;
     // A newer operation supersedes a failed one waiting for its retry: a
     // write retried after the delete would bring the ConfigMap back.
@@ -66,12 +66,12 @@ void recommendation_exporter::queue(operation op) {
     wake_.cancel();
 }
 
-void recommendation_exporter::stop() {
+void RecommendationExporter::stop() {
     stopping_ = true;
     wake_.cancel();
 }
 
-void recommendation_exporter::failed(const operation& op, const std::string& message) {
+void RecommendationExporter::failed(const Operation& op, const std::string& message) {
     spdlog::warn("recommendation export failed namespace={} configmap={} policy={} error=\"{}\"", op.ns, op.name,
                  op.policy.name, message);
     core::EventIntent intent{"Warning", "ExportFailed", "export",
@@ -79,7 +79,7 @@ void recommendation_exporter::failed(const operation& op, const std::string& mes
     events_.push(policy_event(op.policy, intent, op.suppress_warnings));
 }
 
-asio::awaitable<bool> recommendation_exporter::execute(const operation& op) {
+asio::awaitable<bool> RecommendationExporter::execute(const Operation& op) {
     const auto rt = kube::resources::config_maps();
     if (!op.body) {
         auto r = co_await client_.remove(rt, op.ns, op.name);
@@ -92,12 +92,12 @@ asio::awaitable<bool> recommendation_exporter::execute(const operation& op) {
         co_return false;
     }
     const auto body = json::serialize(*op.body);
-    auto r = co_await client_.patch(rt, op.ns, op.name, kube::patch_type::json_merge, body);
+    auto r = co_await client_.patch(rt, op.ns, op.name, kube::PatchType::JsonMerge, body);
     if (!r && r.error().is_not_found()) {
         r = co_await client_.create(rt, op.ns, json::value(*op.body));
         // Created meanwhile by another writer: merge into it.
         if (!r && r.error().is_already_exists())
-            r = co_await client_.patch(rt, op.ns, op.name, kube::patch_type::json_merge, body);
+            r = co_await client_.patch(rt, op.ns, op.name, kube::PatchType::JsonMerge, body);
     }
     if (!r) {
         if (r.error().is_fenced()) co_return true;
@@ -110,7 +110,7 @@ asio::awaitable<bool> recommendation_exporter::execute(const operation& op) {
     co_return true;
 }
 
-asio::awaitable<void> recommendation_exporter::run() {
+asio::awaitable<void> RecommendationExporter::run() {
     while (!stopping_) {
         const auto now = std::chrono::steady_clock::now();
         // Retries that are due rejoin the queue, unless a newer operation

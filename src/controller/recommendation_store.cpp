@@ -12,7 +12,7 @@ bool same_sizing(const core::WorkloadRecommendation& a, const core::WorkloadReco
                       });
 }
 
-bool recommendation_store::put(stored_recommendation r) {
+bool RecommendationStore::put(StoredRecommendation r) {
     const bool observe = r.effective && r.effective->update_strategy.type == core::UpdateMode::Observe;
     if (observe || r.recommendation.containers.empty()) {
         erase(r.workload);
@@ -39,19 +39,19 @@ bool recommendation_store::put(stored_recommendation r) {
     return resized;
 }
 
-void recommendation_store::erase(const object_key& workload) {
+void RecommendationStore::erase(const ObjectKey& workload) {
     if (entries_.erase(workload.str()) > 0) notify(workload);
 }
 
-const stored_recommendation* recommendation_store::get(const object_key& workload) const {
+const StoredRecommendation* RecommendationStore::get(const ObjectKey& workload) const {
     auto it = entries_.find(workload.str());
     return it == entries_.end() ? nullptr : &it->second;
 }
 
-void recommendation_store::on_change(change_fn cb) { subscribers_.push_back(std::move(cb)); }
+void RecommendationStore::on_change(ChangeFn cb) { subscribers_.push_back(std::move(cb)); }
 
-std::vector<const stored_recommendation*> recommendation_store::in_namespace(std::string_view ns) const {
-    std::vector<const stored_recommendation*> out;
+std::vector<const StoredRecommendation*> RecommendationStore::in_namespace(std::string_view ns) const {
+    std::vector<const StoredRecommendation*> out;
     // Keys start with "ns/", so one namespace is one contiguous range.
     const std::string prefix = std::string(ns) + "/";
     for (auto it = entries_.lower_bound(prefix); it != entries_.end() && it->first.starts_with(prefix); ++it)
@@ -59,7 +59,7 @@ std::vector<const stored_recommendation*> recommendation_store::in_namespace(std
     return out;
 }
 
-void recommendation_store::notify(const object_key& k) const {
+void RecommendationStore::notify(const ObjectKey& k) const {
     for (const auto& s : subscribers_) s(k);
 }
 

@@ -16,7 +16,7 @@ std::string hpa_scale_target_key(std::string_view ns, std::string_view kind, std
     return k;
 }
 
-void index_hpas(kube::object_cache& hpas) {
+void index_hpas(kube::ObjectCache& hpas) {
     hpas.decode_as<core::HpaView>(kube::decoded_view<core::HpaView>([](const boost::json::value& obj) {
         auto h = core::decode_hpa(obj);
         if (!h)
@@ -29,7 +29,7 @@ void index_hpas(kube::object_cache& hpas) {
     });
 }
 
-std::vector<core::HpaView> hpas_targeting(const policy::cache_views& caches, const object_key& key) {
+std::vector<core::HpaView> hpas_targeting(const policy::CacheViews& caches, const ObjectKey& key) {
     std::vector<core::HpaView> out;
     if (!caches.hpas) return out;
     for (const auto& h : caches.hpas->decoded_by_index<core::HpaView>(hpa_scale_target_key(key.ns, key.kind, key.name)))
@@ -37,8 +37,8 @@ std::vector<core::HpaView> hpas_targeting(const policy::cache_views& caches, con
     return out;
 }
 
-workload_report classify_workload(const policy::cache_views& caches, const object_key& key) {
-    workload_report r;
+WorkloadReport classify_workload(const policy::CacheViews& caches, const ObjectKey& key) {
+    WorkloadReport r;
     r.ns = key.ns;
     r.kind = key.kind;
     r.name = key.name;
@@ -69,9 +69,9 @@ workload_report classify_workload(const policy::cache_views& caches, const objec
     return r;
 }
 
-policy_pass_plan plan_policy_pass(const policy::cache_views& caches, const object_key& key) {
-    policy_pass_plan plan;
-    const auto view = caches.policies ? caches.policies->decoded<policy::policy_view>(key.cache_key()) : nullptr;
+PolicyPassPlan plan_policy_pass(const policy::CacheViews& caches, const ObjectKey& key) {
+    PolicyPassPlan plan;
+    const auto view = caches.policies ? caches.policies->decoded<policy::PolicyView>(key.cache_key()) : nullptr;
     auto obj = view ? caches.policies->get(key.cache_key()) : nullptr;
     if (!obj) {
         plan.deleted = true;
@@ -90,7 +90,7 @@ policy_pass_plan plan_policy_pass(const policy::cache_views& caches, const objec
         plan.context.discovery_error = "the " + kind + " cache has not finished its first list";
         return plan;
     }
-    std::vector<policy::workload_ref> refs;
+    std::vector<policy::WorkloadRef> refs;
     if (plan.policy.target.name) {
         if (auto w = cache->get(key.ns + "/" + *plan.policy.target.name)) refs.push_back(policy::workload_ref_from(kind, *w));
     } else {

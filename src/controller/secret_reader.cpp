@@ -5,18 +5,18 @@
 
 namespace attune::controller {
 
-secret_reader::secret_reader(kube::client& client, std::chrono::seconds ttl, std::size_t max_entries)
+SecretReader::SecretReader(kube::Client& client, std::chrono::seconds ttl, std::size_t max_entries)
     : client_(client), ttl_(ttl), max_entries_(max_entries) {}
 
-boost::asio::awaitable<core::result<std::string>> secret_reader::read(std::string ns, std::string name,
-                                                                      std::string key) {
+boost::asio::awaitable<core::Result<std::string>> SecretReader::read(std::string ns, std::string name,
+                                                                     std::string key) {
     const auto id = ns + "/" + name + "/" + key;
-    const auto now = clock::now();
+    const auto now = Clock::now();
     if (auto it = cache_.find(id); it != cache_.end() && now - it->second.read_at < ttl_) co_return it->second.value;
 
     auto bad = [&](std::string why) { return core::make_error("secret_unreadable", "Secret " + ns + "/" + name + ": " + why); };
     auto r = co_await client_.get(kube::resources::secrets(), ns, name);
-    core::result<std::string> value = bad("not read");
+    core::Result<std::string> value = bad("not read");
     if (!r) {
         const auto& e = r.error();
         if (e.is_not_found()) value = bad("not found");
@@ -35,7 +35,7 @@ boost::asio::awaitable<core::result<std::string>> secret_reader::read(std::strin
     }
     // Bounded: a full cache starts over rather than growing with names.
     if (cache_.size() >= max_entries_ && !cache_.contains(id)) cache_.clear();
-    cache_[id] = entry{value, now};
+    cache_[id] = Entry{value, now};
     co_return value;
 }
 

@@ -19,14 +19,14 @@ bool scaleable_kind(std::string_view kind) {
     return kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet";
 }
 
-void sort_idle(std::vector<idle_workload>& v) {
-    std::sort(v.begin(), v.end(), [](const idle_workload& a, const idle_workload& b) {
+void sort_idle(std::vector<IdleWorkload>& v) {
+    std::sort(v.begin(), v.end(), [](const IdleWorkload& a, const IdleWorkload& b) {
         return std::tie(a.kind, a.workload) < std::tie(b.kind, b.workload);
     });
 }
 
 // One managed workload's report, counted into the pass.
-void count(pass_facts& f, const workload_report& r) {
+void count(PassFacts& f, const WorkloadReport& r) {
     ++f.managed;
     const bool scaleable = scaleable_kind(r.kind);
     f.scaleable += scaleable ? 1 : 0;
@@ -39,13 +39,13 @@ void count(pass_facts& f, const workload_report& r) {
     const auto& rec = r.recommendation;
     f.max_points = std::max(f.max_points, rec.points_collected);
     switch (rec.state) {
-        case recommendation_state::source_unavailable:
+        case RecommendationState::SourceUnavailable:
             if (f.source_failures++ == 0) f.source_failure = r.kind + " " + r.name + ": " + rec.message;
             break;
-        case recommendation_state::invalid_config:
+        case RecommendationState::InvalidConfig:
             if (f.invalid++ == 0) f.invalid_message = r.kind + " " + r.name + ": " + rec.message;
             break;
-        case recommendation_state::collecting:
+        case RecommendationState::Collecting:
             if (f.collecting++ == 0 || rec.points_collected >= f.max_points) f.collecting_message = rec.message;
             break;
         default: break;
@@ -55,18 +55,17 @@ void count(pass_facts& f, const workload_report& r) {
 
 std::string_view idle_status_reason(core::IdleKind kind) noexcept { return core::idle_reason(kind); }
 
-std::optional<completed_pass> status_aggregation::refresh(const std::string& ns, const std::string& policy,
-                                                          core::Timestamp now) {
+std::optional<CompletedPass> StatusAggregation::refresh(const std::string& ns, const std::string& policy,
+                                                        core::Timestamp now) {
     auto it = policies_.find({ns, policy});
     if (it == policies_.end() || !it->second.pending.empty()) return std::nullopt;
     return complete(ns, policy, it->second, now);
 }
 
-std::optional<completed_pass> status_aggregation::begin_pass(const std::string& ns, const std::string& policy,
-                                                             const policy_context& context,
-                                                             const std::vector<std::string>& target_keys,
-                                                             std::optional<policy_status> written,
-                                                             core::Timestamp now) {
+std::optional<CompletedPass> StatusAggregation::begin_pass(const std::string& ns, const std::string& policy,
+                                                           const PolicyContext& context,
+                                                           const std::vector<std::string>& target_keys,
+                                                           std::optional<PolicyStatus> written, core::Timestamp now) {
     auto [it, fresh] = policies_.try_emplace({ns, policy});
     auto& st = it->second;
     if (fresh && written) {
@@ -78,10 +77,10 @@ std::optional<completed_pass> status_aggregation::begin_pass(const std::string& 
                 st.hpa_zero_before.insert(ns + "/" + w.kind + "/" + w.workload);
     }
     st.context = context;
-    std::map<std::string, member> kept;
+    std::map<std::string, Member> kept;
     for (const auto& k : target_keys) {
         auto m = st.members.find(k);
-        kept.emplace(k, m == st.members.end() ? member{} : std::move(m->second));
+        kept.emplace(k, m == st.members.end() ? Member{} : std::move(m->second));
     }
     st.members = std::move(kept);
     st.pending = std::set<std::string>(target_keys.begin(), target_keys.end());
@@ -89,15 +88,15 @@ std::optional<completed_pass> status_aggregation::begin_pass(const std::string& 
     return std::nullopt;
 }
 
-std::vector<completed_pass> status_aggregation::report(const workload_report& r, core::Timestamp now) {
-    std::vector<completed_pass> out;
+std::vector<CompletedPass> StatusAggregation::report(const WorkloadReport& r, core::Timestamp now) {
+    std::vector<CompletedPass> out;
     const auto key = r.key();
     for (auto& [id, st] : policies_) {
         if (id.first != r.ns) continue;
         const bool selected = std::find(r.selected_by.begin(), r.selected_by.end(), id.second) != r.selected_by.end();
         const bool was_member = st.members.contains(key);
         if (selected) {
-            st.members[key] = member{true, r};
+            st.members[key] = Member{true, r};
         } else if (was_member) {
             st.members.erase(key);  // deleted, or its labels no longer match
         } else {
@@ -109,15 +108,15 @@ std::vector<completed_pass> status_aggregation::report(const workload_report& r,
     return out;
 }
 
-completed_pass status_aggregation::complete(const std::string& ns, const std::string& policy, policy_state& st,
-                                            core::Timestamp now) {
-    completed_pass c;
+CompletedPass StatusAggregation::complete(const std::string& ns, const std::string& policy, PolicyState& st,
+                                          core::Timestamp now) {
+    CompletedPass c;
     c.ns = ns;
     c.policy = policy;
     c.policy_uid = st.context.uid;
     c.status.observed_generation = st.context.generation;
-    pass_facts facts;
-    std::vector<const stored_recommendation*> recs;
+    PassFacts facts;
+    std::vector<const StoredRecommendation*> recs;
     std::set<std::string> hpa_zero_now;
     for (const auto& [key, m] : st.members) {
         if (!m.reported) continue;
@@ -157,14 +156,14 @@ completed_pass status_aggregation::complete(const std::string& ns, const std::st
     }
     // The executor's part: what it resized and where the kubelet holds it.
     const auto* book = ledger_ ? ledger_->find(ns, policy) : nullptr;
-    const auto counts = book ? resize_ledger::counts(*book) : core::WorkloadCounts{};
+    const auto counts = book ? ResizeLedger::counts(*book) : core::WorkloadCounts{};
     w.resized = counts.resized;
     w.pending = std::max(0, w.with_recommendations - w.resized);
     w.deferred = counts.deferred;
     w.infeasible = counts.infeasible;
     if (book) c.status.resize_history = book->history;
     if (book && book->lifecycle_owned) {
-        c.status.lifecycle = resize_ledger::lifecycle_entries(*book);
+        c.status.lifecycle = ResizeLedger::lifecycle_entries(*book);
         c.status.lifecycle_owned = true;
     }
     if (st.context.resizing_mode)
@@ -178,7 +177,7 @@ completed_pass status_aggregation::complete(const std::string& ns, const std::st
     rin.counts = counts;
     rin.history = c.status.resize_history;
     if (book) rin.inside_schedule_window = book->inside_schedule_window;
-    if (book) rin.lifecycle_blocked = resize_ledger::lifecycle_block(*book);
+    if (book) rin.lifecycle_blocked = ResizeLedger::lifecycle_block(*book);
     core::apply_resize_conditions(st.conditions, rin);
     c.status.conditions = st.conditions;
     c.status.recommendations = status_recommendations(std::move(recs), st.context.max_status_recommendations,
@@ -191,25 +190,25 @@ completed_pass status_aggregation::complete(const std::string& ns, const std::st
     return c;
 }
 
-void status_aggregation::forget_policy(const std::string& ns, const std::string& policy) {
+void StatusAggregation::forget_policy(const std::string& ns, const std::string& policy) {
     policies_.erase({ns, policy});
 }
 
-void status_aggregation::mark_written(const std::string& ns, const std::string& policy, const policy_status& status) {
+void StatusAggregation::mark_written(const std::string& ns, const std::string& policy, const PolicyStatus& status) {
     if (auto it = policies_.find({ns, policy}); it != policies_.end()) it->second.written = status;
 }
 
-bool status_aggregation::tracks(const std::string& ns, const std::string& policy) const {
+bool StatusAggregation::tracks(const std::string& ns, const std::string& policy) const {
     return policies_.contains({ns, policy});
 }
 
-std::size_t status_aggregation::pending(const std::string& ns, const std::string& policy) const {
+std::size_t StatusAggregation::pending(const std::string& ns, const std::string& policy) const {
     auto it = policies_.find({ns, policy});
     return it == policies_.end() ? 0 : it->second.pending.size();
 }
 
-policy_status policy_status_from(const json::value& policy) {
-    policy_status out;
+PolicyStatus policy_status_from(const json::value& policy) {
+    PolicyStatus out;
     out.observed_generation = core::int_at(policy, {"status", "observedGeneration"}).value_or(0);
     if (const auto* iw = core::array_at(policy, {"status", "idleWorkloads"})) {
         for (const auto& e : *iw) {
@@ -250,7 +249,7 @@ policy_status policy_status_from(const json::value& policy) {
     return out;
 }
 
-std::string status_patch_body(const policy_status& status) {
+std::string status_patch_body(const PolicyStatus& status) {
     json::array idle;
     for (const auto& w : status.idle_workloads)
         idle.push_back(json::object{{"workload", w.workload}, {"kind", w.kind}, {"reason", w.reason}});

@@ -12,14 +12,14 @@ namespace {
 std::string policy_id(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 }  // namespace
 
-status_aggregator::status_aggregator(asio::any_io_executor ex, kube::client& client, event_queue* events,
-                                     controller_metrics* metrics, const recommendation_store* store,
-                                     write_outcome_fn on_write, wall_clock now)
+StatusAggregator::StatusAggregator(asio::any_io_executor ex, kube::Client& client, EventQueue* events,
+                                   ControllerMetrics* metrics, const RecommendationStore* store,
+                                   WriteOutcomeFn on_write, WallClock now)
     : client_(client), events_(events), metrics_(metrics), on_write_(std::move(on_write)), now_(std::move(now)),
       state_(store), wake_(ex, asio::steady_timer::time_point::max()),
       wake_writer_(ex, asio::steady_timer::time_point::max()) {}
 
-void status_aggregator::begin_pass(policy_pass_plan plan) {
+void StatusAggregator::begin_pass(PolicyPassPlan plan) {
     if (stopping_) return;
     auto id = policy_id(plan.policy.ns, plan.policy.name);
     auto [it, fresh] = plans_.insert_or_assign(id, std::move(plan));
@@ -27,7 +27,7 @@ void status_aggregator::begin_pass(policy_pass_plan plan) {
     wake(wake_);
 }
 
-void status_aggregator::report(workload_report r) {
+void StatusAggregator::report(WorkloadReport r) {
     if (stopping_) return;
     auto key = r.key();
     auto [it, fresh] = reports_.insert_or_assign(key, std::move(r));
@@ -35,24 +35,24 @@ void status_aggregator::report(workload_report r) {
     wake(wake_);
 }
 
-void status_aggregator::refresh(const std::string& ns, const std::string& policy) {
+void StatusAggregator::refresh(const std::string& ns, const std::string& policy) {
     if (stopping_) return;
     refreshes_.insert_or_assign(policy_id(ns, policy), std::make_pair(ns, policy));
     wake(wake_);
 }
 
-void status_aggregator::stop() {
+void StatusAggregator::stop() {
     stopping_ = true;
     wake(wake_);
     wake(wake_writer_);
 }
 
-const policy_status* status_aggregator::latest(const std::string& ns, const std::string& policy) const {
+const PolicyStatus* StatusAggregator::latest(const std::string& ns, const std::string& policy) const {
     auto it = latest_.find(policy_id(ns, policy));
     return it == latest_.end() ? nullptr : &it->second;
 }
 
-asio::awaitable<void> status_aggregator::run() {
+asio::awaitable<void> StatusAggregator::run() {
     while (!stopping_) {
         if (plans_.empty() && reports_.empty() && refreshes_.empty()) {
             co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
@@ -63,7 +63,7 @@ asio::awaitable<void> status_aggregator::run() {
 }
 
 // Pass starts first, so a pass is open when its targets' reports arrive.
-void status_aggregator::drain() {
+void StatusAggregator::drain() {
     const auto now = now_();
     auto plans = std::exchange(plans_, {});
     auto plan_order = std::exchange(plan_order_, {});
@@ -95,7 +95,7 @@ void status_aggregator::drain() {
         if (auto c = state_.refresh(which.first, which.second, now)) finish(std::move(*c));
 }
 
-void status_aggregator::finish(completed_pass c) {
+void StatusAggregator::finish(CompletedPass c) {
     if (metrics_) {
         metrics_->passes.Add({{"result", "complete"}}).Increment();
         metrics_->set_idle(c.ns, c.policy, c.hpa_scaled_to_zero, c.manual_zero);
@@ -104,12 +104,11 @@ void status_aggregator::finish(completed_pass c) {
         spdlog::info("workload held at zero by its HPA namespace={} kind={} name={} uid={} hpa={} policy={}", w.ns,
                      w.kind, w.name, w.uid, w.hpa_name, c.policy);
         if (!events_) continue;
-        queued_event q;
-        q.event = kube::k8s_event({w.api_version, w.kind, w.ns, w.name, w.uid}, "Normal", "HPAScaledToZero",
-                                  "SkipResize",
-                                  "HorizontalPodAutoscaler " + w.hpa_name +
-                                      " reports ScaledToZero=True; Attune leaves this " + w.kind +
-                                      " alone until it scales up again");
+        QueuedEvent q;
+        q.event =
+            kube::K8sEvent({w.api_version, w.kind, w.ns, w.name, w.uid}, "Normal", "HPAScaledToZero", "SkipResize",
+                           "HorizontalPodAutoscaler " + w.hpa_name + " reports ScaledToZero=True; Attune leaves this " +
+                               w.kind + " alone until it scales up again");
         events_->push(std::move(q));
     }
     if (c.first_recommendations && events_) {
@@ -132,14 +131,14 @@ void status_aggregator::finish(completed_pass c) {
     }
 }
 
-void status_aggregator::queue_write(const std::string& ns, const std::string& policy, const policy_status& status) {
+void StatusAggregator::queue_write(const std::string& ns, const std::string& policy, const PolicyStatus& status) {
     const auto id = policy_id(ns, policy);
-    auto [it, fresh] = writes_.insert_or_assign(id, pending_write{ns, policy, status});
+    auto [it, fresh] = writes_.insert_or_assign(id, PendingWrite{ns, policy, status});
     if (fresh) write_order_.push_back(id);
     wake(wake_writer_);
 }
 
-asio::awaitable<void> status_aggregator::run_writer() {
+asio::awaitable<void> StatusAggregator::run_writer() {
     while (!stopping_) {
         if (write_order_.empty()) {
             co_await wake_writer_.async_wait(asio::as_tuple(asio::use_awaitable));
@@ -152,8 +151,8 @@ asio::awaitable<void> status_aggregator::run_writer() {
         auto w = std::move(node.mapped());
         const auto policy_key = w.ns + "/" + std::string(kPolicyKind) + "/" + w.policy;
         const auto body = status_patch_body(w.status);
-        auto r = co_await client_.patch(kube::resources::attune_policies(), w.ns, w.policy,
-                                        kube::patch_type::json_merge, body, "status");
+        auto r = co_await client_.patch(kube::resources::attune_policies(), w.ns, w.policy, kube::PatchType::JsonMerge,
+                                        body, "status");
         if (r) {
             state_.mark_written(w.ns, w.policy, w.status);
             if (on_write_) on_write_(policy_key, false);

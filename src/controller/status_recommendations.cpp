@@ -25,11 +25,11 @@ double change_magnitude(const core::WorkloadRecommendation& w) {
     return m;
 }
 
-boost::json::array status_recommendations(std::vector<const stored_recommendation*> entries, int max_entries,
+boost::json::array status_recommendations(std::vector<const StoredRecommendation*> entries, int max_entries,
                                           bool include_explanations) {
     const auto cap = static_cast<std::size_t>(std::max(max_entries, 0));
     if (entries.size() > cap) {
-        std::vector<std::pair<double, const stored_recommendation*>> ranked;
+        std::vector<std::pair<double, const StoredRecommendation*>> ranked;
         ranked.reserve(entries.size());
         for (const auto* e : entries) ranked.emplace_back(change_magnitude(e->recommendation), e);
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
@@ -40,7 +40,7 @@ boost::json::array status_recommendations(std::vector<const stored_recommendatio
         entries.clear();
         for (const auto& [m, e] : ranked) entries.push_back(e);
     }
-    std::sort(entries.begin(), entries.end(), [](const stored_recommendation* a, const stored_recommendation* b) {
+    std::sort(entries.begin(), entries.end(), [](const StoredRecommendation* a, const StoredRecommendation* b) {
         return std::tie(a->workload.kind, a->workload.name) < std::tie(b->workload.kind, b->workload.name);
     });
     boost::json::array out;

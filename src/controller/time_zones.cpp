@@ -7,7 +7,7 @@
 
 namespace attune::controller {
 
-const std::optional<core::TimeZone>& time_zones::get(const std::string& name) {
+const std::optional<core::TimeZone>& TimeZones::get(const std::string& name) {
     if (auto it = loaded_.find(name); it != loaded_.end()) return it->second;
     std::optional<core::TimeZone> zone;
     if (!core::is_valid_zone_name(name)) {

@@ -2,13 +2,13 @@
 
 namespace attune::controller {
 
-std::optional<object_key> parse_object_key(std::string_view key) {
+std::optional<ObjectKey> parse_object_key(std::string_view key) {
     const auto a = key.find('/');
     if (a == std::string_view::npos) return std::nullopt;
     const auto b = key.find('/', a + 1);
     if (b == std::string_view::npos || key.find('/', b + 1) != std::string_view::npos) return std::nullopt;
-    object_key k{std::string(key.substr(0, a)), std::string(key.substr(a + 1, b - a - 1)),
-                 std::string(key.substr(b + 1))};
+    ObjectKey k{std::string(key.substr(0, a)), std::string(key.substr(a + 1, b - a - 1)),
+                std::string(key.substr(b + 1))};
     if (k.ns.empty() || k.kind.empty() || k.name.empty()) return std::nullopt;
     return k;
 }

@@ -10,8 +10,8 @@ namespace attune::controller {
 namespace asio = boost::asio;
 
 namespace {
-source_result failed(recommendation_state state, std::string source, std::string message) {
-    source_result r;
+SourceResult failed(RecommendationState state, std::string source, std::string message) {
+    SourceResult r;
     r.state = state;
     r.source = std::move(source);
     r.message = std::move(message);
@@ -19,11 +19,11 @@ source_result failed(recommendation_state state, std::string source, std::string
 }
 
 // A recommendation, or "collecting" when no container has enough points yet.
-source_result outcome(std::string source, core::WorkloadRecommendation w, std::string collecting_message) {
-    source_result r;
+SourceResult outcome(std::string source, core::WorkloadRecommendation w, std::string collecting_message) {
+    SourceResult r;
     r.source = std::move(source);
     if (w.containers.empty()) {
-        r.state = recommendation_state::collecting;
+        r.state = RecommendationState::Collecting;
         r.message = std::move(collecting_message);
     }
     r.recommendation = std::move(w);
@@ -35,33 +35,35 @@ double seconds_since_epoch(std::chrono::system_clock::time_point t) {
 }
 }  // namespace
 
-workload_recommender::workload_recommender(prometheus_clients& clients, secret_reader* secrets,
-                                           controller_metrics* metrics, wall_clock now)
+WorkloadRecommender::WorkloadRecommender(PrometheusClients& clients, SecretReader* secrets, ControllerMetrics* metrics,
+                                         WallClock now)
     : clients_(clients), secrets_(secrets), metrics_(metrics), now_(std::move(now)) {}
 
-asio::awaitable<source_result> workload_recommender::recommend(std::shared_ptr<const workload_snapshot> s) {
+asio::awaitable<SourceResult> WorkloadRecommender::recommend(std::shared_ptr<const WorkloadSnapshot> s) {
     const auto& e = *s->effective();
     const double now = seconds_since_epoch(now_());
     if (std::holds_alternative<core::PrometheusSource>(e.metrics.provider)) co_return co_await from_prometheus(s);
     if (const auto* vpa = std::get_if<core::VpaSource>(&e.metrics.provider)) {
         if (s->vpa_not_synced)
-            co_return failed(recommendation_state::collecting, "vpa", "waiting for the VerticalPodAutoscaler cache");
-        if (!s->vpa) co_return failed(recommendation_state::source_unavailable, "vpa", s->vpa_problem);
+            co_return failed(RecommendationState::Collecting, "vpa", "waiting for the VerticalPodAutoscaler cache");
+        if (!s->vpa) co_return failed(RecommendationState::SourceUnavailable, "vpa", s->vpa_problem);
         auto w = core::recommend_from_vpa(e, vpa->selection, s->baseline, *s->vpa, now);
-        if (!w) co_return failed(recommendation_state::source_unavailable, "vpa", w.error().message);
+        if (!w) co_return failed(RecommendationState::SourceUnavailable, "vpa", w.error().message);
         co_return outcome("vpa", std::move(w).value(),
                           "VerticalPodAutoscaler " + std::string(kube::meta_string(*s->vpa, "namespace")) + "/" +
                               vpa->name + " has no recommendation for these containers yet");
     }
     if (const auto* manual = std::get_if<core::ManualSource>(&e.metrics.provider)) {
         auto w = core::recommend_from_manual(e, manual->containers, s->baseline, now);
-        if (!w) co_return failed(recommendation_state::invalid_config, "manual", "spec.metricsSource.manual: " + w.error().message);
+        if (!w)
+            co_return failed(RecommendationState::InvalidConfig, "manual",
+                             "spec.metricsSource.manual: " + w.error().message);
         co_return outcome("manual", std::move(w).value(), "spec.metricsSource.manual names none of its containers");
     }
-    co_return failed(recommendation_state::source_unavailable, "", "no usable metrics source");
+    co_return failed(RecommendationState::SourceUnavailable, "", "no usable metrics source");
 }
 
-asio::awaitable<core::result<std::shared_ptr<kube::prometheus_client>>> workload_recommender::client_for(
+asio::awaitable<core::Result<std::shared_ptr<kube::PrometheusClient>>> WorkloadRecommender::client_for(
     std::shared_ptr<const core::EffectivePolicy> policy) {
     // The provider's Prometheus, or for Manual/VPA a defaults object's (instant queries).
     const auto& src = policy->metrics.prometheus;
@@ -87,8 +89,8 @@ asio::awaitable<core::result<std::shared_ptr<kube::prometheus_client>>> workload
     co_return std::move(client).value();
 }
 
-asio::awaitable<std::optional<double>> workload_recommender::instant(std::shared_ptr<const core::EffectivePolicy> policy,
-                                                                     std::string query) {
+asio::awaitable<std::optional<double>> WorkloadRecommender::instant(std::shared_ptr<const core::EffectivePolicy> policy,
+                                                                    std::string query) {
     auto client = co_await client_for(policy);
     if (!client) co_return std::nullopt;
     auto keep = client.value();  // alive across the await even if the cache drops it
@@ -106,14 +108,14 @@ asio::awaitable<std::optional<double>> workload_recommender::instant(std::shared
     co_return std::nullopt;
 }
 
-asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared_ptr<const workload_snapshot> s) {
+asio::awaitable<SourceResult> WorkloadRecommender::from_prometheus(std::shared_ptr<const WorkloadSnapshot> s) {
     const auto& e = *s->effective();
     const auto& ns = s->key.ns;
     auto client = co_await client_for(s->policy.effective);
-    if (!client) co_return failed(recommendation_state::invalid_config, "prometheus", client.error().message);
+    if (!client) co_return failed(RecommendationState::InvalidConfig, "prometheus", client.error().message);
     const double now = seconds_since_epoch(now_());
     auto queries = core::usage_queries(e, s->key.kind, s->key.name, s->pod_names, now);
-    if (!queries) co_return failed(recommendation_state::invalid_config, "prometheus", queries.error().message);
+    if (!queries) co_return failed(RecommendationState::InvalidConfig, "prometheus", queries.error().message);
     const auto& q = queries.value();
 
     // Keep the client alive across the awaits even if the cache drops it.
@@ -124,7 +126,8 @@ asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared
         std::pair<const char*, const std::string*>("cpu", &q.cpu), std::pair<const char*, const std::string*>("memory", &q.memory)};
     for (const auto& [type, text] : plan) {
         if (auto held = clients_.holding_back(keep, std::chrono::steady_clock::now()); !held.empty())
-            co_return failed(recommendation_state::source_unavailable, "prometheus", std::string(type) + " query: " + held);
+            co_return failed(RecommendationState::SourceUnavailable, "prometheus",
+                             std::string(type) + " query: " + held);
         std::string query = *text;
         auto r = co_await keep->query_range(std::move(query), q.start, q.end, q.step);
         if (metrics_) metrics_->observe_query(type, std::chrono::duration<double>(r.duration).count());
@@ -138,7 +141,7 @@ asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared
             const auto& code = r.result.error().code;
             if (code == "unreachable" || code == "timeout")
                 clients_.note_unanswered(keep, r.result.error().message, std::chrono::steady_clock::now());
-            co_return failed(recommendation_state::source_unavailable, "prometheus",
+            co_return failed(RecommendationState::SourceUnavailable, "prometheus",
                              std::string(type) + " query: " + r.result.error().message);
         }
         clients_.note_answered(keep);
@@ -151,7 +154,7 @@ asio::awaitable<source_result> workload_recommender::from_prometheus(std::shared
     co_return outcome("prometheus", std::move(w), std::move(collecting));
 }
 
-void workload_recommender::count_non_finite(const workload_snapshot& s, const core::WorkloadRecommendation& w) {
+void WorkloadRecommender::count_non_finite(const WorkloadSnapshot& s, const core::WorkloadRecommendation& w) {
     if (!metrics_) return;
     auto add = [&](const std::string& container, const char* type, int n) {
         if (n <= 0) return;

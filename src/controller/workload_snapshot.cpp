@@ -19,18 +19,18 @@ namespace {
 bool recommends_while_idle(const core::EffectivePolicy& e) {
     return std::holds_alternative<core::ManualSource>(e.metrics.provider);
 }
-using object_ptr = kube::object_cache::object_ptr;
+using ObjectPtr = kube::ObjectCache::ObjectPtr;
 
-std::string annotation(const object_ptr& obj, std::string_view key) {
+std::string annotation(const ObjectPtr& obj, std::string_view key) {
     if (!obj) return {};
     if (const auto* ann = core::object_at(*obj, {"metadata", "annotations"}))
         return std::string(core::string_at(*ann, {key}));
     return {};
 }
 
-std::vector<other_policy> resolve_others(const policy::cache_views& caches, const std::string& ns,
-                                         const std::vector<std::string>& names) {
-    std::vector<other_policy> out;
+std::vector<OtherPolicy> resolve_others(const policy::CacheViews& caches, const std::string& ns,
+                                        const std::vector<std::string>& names) {
+    std::vector<OtherPolicy> out;
     if (!caches.policies) return out;
     for (const auto& n : names) {
         auto obj = caches.policies->get(ns + "/" + n);
@@ -41,8 +41,8 @@ std::vector<other_policy> resolve_others(const policy::cache_views& caches, cons
 }
 }  // namespace
 
-resolved_policy effective_policies::resolve(const policy::cache_views& caches, const object_ptr& policy) {
-    resolved_policy out;
+ResolvedPolicy EffectivePolicies::resolve(const policy::CacheViews& caches, const ObjectPtr& policy) {
+    ResolvedPolicy out;
     out.object = policy;
     if (!policy) {
         out.config_error = "the policy is not in the cache";
@@ -71,7 +71,7 @@ std::string unusable_source(const core::EffectivePolicy& policy) {
     return {};
 }
 
-void fill_context(policy_context& context, const resolved_policy& resolved) {
+void fill_context(PolicyContext& context, const ResolvedPolicy& resolved) {
     if (!resolved.effective) {
         context.config_error = resolved.config_error;
         return;
@@ -88,24 +88,26 @@ void fill_context(policy_context& context, const resolved_policy& resolved) {
     context.cooldown = std::chrono::duration_cast<std::chrono::seconds>(e.update_strategy.cooldown);
 }
 
-kube::object_reference policy_reference(const object_ptr& policy) {
+kube::ObjectReference policy_reference(const ObjectPtr& policy) {
     if (!policy) return {};
     return {"attune.io/v1alpha1", std::string(kPolicyKind), std::string(kube::meta_string(*policy, "namespace")),
             std::string(kube::meta_string(*policy, "name")), std::string(kube::meta_string(*policy, "uid"))};
 }
 
-long long workload_snapshot::policy_generation() const {
+long long WorkloadSnapshot::policy_generation() const {
     return policy.object ? core::int_at(*policy.object, {"metadata", "generation"}).value_or(0) : 0;
 }
 
-std::string workload_snapshot::suppress_warnings() const {
+std::string WorkloadSnapshot::suppress_warnings() const {
     return annotation(policy.object, core::kSuppressWarningsAnnotation);
 }
 
-std::vector<object_ptr> pods_of(const policy::cache_views& caches, std::string_view kind, std::string_view uid) {
-    std::vector<object_ptr> out;
+std::vector<ObjectPtr> pods_of(const policy::CacheViews& caches, std::string_view kind, std::string_view uid) {
+    std::vector<ObjectPtr> out;
     if (!caches.pods || uid.empty()) return out;
-    const kube::object_cache* middle = kind == "Deployment" ? caches.replicasets : kind == "CronJob" ? caches.jobs : nullptr;
+    const kube::ObjectCache* middle = kind == "Deployment" ? caches.replicasets
+                                      : kind == "CronJob"  ? caches.jobs
+                                                           : nullptr;
     if (kind == "Deployment" || kind == "CronJob") {
         if (!middle) return out;
         for (const auto& owned : middle->owned_by(uid)) {
@@ -117,8 +119,8 @@ std::vector<object_ptr> pods_of(const policy::cache_views& caches, std::string_v
     return caches.pods->owned_by(uid);
 }
 
-workload_snapshot take_snapshot(const policy::cache_views& caches, effective_policies& policies, const object_key& key) {
-    workload_snapshot s;
+WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolicies& policies, const ObjectKey& key) {
+    WorkloadSnapshot s;
     s.key = key;
     s.report = classify_workload(caches, key);
     s.outranked = resolve_others(caches, key.ns, s.report.conflicting_policies);
@@ -163,17 +165,17 @@ workload_snapshot take_snapshot(const policy::cache_views& caches, effective_pol
     return s;
 }
 
-workload_step next_step(const workload_snapshot& s) {
-    if (s.report.selected_by.empty()) return workload_step::unmanaged;
+WorkloadStep next_step(const WorkloadSnapshot& s) {
+    if (s.report.selected_by.empty()) return WorkloadStep::Unmanaged;
     if (s.report.idle != core::IdleKind::None && !(s.policy.effective && recommends_while_idle(*s.policy.effective)))
-        return workload_step::idle;
-    if (!s.policy.effective) return workload_step::config_failed;
+        return WorkloadStep::Idle;
+    if (!s.policy.effective) return WorkloadStep::ConfigFailed;
     const auto& e = *s.policy.effective;
-    if (e.paused) return workload_step::paused;
-    if (e.update_strategy.type == core::UpdateMode::Observe) return workload_step::observe;
-    if (!s.policy.source_error.empty()) return workload_step::source_failed;
-    if (s.baseline.containers.empty()) return workload_step::nothing_to_size;
-    return workload_step::query_source;
+    if (e.paused) return WorkloadStep::Paused;
+    if (e.update_strategy.type == core::UpdateMode::Observe) return WorkloadStep::Observe;
+    if (!s.policy.source_error.empty()) return WorkloadStep::SourceFailed;
+    if (s.baseline.containers.empty()) return WorkloadStep::NothingToSize;
+    return WorkloadStep::QuerySource;
 }
 
 }  // namespace attune::controller

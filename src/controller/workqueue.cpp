@@ -7,33 +7,33 @@
 namespace attune::controller {
 namespace asio = boost::asio;
 
-workqueue::workqueue(asio::any_io_executor ex, rate_limit_options opts, controller_metrics* metrics)
-    : state_(opts), timer_(ex, workqueue_state::time_point::max()), metrics_(metrics) {}
+Workqueue::Workqueue(asio::any_io_executor ex, RateLimitOptions opts, ControllerMetrics* metrics)
+    : state_(opts), timer_(ex, WorkqueueState::time_point::max()), metrics_(metrics) {}
 
-void workqueue::add(const std::string& key) {
+void Workqueue::add(const std::string& key) {
     if (metrics_ && !state_.shutting_down()) metrics_->workqueue_adds.Increment();
     if (state_.add(key)) wake();
     publish();
 }
 
-void workqueue::add_after(const std::string& key, std::chrono::milliseconds delay) {
+void Workqueue::add_after(const std::string& key, std::chrono::milliseconds delay) {
     if (delay.count() <= 0) return add(key);
-    state_.add_after(key, workqueue_state::clock::now() + delay);
+    state_.add_after(key, WorkqueueState::Clock::now() + delay);
     // An earlier due time than the one waiters sleep until: wake them to re-arm.
     if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
     publish();
 }
 
-void workqueue::add_rate_limited(const std::string& key) {
+void Workqueue::add_rate_limited(const std::string& key) {
     if (metrics_) metrics_->workqueue_retries.Increment();
-    state_.add_rate_limited(key, workqueue_state::clock::now());
+    state_.add_rate_limited(key, WorkqueueState::Clock::now());
     if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
     publish();
 }
 
-void workqueue::forget(const std::string& key) { state_.forget(key); }
+void Workqueue::forget(const std::string& key) { state_.forget(key); }
 
-asio::awaitable<std::optional<std::string>> workqueue::get() {
+asio::awaitable<std::optional<std::string>> Workqueue::get() {
     // Back of the line once per key: with a full queue a worker whose
     // processing needs no I/O would otherwise never return to the io_context,
     // and the probes, the webhook and the watches would wait for the whole
@@ -41,32 +41,32 @@ asio::awaitable<std::optional<std::string>> workqueue::get() {
     co_await asio::post(timer_.get_executor(), asio::use_awaitable);
     for (;;) {
         if (state_.shutting_down()) co_return std::nullopt;
-        if (auto key = state_.take(workqueue_state::clock::now())) {
+        if (auto key = state_.take(WorkqueueState::Clock::now())) {
             publish();
             co_return key;
         }
         // All waiters share the timer; re-arming only when the due time moved
         // keeps them from cancelling each other in a loop.
-        const auto due = state_.next_due().value_or(workqueue_state::time_point::max());
+        const auto due = state_.next_due().value_or(WorkqueueState::time_point::max());
         if (timer_.expiry() != due) timer_.expires_at(due);
         co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
     }
 }
 
-void workqueue::done(const std::string& key) {
+void Workqueue::done(const std::string& key) {
     state_.done(key);
     if (state_.ready() > 0) wake();
     publish();
 }
 
-void workqueue::shut_down() {
+void Workqueue::shut_down() {
     state_.shut_down();
     wake();
 }
 
-void workqueue::wake() { timer_.cancel(); }
+void Workqueue::wake() { timer_.cancel(); }
 
-void workqueue::publish() {
+void Workqueue::publish() {
     if (!metrics_) return;
     metrics_->workqueue_depth.Set(static_cast<double>(state_.ready() + state_.delayed()));
 }

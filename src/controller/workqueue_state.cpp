@@ -2,13 +2,13 @@
 
 namespace attune::controller {
 
-std::chrono::milliseconds backoff_for(const rate_limit_options& opts, unsigned failures) {
+std::chrono::milliseconds backoff_for(const RateLimitOptions& opts, unsigned failures) {
     auto d = opts.base;
     for (unsigned i = 0; i < failures && d < opts.cap; ++i) d *= 2;
     return d < opts.cap ? d : opts.cap;
 }
 
-bool workqueue_state::add(const std::string& key) {
+bool WorkqueueState::add(const std::string& key) {
     if (shutting_down_ || dirty_.contains(key)) return false;
     dirty_.insert(key);
     if (processing_.contains(key)) return false;  // done() re-queues it
@@ -16,7 +16,7 @@ bool workqueue_state::add(const std::string& key) {
     return true;
 }
 
-void workqueue_state::add_after(const std::string& key, time_point when) {
+void WorkqueueState::add_after(const std::string& key, time_point when) {
     if (shutting_down_) return;
     if (auto it = delayed_at_.find(key); it != delayed_at_.end()) {
         if (it->second <= when) return;
@@ -28,7 +28,7 @@ void workqueue_state::add_after(const std::string& key, time_point when) {
     delayed_.emplace(when, key);
 }
 
-std::chrono::milliseconds workqueue_state::add_rate_limited(const std::string& key, time_point now) {
+std::chrono::milliseconds WorkqueueState::add_rate_limited(const std::string& key, time_point now) {
     auto& n = failures_[key];
     const auto d = backoff_for(opts_, n);
     ++n;
@@ -36,14 +36,14 @@ std::chrono::milliseconds workqueue_state::add_rate_limited(const std::string& k
     return d;
 }
 
-void workqueue_state::forget(const std::string& key) { failures_.erase(key); }
+void WorkqueueState::forget(const std::string& key) { failures_.erase(key); }
 
-unsigned workqueue_state::failures(const std::string& key) const {
+unsigned WorkqueueState::failures(const std::string& key) const {
     auto it = failures_.find(key);
     return it == failures_.end() ? 0 : it->second;
 }
 
-std::size_t workqueue_state::promote(time_point now) {
+std::size_t WorkqueueState::promote(time_point now) {
     std::size_t n = 0;
     while (!delayed_.empty() && delayed_.begin()->first <= now) {
         auto node = delayed_.extract(delayed_.begin());
@@ -53,7 +53,7 @@ std::size_t workqueue_state::promote(time_point now) {
     return n;
 }
 
-std::optional<std::string> workqueue_state::take(time_point now) {
+std::optional<std::string> WorkqueueState::take(time_point now) {
     if (shutting_down_) return std::nullopt;
     promote(now);
     if (queue_.empty()) return std::nullopt;
@@ -64,12 +64,12 @@ std::optional<std::string> workqueue_state::take(time_point now) {
     return key;
 }
 
-void workqueue_state::done(const std::string& key) {
+void WorkqueueState::done(const std::string& key) {
     processing_.erase(key);
     if (dirty_.contains(key) && !shutting_down_) queue_.push_back(key);
 }
 
-std::optional<workqueue_state::time_point> workqueue_state::next_due() const {
+std::optional<WorkqueueState::time_point> WorkqueueState::next_due() const {
     if (delayed_.empty()) return std::nullopt;
     return delayed_.begin()->first;
 }

@@ -20,38 +20,37 @@ namespace attune::http {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using tcp = asio::ip::tcp;
+using Tcp = asio::ip::tcp;
 using boost::system::error_code;
-using tls_stream = beast::ssl_stream<beast::tcp_stream>;
-using steady = std::chrono::steady_clock;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using Steady = std::chrono::steady_clock;
 
 namespace {
 
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
-constexpr std::size_t header_limit = 64 * 1024;
-constexpr std::size_t error_body_limit = 1 << 20;
+constexpr auto kAsTuple = asio::as_tuple(asio::use_awaitable);
+constexpr std::size_t kHeaderLimit = 64 * 1024;
+constexpr std::size_t kErrorBodyLimit = 1 << 20;
 
 // One pooled connection: TLS, or plain TCP when the client has no TLS
 // context. Every read and write goes through with_stream, so the pool,
 // timeouts and parsing are the same code for both.
-struct connection {
-    connection(const asio::any_io_executor& ex, std::shared_ptr<asio::ssl::context> c, std::uint64_t id)
+struct Connection {
+    Connection(const asio::any_io_executor& ex, std::shared_ptr<asio::ssl::context> c, std::uint64_t id)
         : ctx(std::move(c)), identity(id) {
-        if (ctx)
-            stream.emplace<tls_stream>(ex, *ctx);
+        if (ctx) stream.emplace<TlsStream>(ex, *ctx);
         else
             stream.emplace<beast::tcp_stream>(ex);
     }
     // The context it was made with (its client identity); kept alive with it.
     std::shared_ptr<asio::ssl::context> ctx;
     std::uint64_t identity = 0;
-    std::variant<std::monostate, beast::tcp_stream, tls_stream> stream;
+    std::variant<std::monostate, beast::tcp_stream, TlsStream> stream;
     beast::flat_buffer buffer;
-    steady::time_point idle_since{};
+    Steady::time_point idle_since{};
     bool reused = false;
-    std::string refused;  // why client_options::endpoint_filter refused addresses at connect
+    std::string refused;  // why ClientOptions::endpoint_filter refused addresses at connect
 
-    tls_stream* tls() noexcept { return std::get_if<tls_stream>(&stream); }
+    TlsStream* tls() noexcept { return std::get_if<TlsStream>(&stream); }
     beast::tcp_stream& tcp() noexcept {
         if (auto* t = tls()) return beast::get_lowest_layer(*t);
         return std::get<beast::tcp_stream>(stream);
@@ -65,41 +64,41 @@ struct connection {
 
     void close() noexcept {
         error_code ec;
-        tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+        tcp().socket().shutdown(Tcp::socket::shutdown_both, ec);
         tcp().close();
     }
 };
 
 // The earlier of a phase's own limit and what is left of the request's budget.
-std::chrono::milliseconds phase_limit(std::chrono::milliseconds phase, steady::time_point deadline) {
-    if (deadline == steady::time_point::max()) return phase;
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+std::chrono::milliseconds phase_limit(std::chrono::milliseconds phase, Steady::time_point deadline) {
+    if (deadline == Steady::time_point::max()) return phase;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Steady::now());
     return std::max(std::chrono::milliseconds(1), std::min(phase, left));
 }
 
-bhttp::verb to_beast(verb v) {
+bhttp::verb to_beast(Verb v) {
     switch (v) {
-        case verb::get: return bhttp::verb::get;
-        case verb::head: return bhttp::verb::head;
-        case verb::post: return bhttp::verb::post;
-        case verb::put: return bhttp::verb::put;
-        case verb::patch: return bhttp::verb::patch;
-        case verb::del: return bhttp::verb::delete_;
+        case Verb::Get: return bhttp::verb::get;
+        case Verb::Head: return bhttp::verb::head;
+        case Verb::Post: return bhttp::verb::post;
+        case Verb::Put: return bhttp::verb::put;
+        case Verb::Patch: return bhttp::verb::patch;
+        case Verb::Del: return bhttp::verb::delete_;
     }
     return bhttp::verb::get;
 }
 
-failure classify(const error_code& ec) {
-    if (ec == beast::error::timeout) return failure::timeout;
-    if (ec == asio::error::operation_aborted) return failure::cancelled;
+Failure classify(const error_code& ec) {
+    if (ec == beast::error::timeout) return Failure::Timeout;
+    if (ec == asio::error::operation_aborted) return Failure::Cancelled;
     if (ec == bhttp::error::body_limit || ec == bhttp::error::header_limit || ec == bhttp::error::buffer_overflow)
-        return failure::body_too_large;
+        return Failure::BodyTooLarge;
     if (ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message || ec == asio::error::eof ||
         ec == asio::error::connection_reset || ec == asio::error::broken_pipe ||
         ec == asio::ssl::error::stream_truncated || ec == asio::error::connection_aborted)
-        return failure::connection_reset;
-    if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) return failure::protocol;
-    return failure::connection_reset;
+        return Failure::ConnectionReset;
+    if (ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category()) return Failure::Protocol;
+    return Failure::ConnectionReset;
 }
 
 // Nothing came back on a pooled connection: the server most likely closed it
@@ -111,8 +110,8 @@ bool stale_pooled(const error_code& ec) {
 
 }  // namespace
 
-struct https_client::impl : std::enable_shared_from_this<impl> {
-    impl(asio::any_io_executor e, std::string h, std::string p, tls_options t, client_options o)
+struct HttpsClient::impl : std::enable_shared_from_this<impl> {
+    impl(asio::any_io_executor e, std::string h, std::string p, TlsOptions t, ClientOptions o)
         : ex(std::move(e)), host(std::move(h)), port(std::move(p)), tls(std::move(t)), opts(o) {
         if (opts.tls) ctx = std::make_shared<asio::ssl::context>(make_client_tls_context(tls));
         verify_name = tls.server_name.empty() ? host : tls.server_name;
@@ -123,16 +122,16 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
 
     asio::any_io_executor ex;
     std::string host, port;
-    tls_options tls;
-    client_options opts;
+    TlsOptions tls;
+    ClientOptions opts;
     std::shared_ptr<asio::ssl::context> ctx;  // none: plain HTTP
     std::uint64_t identity = 0;                // bumped by set_client_identity
     std::string verify_name, host_header;
 
-    std::unique_ptr<connection> make_connection() { return std::make_unique<connection>(ex, ctx, identity); }
+    std::unique_ptr<Connection> make_connection() { return std::make_unique<Connection>(ex, ctx, identity); }
 
     void set_client_identity(std::string cert_pem, std::string key_pem) {
-        tls_options t = tls;
+        TlsOptions t = tls;
         t.client_cert_pem = std::move(cert_pem);
         t.client_key_pem = std::move(key_pem);
         auto fresh = std::make_shared<asio::ssl::context>(make_client_tls_context(t));  // throws before anything changes
@@ -148,24 +147,24 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         idle.clear();
     }
 
-    std::vector<std::unique_ptr<connection>> idle;
-    std::unordered_set<connection*> active;  // checked out or streaming: closed by abort_all()
+    std::vector<std::unique_ptr<Connection>> idle;
+    std::unordered_set<Connection*> active;  // checked out or streaming: closed by abort_all()
     std::size_t open = 0;
     std::deque<std::shared_ptr<asio::steady_timer>> waiters;
     bool closing = false;
 
-    struct acquired {
-        std::unique_ptr<connection> conn;
-        failure kind = failure::none;
+    struct Acquired {
+        std::unique_ptr<Connection> conn;
+        Failure kind = Failure::None;
         error_code ec;
         std::string refused;  // endpoint_filter's reasons
     };
 
     // Returns a connection to the pool or forgets it, then wakes one waiter.
-    void release(std::unique_ptr<connection> c, bool reusable) noexcept {
+    void release(std::unique_ptr<Connection> c, bool reusable) noexcept {
         if (c) active.erase(c.get());
         if (c && reusable && !closing && c->identity == identity) {
-            c->idle_since = steady::now();
+            c->idle_since = Steady::now();
             c->reused = true;
             idle.push_back(std::move(c));
         } else {
@@ -180,25 +179,25 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
 
     // Owns a checked-out connection; a coroutine torn down mid-request
     // (cancellation, shutdown) still gives its pool slot back.
-    struct lease {
+    struct Lease {
         std::shared_ptr<impl> owner;
-        std::unique_ptr<connection> conn;
-        lease(std::shared_ptr<impl> o, std::unique_ptr<connection> c) : owner(std::move(o)), conn(std::move(c)) {
+        std::unique_ptr<Connection> conn;
+        Lease(std::shared_ptr<impl> o, std::unique_ptr<Connection> c) : owner(std::move(o)), conn(std::move(c)) {
             owner->active.insert(conn.get());
         }
-        lease(const lease&) = delete;
-        lease& operator=(const lease&) = delete;
-        ~lease() {
+        Lease(const Lease&) = delete;
+        Lease& operator=(const Lease&) = delete;
+        ~Lease() {
             if (conn) owner->release(std::move(conn), false);
         }
         void give_back(bool reusable) { owner->release(std::move(conn), reusable); }
     };
 
-    asio::awaitable<std::pair<failure, error_code>> connect(connection& c, steady::time_point deadline) {
+    asio::awaitable<std::pair<Failure, error_code>> connect(Connection& c, Steady::time_point deadline) {
         // The resolver has no timeout of its own: a watchdog cancels it at
         // the connect limit (or the request's deadline), so a DNS server
         // that never answers cannot hold the request.
-        auto resolver = std::make_shared<tcp::resolver>(ex);
+        auto resolver = std::make_shared<Tcp::resolver>(ex);
         auto watchdog = std::make_shared<asio::steady_timer>(ex);
         watchdog->expires_after(phase_limit(opts.limits.connect, deadline));
         auto fired = std::make_shared<bool>(false);
@@ -208,47 +207,47 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 resolver->cancel();
             }
         });
-        auto [rec, results] = co_await resolver->async_resolve(host, port, as_tuple_awaitable);
+        auto [rec, results] = co_await resolver->async_resolve(host, port, kAsTuple);
         watchdog->cancel();
-        if (rec) co_return std::pair{*fired ? failure::timeout : failure::resolve, rec};
-        std::vector<tcp::endpoint> allowed;
+        if (rec) co_return std::pair{*fired ? Failure::Timeout : Failure::Resolve, rec};
+        std::vector<Tcp::endpoint> allowed;
         for (const auto& r : results) {
             const auto why = opts.endpoint_filter ? opts.endpoint_filter(r.endpoint().address().to_string()) : "";
             if (why.empty()) allowed.push_back(r.endpoint());
             else if (c.refused.find(why) == std::string::npos) c.refused += (c.refused.empty() ? "" : "; ") + why;
         }
-        if (allowed.empty())
-            co_return std::pair{failure::connect, make_error_code(asio::error::access_denied)};
+        if (allowed.empty()) co_return std::pair{Failure::Connect, make_error_code(asio::error::access_denied)};
         auto& low = c.tcp();
         low.expires_after(phase_limit(opts.limits.connect, deadline));
-        auto [cec, ep] = co_await low.async_connect(allowed, as_tuple_awaitable);
-        if (cec) co_return std::pair{cec == beast::error::timeout ? failure::timeout : failure::connect, cec};
+        auto [cec, ep] = co_await low.async_connect(allowed, kAsTuple);
+        if (cec) co_return std::pair{cec == beast::error::timeout ? Failure::Timeout : Failure::Connect, cec};
         error_code ignore;
-        low.socket().set_option(tcp::no_delay(true), ignore);
+        low.socket().set_option(Tcp::no_delay(true), ignore);
         auto* t = c.tls();
-        if (!t) co_return std::pair{failure::none, error_code{}};
+        if (!t) co_return std::pair{Failure::None, error_code{}};
         if (!tls.insecure_skip_verify && !set_peer_name(t->native_handle(), verify_name)) {
-            co_return std::pair{failure::tls_handshake, make_error_code(asio::error::invalid_argument)};
+            co_return std::pair{Failure::TlsHandshake, make_error_code(asio::error::invalid_argument)};
         }
         low.expires_after(phase_limit(opts.limits.handshake, deadline));
-        auto [hec] = co_await t->async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
-        if (hec) co_return std::pair{hec == beast::error::timeout ? failure::timeout : failure::tls_handshake, hec};
-        co_return std::pair{failure::none, error_code{}};
+        auto [hec] = co_await t->async_handshake(asio::ssl::stream_base::client, kAsTuple);
+        if (hec) co_return std::pair{hec == beast::error::timeout ? Failure::Timeout : Failure::TlsHandshake, hec};
+        co_return std::pair{Failure::None, error_code{}};
     }
 
-    asio::awaitable<acquired> acquire(bool fresh_only, steady::time_point request_deadline) {
-        const auto deadline = std::min(steady::now() + opts.limits.pool_wait, request_deadline);
+    asio::awaitable<Acquired> acquire(bool fresh_only, Steady::time_point request_deadline) {
+        const auto deadline = std::min(Steady::now() + opts.limits.pool_wait, request_deadline);
         for (;;) {
-            if (closing) co_return acquired{nullptr, failure::cancelled, make_error_code(asio::error::operation_aborted)};
+            if (closing)
+                co_return Acquired{nullptr, Failure::Cancelled, make_error_code(asio::error::operation_aborted)};
             while (!fresh_only && !idle.empty()) {
                 auto c = std::move(idle.back());
                 idle.pop_back();
-                if (steady::now() - c->idle_since > opts.idle_keepalive) {
+                if (Steady::now() - c->idle_since > opts.idle_keepalive) {
                     c->close();
                     --open;
                     continue;
                 }
-                co_return acquired{std::move(c)};
+                co_return Acquired{std::move(c)};
             }
             if (open < std::max<std::size_t>(opts.max_connections, 1) || (fresh_only && !idle.empty())) {
                 if (fresh_only && !idle.empty()) {
@@ -260,26 +259,26 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 ++open;
                 auto c = make_connection();
                 auto [kind, ec] = co_await connect(*c, request_deadline);
-                if (kind != failure::none) {
+                if (kind != Failure::None) {
                     release(nullptr, false);
-                    co_return acquired{nullptr, kind, ec, std::move(c->refused)};
+                    co_return Acquired{nullptr, kind, ec, std::move(c->refused)};
                 }
-                co_return acquired{std::move(c)};
+                co_return Acquired{std::move(c)};
             }
             auto timer = std::make_shared<asio::steady_timer>(ex, deadline);
             waiters.push_back(timer);
-            auto [ec] = co_await timer->async_wait(as_tuple_awaitable);
+            auto [ec] = co_await timer->async_wait(kAsTuple);
             std::erase(waiters, timer);
             if (!ec) {
                 // The request's own budget ran out first: that is its timeout, not a full pool.
                 const bool budget = deadline == request_deadline;
-                co_return acquired{nullptr, budget ? failure::timeout : failure::pool_exhausted,
+                co_return Acquired{nullptr, budget ? Failure::Timeout : Failure::PoolExhausted,
                                    make_error_code(beast::error::timeout)};
             }
         }
     }
 
-    bhttp::request<bhttp::string_body> build(const request& req) const {
+    bhttp::request<bhttp::string_body> build(const Request& req) const {
         bhttp::request<bhttp::string_body> r{to_beast(req.method), req.target, 11};
         r.set(bhttp::field::host, host_header);
         r.set(bhttp::field::user_agent, "attune/0.1");
@@ -290,11 +289,11 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         return r;
     }
 
-    asio::awaitable<exchange_result> send(request req, body_sink sink) {
+    asio::awaitable<ExchangeResult> send(Request req, BodySink sink) {
         auto self = shared_from_this();
-        exchange_result out;
+        ExchangeResult out;
         auto beast_req = build(req);
-        const auto deadline = req.timeout.count() > 0 ? steady::now() + req.timeout : steady::time_point::max();
+        const auto deadline = req.timeout.count() > 0 ? Steady::now() + req.timeout : Steady::time_point::max();
         for (int attempt = 0;; ++attempt) {
             auto got = co_await acquire(attempt > 0, deadline);
             if (!got.conn) {
@@ -304,13 +303,13 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 out.request_sent = false;
                 co_return out;
             }
-            lease l(self, std::move(got.conn));
+            Lease l(self, std::move(got.conn));
             const bool retry_stale = l.conn->reused && attempt == 0 && is_idempotent(req.method);
             auto& low = l.conn->tcp();
 
             low.expires_after(phase_limit(opts.limits.write, deadline));
-            auto [wec, written] = co_await l.conn->with_stream(
-                [&](auto& st) { return bhttp::async_write(st, beast_req, as_tuple_awaitable); });
+            auto [wec, written] =
+                co_await l.conn->with_stream([&](auto& st) { return bhttp::async_write(st, beast_req, kAsTuple); });
             if (wec) {
                 if (retry_stale && stale_pooled(wec)) continue;
                 out.ec = wec;
@@ -328,14 +327,14 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 co_return out;
             }
             bhttp::response_parser<bhttp::string_body> parser;
-            parser.header_limit(header_limit);
+            parser.header_limit(kHeaderLimit);
             parser.body_limit(opts.max_body_bytes);
-            if (req.method == verb::head) parser.skip(true);
+            if (req.method == Verb::Head) parser.skip(true);
             // One budget for the whole response: a server dripping bytes
             // cannot keep the request alive forever.
             low.expires_after(phase_limit(opts.limits.read, deadline));
             auto [rec, nread] = co_await l.conn->with_stream(
-                [&](auto& st) { return bhttp::async_read(st, l.conn->buffer, parser, as_tuple_awaitable); });
+                [&](auto& st) { return bhttp::async_read(st, l.conn->buffer, parser, kAsTuple); });
             if (rec) {
                 if (retry_stale && nread == 0 && !parser.got_some() && stale_pooled(rec)) continue;
                 out.ec = rec;
@@ -354,7 +353,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         }
     }
 
-    struct streamed_read {
+    struct StreamedRead {
         error_code ec;       // also put in `out`
         bool stale = false;  // a pooled connection that answered nothing
         bool keep_alive = false;
@@ -362,21 +361,21 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
 
     // Reads a response whose 2xx body goes to `sink` in pieces, under the
     // same whole-response budget as send().
-    asio::awaitable<streamed_read> read_streamed(connection& c, const request& req, const body_sink& sink,
-                                                 exchange_result& out, steady::time_point deadline) {
+    asio::awaitable<StreamedRead> read_streamed(Connection& c, const Request& req, const BodySink& sink,
+                                                ExchangeResult& out, Steady::time_point deadline) {
         auto& low = c.tcp();
         bhttp::response_parser<bhttp::buffer_body> parser;
-        parser.header_limit(header_limit);
+        parser.header_limit(kHeaderLimit);
         parser.body_limit(boost::none);  // 2xx bodies are not held; error bodies are bounded below
-        if (req.method == verb::head) parser.skip(true);
+        if (req.method == Verb::Head) parser.skip(true);
         out.request_sent = true;
         low.expires_after(phase_limit(opts.limits.read, deadline));
-        auto [hec, hn] = co_await c.with_stream(
-            [&](auto& st) { return bhttp::async_read_header(st, c.buffer, parser, as_tuple_awaitable); });
+        auto [hec, hn] =
+            co_await c.with_stream([&](auto& st) { return bhttp::async_read_header(st, c.buffer, parser, kAsTuple); });
         if (hec) {
             out.ec = hec;
             out.kind = classify(hec);
-            co_return streamed_read{hec, hn == 0 && !parser.got_some() && stale_pooled(hec), false};
+            co_return StreamedRead{hec, hn == 0 && !parser.got_some() && stale_pooled(hec), false};
         }
         out.resp.status = parser.get().result_int();
         for (const auto& f : parser.get())
@@ -387,7 +386,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             parser.get().body().data = buf.data();
             parser.get().body().size = buf.size();
             auto [ec, n] = co_await c.with_stream(
-                [&](auto& st) { return bhttp::async_read_some(st, c.buffer, parser, as_tuple_awaitable); });
+                [&](auto& st) { return bhttp::async_read_some(st, c.buffer, parser, kAsTuple); });
             if (ec == bhttp::error::need_buffer) ec = {};
             const std::size_t got = buf.size() - parser.get().body().size;
             if (!ec && got > 0) {
@@ -397,7 +396,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                     if (!sink(piece)) {
                         out.sink_aborted = true;
                         c.close();
-                        co_return streamed_read{};
+                        co_return StreamedRead{};
                     }
                 } else if (out.resp.body.size() + got > opts.max_body_bytes) {
                     ec = make_error_code(bhttp::error::body_limit);
@@ -408,20 +407,20 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             if (ec) {
                 out.ec = ec;
                 out.kind = classify(ec);
-                co_return streamed_read{ec, false, false};
+                co_return StreamedRead{ec, false, false};
             }
         }
-        co_return streamed_read{error_code{}, false, parser.get().keep_alive()};
+        co_return StreamedRead{error_code{}, false, parser.get().keep_alive()};
     }
 
-    class stream_impl final : public body_stream {
+    class StreamImpl final : public BodyStream {
     public:
-        stream_impl(std::shared_ptr<impl> o, std::unique_ptr<connection> c,
-                    std::unique_ptr<bhttp::response_parser<bhttp::buffer_body>> p, std::chrono::milliseconds idle)
+        StreamImpl(std::shared_ptr<impl> o, std::unique_ptr<Connection> c,
+                   std::unique_ptr<bhttp::response_parser<bhttp::buffer_body>> p, std::chrono::milliseconds idle)
             : owner_(std::move(o)), conn_(std::move(c)), parser_(std::move(p)), idle_(idle) {
             owner_->active.insert(conn_.get());
         }
-        ~stream_impl() override {
+        ~StreamImpl() override {
             owner_->active.erase(conn_.get());
             if (conn_) conn_->close();
         }
@@ -434,7 +433,7 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
                 parser_->get().body().size = out.size();
                 conn_->tcp().expires_after(idle_);
                 auto [ec, n] = co_await conn_->with_stream(
-                    [&](auto& st) { return bhttp::async_read_some(st, conn_->buffer, *parser_, as_tuple_awaitable); });
+                    [&](auto& st) { return bhttp::async_read_some(st, conn_->buffer, *parser_, kAsTuple); });
                 const std::size_t got = out.size() - parser_->get().body().size;
                 if (ec == bhttp::error::need_buffer) ec = {};
                 if (ec) co_return std::pair{ec, got};
@@ -448,23 +447,23 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
 
     private:
         std::shared_ptr<impl> owner_;
-        std::unique_ptr<connection> conn_;
+        std::unique_ptr<Connection> conn_;
         std::unique_ptr<bhttp::response_parser<bhttp::buffer_body>> parser_;
         std::chrono::milliseconds idle_;
     };
 
-    asio::awaitable<stream_result> open_stream(request req, std::chrono::milliseconds idle_timeout) {
+    asio::awaitable<StreamResult> open_stream(Request req, std::chrono::milliseconds idle_timeout) {
         if (idle_timeout.count() <= 0) idle_timeout = opts.limits.read;
         auto self = shared_from_this();
-        stream_result out;
+        StreamResult out;
         // Streams hold their connection for minutes, so they get a dedicated
         // one outside the pool's bound: N watches must not starve requests.
         if (closing) {
-            out.kind = failure::cancelled;
+            out.kind = Failure::Cancelled;
             co_return out;
         }
         auto conn = make_connection();
-        if (auto [kind, ec] = co_await connect(*conn, steady::time_point::max()); kind != failure::none) {
+        if (auto [kind, ec] = co_await connect(*conn, Steady::time_point::max()); kind != Failure::None) {
             out.kind = kind;
             out.ec = ec;
             co_return out;
@@ -472,8 +471,8 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         auto& low = conn->tcp();
         auto beast_req = build(req);
         low.expires_after(opts.limits.write);
-        auto [wec, written] = co_await conn->with_stream(
-            [&](auto& st) { return bhttp::async_write(st, beast_req, as_tuple_awaitable); });
+        auto [wec, written] =
+            co_await conn->with_stream([&](auto& st) { return bhttp::async_write(st, beast_req, kAsTuple); });
         out.request_sent = true;
         if (wec) {
             out.ec = wec;
@@ -481,11 +480,11 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
             co_return out;
         }
         auto parser = std::make_unique<bhttp::response_parser<bhttp::buffer_body>>();
-        parser->header_limit(header_limit);
+        parser->header_limit(kHeaderLimit);
         parser->body_limit(boost::none);  // watch streams are unbounded by design
         low.expires_after(opts.limits.read);
         auto [hec, hn] = co_await conn->with_stream(
-            [&](auto& st) { return bhttp::async_read_header(st, conn->buffer, *parser, as_tuple_awaitable); });
+            [&](auto& st) { return bhttp::async_read_header(st, conn->buffer, *parser, kAsTuple); });
         if (hec) {
             out.ec = hec;
             out.kind = classify(hec);
@@ -493,14 +492,14 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
         }
         out.status = parser->get().result_int();
         for (const auto& f : parser->get()) out.headers.push_back({std::string(f.name_string()), std::string(f.value())});
-        auto s = std::make_unique<stream_impl>(self, std::move(conn), std::move(parser), idle_timeout);
+        auto s = std::make_unique<StreamImpl>(self, std::move(conn), std::move(parser), idle_timeout);
         if (out.status == 200) {
             out.stream = std::move(s);
             co_return out;
         }
         // An error status carries a Status object: read it, bounded.
         std::array<char, 8192> buf{};
-        while (out.error_body.size() < error_body_limit) {
+        while (out.error_body.size() < kErrorBodyLimit) {
             auto [ec, n] = co_await s->read_some(buf);
             out.error_body.append(buf.data(), n);
             if (ec || n == 0) break;
@@ -526,42 +525,42 @@ struct https_client::impl : std::enable_shared_from_this<impl> {
     }
 };
 
-https_client::https_client(asio::any_io_executor ex, std::string host, std::string port, tls_options tls,
-                           client_options opts)
+HttpsClient::HttpsClient(asio::any_io_executor ex, std::string host, std::string port, TlsOptions tls,
+                         ClientOptions opts)
     : impl_(std::make_shared<impl>(std::move(ex), std::move(host), std::move(port), std::move(tls), opts)) {}
 
-https_client::~https_client() {
+HttpsClient::~HttpsClient() {
     if (impl_) impl_->close_idle();
 }
 
-asio::awaitable<exchange_result> https_client::send(request req) {
+asio::awaitable<ExchangeResult> HttpsClient::send(Request req) {
     auto keep = impl_;
-    co_return co_await keep->send(std::move(req), body_sink());
+    co_return co_await keep->send(std::move(req), BodySink());
 }
 
-asio::awaitable<exchange_result> https_client::send(request req, body_sink sink) {
+asio::awaitable<ExchangeResult> HttpsClient::send(Request req, BodySink sink) {
     auto keep = impl_;
     co_return co_await keep->send(std::move(req), std::move(sink));
 }
 
-asio::awaitable<stream_result> https_client::open_stream(request req, std::chrono::milliseconds idle_timeout) {
+asio::awaitable<StreamResult> HttpsClient::open_stream(Request req, std::chrono::milliseconds idle_timeout) {
     auto keep = impl_;
     co_return co_await keep->open_stream(std::move(req), idle_timeout);
 }
 
-void https_client::set_client_identity(std::string cert_pem, std::string key_pem) {
+void HttpsClient::set_client_identity(std::string cert_pem, std::string key_pem) {
     if (!impl_->opts.tls) throw std::runtime_error("tls: a client identity needs a TLS connection");
     impl_->set_client_identity(std::move(cert_pem), std::move(key_pem));
 }
 
-void https_client::close_idle() noexcept { impl_->close_idle(); }
+void HttpsClient::close_idle() noexcept { impl_->close_idle(); }
 
-void https_client::abort_all() noexcept { impl_->abort_all(); }
+void HttpsClient::abort_all() noexcept { impl_->abort_all(); }
 
-pool_stats https_client::stats() const noexcept {
-    return pool_stats{impl_->open, impl_->idle.size(), impl_->waiters.size()};
+PoolStats HttpsClient::stats() const noexcept {
+    return PoolStats{impl_->open, impl_->idle.size(), impl_->waiters.size()};
 }
 
-const std::string& https_client::host() const noexcept { return impl_->host; }
+const std::string& HttpsClient::host() const noexcept { return impl_->host; }
 
 }  // namespace attune::http

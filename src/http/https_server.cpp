@@ -27,16 +27,16 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 namespace ssl = boost::asio::ssl;
-using tcp = asio::ip::tcp;
+using Tcp = asio::ip::tcp;
 
 namespace {
-using tls_stream = beast::ssl_stream<beast::tcp_stream>;
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
-struct connection {
-    tls_stream* stream = nullptr;
+struct Connection {
+    TlsStream* stream = nullptr;
     bool busy = false;   // a request has arrived and is not answered yet
-    bool large = false;  // ... and its body is large (server_options::small_body_bytes)
+    bool large = false;  // ... and its body is large (ServerOptions::small_body_bytes)
 };
 
 bhttp::response<bhttp::string_body> plain_reply(unsigned version, bhttp::status status, std::string body) {
@@ -61,48 +61,48 @@ bool media_type_is(std::string_view value, std::string_view want) {
 bool carries_body(bhttp::verb v) { return v == bhttp::verb::post || v == bhttp::verb::put || v == bhttp::verb::patch; }
 }  // namespace
 
-struct https_server::impl : std::enable_shared_from_this<impl> {
-    impl(asio::any_io_executor ex, handler h, server_options o)
+struct HttpsServer::impl : std::enable_shared_from_this<impl> {
+    impl(asio::any_io_executor ex, Handler h, ServerOptions o)
         : executor(ex), acceptor(ex), on_request(std::move(h)), opts(std::move(o)) {}
-    impl(asio::any_io_executor ex, async_handler h, server_options o)
+    impl(asio::any_io_executor ex, AsyncHandler h, ServerOptions o)
         : executor(ex), acceptor(ex), on_request_async(std::move(h)), opts(std::move(o)) {}
 
     asio::any_io_executor executor;
-    tcp::acceptor acceptor;
-    handler on_request;
-    async_handler on_request_async;
-    server_options opts;
+    Tcp::acceptor acceptor;
+    Handler on_request;
+    AsyncHandler on_request_async;
+    ServerOptions opts;
     std::shared_ptr<ssl::context> tls;  // replaced whole by set_certificate
     std::uint64_t generation = 0;
-    std::list<connection> connections;
+    std::list<Connection> connections;
     bool stopping = false;
 
-    void emit(server_event e) const {
+    void emit(ServerEvent e) const {
         if (opts.on_event) opts.on_event(e);
     }
 
-    static void close(tls_stream& s) noexcept {
+    static void close(TlsStream& s) noexcept {
         boost::system::error_code ignored;
-        beast::get_lowest_layer(s).socket().shutdown(tcp::socket::shutdown_both, ignored);
+        beast::get_lowest_layer(s).socket().shutdown(Tcp::socket::shutdown_both, ignored);
         beast::get_lowest_layer(s).close();
     }
 
     // Writes one response; false when the connection must end.
     template <class Response>
-    asio::awaitable<bool> write(tls_stream& stream, Response& res) {
+    asio::awaitable<bool> write(TlsStream& stream, Response& res) {
         beast::get_lowest_layer(stream).expires_after(opts.write_timeout);
-        auto [ec, n] = co_await bhttp::async_write(stream, res, use_tuple);
+        auto [ec, n] = co_await bhttp::async_write(stream, res, kUseTuple);
         co_return !ec && res.keep_alive();
     }
 
-    asio::awaitable<void> serve(tcp::socket socket) {
+    asio::awaitable<void> serve(Tcp::socket socket) {
         auto self = shared_from_this();
         // The context this connection was accepted with stays alive with it,
         // whatever set_certificate does meanwhile.
         const std::shared_ptr<ssl::context> ctx = tls;
-        tls_stream stream(beast::tcp_stream(std::move(socket)), *ctx);
-        auto it = connections.insert(connections.end(), connection{&stream, false});
-        emit(server_event::connection_opened);
+        TlsStream stream(beast::tcp_stream(std::move(socket)), *ctx);
+        auto it = connections.insert(connections.end(), Connection{&stream, false});
+        emit(ServerEvent::ConnectionOpened);
         try {
             co_await session(stream, *it);
         } catch (const std::exception&) {
@@ -110,7 +110,7 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
         }
         close(stream);
         connections.erase(it);
-        emit(server_event::connection_closed);
+        emit(ServerEvent::ConnectionClosed);
     }
 
     std::size_t large_count() const {
@@ -120,7 +120,7 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
     }
 
     // Answers without the handler and ends the connection.
-    asio::awaitable<void> refuse(tls_stream& stream, unsigned version, bhttp::status status, std::string body) {
+    asio::awaitable<void> refuse(TlsStream& stream, unsigned version, bhttp::status status, std::string body) {
         auto res = plain_reply(version, status, std::move(body));
         // The apiserver's REST client may retry a 5xx that carries
         // Retry-After (client-go rest/request.go, checkWait).
@@ -128,11 +128,11 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
         co_await write(stream, res);
     }
 
-    asio::awaitable<void> session(tls_stream& stream, connection& conn) {
+    asio::awaitable<void> session(TlsStream& stream, Connection& conn) {
         beast::get_lowest_layer(stream).expires_after(opts.handshake_timeout);
-        auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, use_tuple);
+        auto [hec] = co_await stream.async_handshake(ssl::stream_base::server, kUseTuple);
         if (hec) {
-            emit(server_event::handshake_failed);
+            emit(ServerEvent::HandshakeFailed);
             co_return;
         }
         // The read buffer holds a header at most (the body goes straight
@@ -146,24 +146,24 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
             parser.header_limit(static_cast<std::uint32_t>(opts.max_header_bytes));
             if (!first && buffer.size() == 0) {
                 // Kept alive: wait up to idle_timeout for the next request's
-                // first byte; from then on the request has read_timeout in
+                // first byte; from then on the request has ReadTimeout in
                 // all, so a client that trickles its header byte by byte
                 // holds the connection no longer than that.
                 beast::get_lowest_layer(stream).expires_after(opts.idle_timeout);
-                auto [iec, got] = co_await stream.async_read_some(buffer.prepare(512), use_tuple);
+                auto [iec, got] = co_await stream.async_read_some(buffer.prepare(512), kUseTuple);
                 if (iec) co_return;  // idle timeout or the peer closed: nothing was asked
                 buffer.commit(got);
             }
             first = false;
             beast::get_lowest_layer(stream).expires_after(opts.read_timeout);
-            auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, use_tuple);
+            auto [ec, n] = co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
             if (!ec) {
                 conn.busy = true;
                 const auto& head = parser.get();
                 const auto length = parser.content_length();
                 conn.large = parser.chunked() || (length && *length > opts.small_body_bytes);
                 if (conn.large && large_count() > opts.max_large_requests) {
-                    emit(server_event::too_many_requests);
+                    emit(ServerEvent::TooManyRequests);
                     co_await refuse(stream, head.version(), bhttp::status::service_unavailable,
                                     "too many large requests at once (more than " +
                                         std::to_string(opts.max_large_requests) + "), retry\n");
@@ -172,40 +172,40 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
                 if (!opts.required_content_type.empty() && carries_body(head.method())) {
                     auto ct = head.find(bhttp::field::content_type);
                     if (ct == head.end() || !media_type_is(ct->value(), opts.required_content_type)) {
-                        emit(server_event::unsupported_media_type);
+                        emit(ServerEvent::UnsupportedMediaType);
                         co_await refuse(stream, head.version(), bhttp::status::unsupported_media_type,
                                         "Content-Type must be " + opts.required_content_type + "\n");
                         co_return;
                     }
                 }
-                if (!parser.is_done()) std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, use_tuple);
+                if (!parser.is_done()) std::tie(ec, n) = co_await bhttp::async_read(stream, buffer, parser, kUseTuple);
             }
             if (ec) {
                 const unsigned version = parser.is_header_done() ? parser.get().version() : 11;
                 if (ec == bhttp::error::body_limit) {
                     // A declared Content-Length over the cap is refused at
                     // the header, a chunked body at the first byte past it.
-                    emit(server_event::body_too_large);
+                    emit(ServerEvent::BodyTooLarge);
                     co_await refuse(stream, version, bhttp::status::payload_too_large,
                                     "request body larger than " + std::to_string(opts.max_body_bytes) + " bytes\n");
                 } else if (ec == beast::error::timeout) {
-                    emit(server_event::read_timeout);
+                    emit(ServerEvent::ReadTimeout);
                 } else if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
                            ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
-                    emit(server_event::bad_request);
+                    emit(ServerEvent::BadRequest);
                     co_await refuse(stream, version, bhttp::status::bad_request,
                                     "malformed HTTP request: " + ec.message() + "\n");
                 }
                 co_return;
             }
             const auto& req = parser.get();
-            server_request sr;
+            ServerRequest sr;
             sr.method = req.method_string();
             sr.target = req.target();
             if (auto ct = req.find(bhttp::field::content_type); ct != req.end()) sr.content_type = ct->value();
             if (auto au = req.find(bhttp::field::authorization); au != req.end()) sr.authorization = au->value();
             sr.body = req.body();
-            server_reply reply;
+            ServerReply reply;
             try {
                 if (on_request_async) {
                     reply = co_await on_request_async(sr);
@@ -213,7 +213,8 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
                     reply = on_request(sr);
                 }
             } catch (const std::exception& e) {
-                reply = server_reply(500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n");
+                reply =
+                    ServerReply(500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n");
             }
             bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(reply.status), req.version()};
             res.set(bhttp::field::content_type, reply.content_type);
@@ -226,15 +227,15 @@ struct https_server::impl : std::enable_shared_from_this<impl> {
     }
 };
 
-https_server::https_server(asio::any_io_executor ex, handler h, server_options opts)
+HttpsServer::HttpsServer(asio::any_io_executor ex, Handler h, ServerOptions opts)
     : impl_(std::make_shared<impl>(ex, std::move(h), std::move(opts))) {}
 
-https_server::https_server(asio::any_io_executor ex, async_handler h, server_options opts)
+HttpsServer::HttpsServer(asio::any_io_executor ex, AsyncHandler h, ServerOptions opts)
     : impl_(std::make_shared<impl>(ex, std::move(h), std::move(opts))) {}
 
-https_server::~https_server() { stop(); }
+HttpsServer::~HttpsServer() { stop(); }
 
-void https_server::set_certificate(const std::string& cert_chain_pem, const std::string& key_pem) {
+void HttpsServer::set_certificate(const std::string& cert_chain_pem, const std::string& key_pem) {
     auto ctx = std::make_shared<ssl::context>(make_server_tls_context(cert_chain_pem, key_pem));
     if (SSL_CTX_check_private_key(ctx->native_handle()) != 1)
         throw std::runtime_error("tls: server key does not match the server certificate");
@@ -253,17 +254,19 @@ void https_server::set_certificate(const std::string& cert_chain_pem, const std:
     ++impl_->generation;
 }
 
-bool https_server::has_certificate() const noexcept { return impl_->tls != nullptr; }
+bool HttpsServer::has_certificate() const noexcept { return impl_->tls != nullptr; }
 
-void https_server::listen(const std::string& host, const std::string& port) { bind_and_listen(impl_->acceptor, host, port); }
+void HttpsServer::listen(const std::string& host, const std::string& port) {
+    bind_and_listen(impl_->acceptor, host, port);
+}
 
-unsigned short https_server::port() const { return bound_port(impl_->acceptor); }
+unsigned short HttpsServer::port() const { return bound_port(impl_->acceptor); }
 
-asio::awaitable<void> https_server::run() {
+asio::awaitable<void> HttpsServer::run() {
     auto self = impl_;
     if (!self->tls) throw std::logic_error("https_server::run without a certificate");
     while (!self->stopping) {
-        auto [ec, socket] = co_await self->acceptor.async_accept(use_tuple);
+        auto [ec, socket] = co_await self->acceptor.async_accept(kUseTuple);
         if (self->stopping) break;
         if (ec) {
             if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) break;
@@ -274,20 +277,20 @@ asio::awaitable<void> https_server::run() {
             // than left in the backlog until the caller's timeout: the
             // apiserver sees the call fail and applies the webhook's
             // failurePolicy (Ignore: the object is admitted unchanged).
-            self->emit(server_event::at_capacity);
+            self->emit(ServerEvent::AtCapacity);
             boost::system::error_code ignored;
             socket.set_option(asio::socket_base::linger(true, 0), ignored);
             socket.close(ignored);
             continue;
         }
         boost::system::error_code ignored;
-        socket.set_option(tcp::no_delay(true), ignored);
+        socket.set_option(Tcp::no_delay(true), ignored);
         // A failing connection is that connection's business, never the server's.
         asio::co_spawn(self->executor, self->serve(std::move(socket)), [](std::exception_ptr) {});
     }
 }
 
-asio::awaitable<void> https_server::shutdown(std::chrono::milliseconds grace) {
+asio::awaitable<void> HttpsServer::shutdown(std::chrono::milliseconds grace) {
     auto self = impl_;
     self->stopping = true;
     boost::system::error_code ignored;
@@ -298,20 +301,20 @@ asio::awaitable<void> https_server::shutdown(std::chrono::milliseconds grace) {
     const auto until = std::chrono::steady_clock::now() + grace;
     while (!self->connections.empty() && std::chrono::steady_clock::now() < until) {
         t.expires_after(std::chrono::milliseconds(10));
-        co_await t.async_wait(use_tuple);
+        co_await t.async_wait(kUseTuple);
     }
     stop();
 }
 
-void https_server::stop() noexcept {
+void HttpsServer::stop() noexcept {
     impl_->stopping = true;
     boost::system::error_code ignored;
     impl_->acceptor.close(ignored);
     for (auto& c : impl_->connections) impl::close(*c.stream);
 }
 
-server_stats https_server::stats() const noexcept {
-    server_stats s;
+ServerStats HttpsServer::stats() const noexcept {
+    ServerStats s;
     s.open_connections = impl_->connections.size();
     for (const auto& c : impl_->connections) s.busy_connections += c.busy ? 1 : 0;
     s.certificate_generation = impl_->generation;

@@ -5,35 +5,35 @@
 
 namespace attune::http {
 
-std::string_view to_string(verb v) noexcept {
+std::string_view to_string(Verb v) noexcept {
     switch (v) {
-        case verb::get: return "GET";
-        case verb::head: return "HEAD";
-        case verb::post: return "POST";
-        case verb::put: return "PUT";
-        case verb::patch: return "PATCH";
-        case verb::del: return "DELETE";
+        case Verb::Get: return "GET";
+        case Verb::Head: return "HEAD";
+        case Verb::Post: return "POST";
+        case Verb::Put: return "PUT";
+        case Verb::Patch: return "PATCH";
+        case Verb::Del: return "DELETE";
     }
     return "GET";
 }
 
-std::string_view to_string(failure f) noexcept {
+std::string_view to_string(Failure f) noexcept {
     switch (f) {
-        case failure::none: return "none";
-        case failure::resolve: return "resolve";
-        case failure::connect: return "connect";
-        case failure::tls_handshake: return "tls_handshake";
-        case failure::timeout: return "timeout";
-        case failure::connection_reset: return "connection_reset";
-        case failure::body_too_large: return "body_too_large";
-        case failure::protocol: return "protocol";
-        case failure::pool_exhausted: return "pool_exhausted";
-        case failure::cancelled: return "cancelled";
+        case Failure::None: return "none";
+        case Failure::Resolve: return "resolve";
+        case Failure::Connect: return "connect";
+        case Failure::TlsHandshake: return "tls_handshake";
+        case Failure::Timeout: return "timeout";
+        case Failure::ConnectionReset: return "connection_reset";
+        case Failure::BodyTooLarge: return "body_too_large";
+        case Failure::Protocol: return "protocol";
+        case Failure::PoolExhausted: return "pool_exhausted";
+        case Failure::Cancelled: return "cancelled";
     }
     return "unknown";
 }
 
-std::optional<std::string_view> find_header(const std::vector<header>& headers, std::string_view name) noexcept {
+std::optional<std::string_view> find_header(const std::vector<Header>& headers, std::string_view name) noexcept {
     auto eq = [](std::string_view a, std::string_view b) {
         return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
                    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));

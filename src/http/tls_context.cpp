@@ -51,7 +51,7 @@ std::string check_client_identity(const std::string& cert_pem, const std::string
     return {};
 }
 
-ssl::context make_client_tls_context(const tls_options& tls) {
+ssl::context make_client_tls_context(const TlsOptions& tls) {
     ssl::context ctx(ssl::context::tls_client);
     apply_protocol_floor(ctx);
     if (!tls.ca_pem.empty()) {

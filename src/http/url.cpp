@@ -4,10 +4,10 @@
 
 namespace attune::http {
 
-server_url split_server_url(std::string_view url) {
+ServerUrl split_server_url(std::string_view url) {
     const std::string whole(url);
     auto bad = [&](const std::string& why) { return std::invalid_argument("server URL '" + whole + "': " + why); };
-    server_url out;
+    ServerUrl out;
     const auto sep = url.find("://");
     if (sep == std::string_view::npos) throw bad("missing scheme (http:// or https://)");
     out.scheme = std::string(url.substr(0, sep));

@@ -9,26 +9,26 @@
 namespace attune::kube {
 namespace json = boost::json;
 
-std::string api_error::describe() const {
+std::string ApiError::describe() const {
     switch (kind) {
-        case error_kind::api_status:
+        case ErrorKind::ApiStatus:
             return fmt::format("apiserver returned {} {}: {}", code, reason.empty() ? "(no reason)" : reason, message);
-        case error_kind::transport:
+        case ErrorKind::Transport:
             return fmt::format("transport failure ({}) after {} attempt(s): {}", http::to_string(transport), attempts,
                                message);
-        case error_kind::queue_full: return "client request queue full: " + message;
-        case error_kind::decode: return "cannot decode response: " + message;
-        case error_kind::cancelled: return "request cancelled";
-        case error_kind::fenced: return message;
-        case error_kind::credentials: return "cannot obtain credentials: " + message;
-        case error_kind::out_of_scope: return message;
+        case ErrorKind::QueueFull: return "client request queue full: " + message;
+        case ErrorKind::Decode: return "cannot decode response: " + message;
+        case ErrorKind::Cancelled: return "request cancelled";
+        case ErrorKind::Fenced: return message;
+        case ErrorKind::Credentials: return "cannot obtain credentials: " + message;
+        case ErrorKind::OutOfScope: return message;
     }
     return message;
 }
 
-api_error api_error::from_response(unsigned http_status, std::string_view body) {
-    api_error e;
-    e.kind = error_kind::api_status;
+ApiError ApiError::from_response(unsigned http_status, std::string_view body) {
+    ApiError e;
+    e.kind = ErrorKind::ApiStatus;
     e.code = static_cast<int>(http_status);
     boost::system::error_code ec;
     json::value v;
@@ -51,8 +51,8 @@ api_error api_error::from_response(unsigned http_status, std::string_view body) 
             return e;
         }
     }
-    constexpr std::size_t keep = 512;
-    e.message = std::string(body.substr(0, keep));
+    constexpr std::size_t kKeep = 512;
+    e.message = std::string(body.substr(0, kKeep));
     if (e.reason.empty()) {
         switch (http_status) {
             case 404: e.reason = "NotFound"; break;
@@ -66,9 +66,9 @@ api_error api_error::from_response(unsigned http_status, std::string_view body) 
     return e;
 }
 
-api_error api_error::from_transport(http::failure f, std::string_view detail) {
-    api_error e;
-    e.kind = f == http::failure::cancelled ? error_kind::cancelled : error_kind::transport;
+ApiError ApiError::from_transport(http::Failure f, std::string_view detail) {
+    ApiError e;
+    e.kind = f == http::Failure::Cancelled ? ErrorKind::Cancelled : ErrorKind::Transport;
     e.transport = f;
     e.message = std::string(detail);
     return e;

@@ -7,12 +7,12 @@
 
 namespace attune::kube {
 
-random_source make_random_source(unsigned long long seed) {
+RandomSource make_random_source(unsigned long long seed) {
     auto gen = std::make_shared<std::mt19937_64>(seed);
     return [gen] { return std::uniform_real_distribution<double>(0.0, 1.0)(*gen); };
 }
 
-std::chrono::milliseconds backoff_delay(const backoff_policy& p, unsigned attempt, const random_source& rnd) {
+std::chrono::milliseconds backoff_delay(const BackoffPolicy& p, unsigned attempt, const RandomSource& rnd) {
     const double initial = static_cast<double>(std::max<long long>(p.initial.count(), 0));
     const double cap = static_cast<double>(std::max<long long>(p.cap.count(), 0));
     // Exponent clamped so huge attempt counts cannot overflow to inf/NaN.

@@ -53,13 +53,13 @@ bool hpa_conditions_list_scaled_to_zero(const json::value& doc) {
     return core::string_at(*type, {"description"}).find("\"ScaledToZero\"") != std::string_view::npos;
 }
 
-asio::awaitable<core::ServerVersionProbe> probe_server_version(client& c) {
+asio::awaitable<core::ServerVersionProbe> probe_server_version(Client& c) {
     auto r = co_await c.get_path("/version");
     if (!r) co_return core::ServerVersionProbe{"", r.error().describe()};
     co_return server_version_from(r.value());
 }
 
-asio::awaitable<core::ApiResourcesProbe> probe_core_v1_resources(client& c) {
+asio::awaitable<core::ApiResourcesProbe> probe_core_v1_resources(Client& c) {
     auto r = co_await c.get_path("/api/v1");
     if (!r) {
         core::ApiResourcesProbe p;
@@ -69,7 +69,7 @@ asio::awaitable<core::ApiResourcesProbe> probe_core_v1_resources(client& c) {
     co_return api_resources_from(r.value());
 }
 
-asio::awaitable<core::OpenApiProbe> probe_openapi(client& c) {
+asio::awaitable<core::OpenApiProbe> probe_openapi(Client& c) {
     core::OpenApiProbe p;
     auto root = co_await c.get_path("/openapi/v3");
     if (!root) {
@@ -95,22 +95,22 @@ asio::awaitable<core::OpenApiProbe> probe_openapi(client& c) {
     co_return p;
 }
 
-asio::awaitable<core::NodeListProbe> probe_nodes(client& c) {
+asio::awaitable<core::NodeListProbe> probe_nodes(Client& c) {
     core::NodeListProbe p;
-    list_options lo;
+    ListOptions lo;
     lo.limit = 500;
     auto r = co_await c.list_all(resources::nodes(), "", lo);
     if (!r) {
         p.error = r.error().describe();
-        if (r.error().kind == error_kind::api_status) p.error_status = r.error().code;
+        if (r.error().kind == ErrorKind::ApiStatus) p.error_status = r.error().code;
         co_return p;
     }
     for (const auto& n : r->items) p.nodes.push_back(core::decode_node_probe(n));
     co_return p;
 }
 
-asio::awaitable<discovery_probes> probe_all(client& c) {
-    discovery_probes out;
+asio::awaitable<DiscoveryProbes> probe_all(Client& c) {
+    DiscoveryProbes out;
     out.version = co_await probe_server_version(c);
     out.resources = co_await probe_core_v1_resources(c);
     out.openapi = co_await probe_openapi(c);

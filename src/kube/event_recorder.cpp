@@ -10,15 +10,15 @@ namespace attune::kube {
 namespace json = boost::json;
 namespace asio = boost::asio;
 
-std::string event_series_tracker::key_of(const k8s_event& ev) {
+std::string EventSeriesTracker::key_of(const K8sEvent& ev) {
     const auto& r = ev.regarding;
     // \x1f cannot appear in names or reasons: no ambiguous concatenation.
     return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", r.api_version, r.kind, r.ns, r.name, r.uid,
                        ev.type, ev.reason, ev.action, ev.note);
 }
 
-event_series_tracker::decision event_series_tracker::observe(const k8s_event& ev, clock::time_point now) {
-    decision d;
+EventSeriesTracker::Decision EventSeriesTracker::observe(const K8sEvent& ev, Clock::time_point now) {
+    Decision d;
     d.key = key_of(ev);
     auto it = series_.find(d.key);
     if (it != series_.end() && now - it->second.last_seen > opts_.series_window) {
@@ -28,11 +28,11 @@ event_series_tracker::decision event_series_tracker::observe(const k8s_event& ev
     if (it == series_.end()) {
         if (series_.size() >= opts_.max_tracked && !lru_.empty()) forget(lru_.back());
         lru_.push_front(d.key);
-        series s;
+        Series s;
         s.first_seen = s.last_seen = s.last_patch = now;
         s.lru = lru_.begin();
         series_.emplace(d.key, std::move(s));
-        d.what = verdict::create;
+        d.what = Verdict::Create;
         return d;
     }
     auto& s = it->second;
@@ -42,43 +42,43 @@ event_series_tracker::decision event_series_tracker::observe(const k8s_event& ev
     d.count = s.count;
     d.event_name = s.event_name;
     // Until the create succeeded there is nothing to patch.
-    d.what = (!s.event_name.empty() && now - s.last_patch >= opts_.patch_interval) ? verdict::patch : verdict::suppress;
+    d.what = (!s.event_name.empty() && now - s.last_patch >= opts_.patch_interval) ? Verdict::Patch : Verdict::Suppress;
     return d;
 }
 
-void event_series_tracker::created(const std::string& key, std::string event_name) {
+void EventSeriesTracker::created(const std::string& key, std::string event_name) {
     if (auto it = series_.find(key); it != series_.end()) it->second.event_name = std::move(event_name);
 }
 
-void event_series_tracker::patched(const std::string& key, clock::time_point now) {
+void EventSeriesTracker::patched(const std::string& key, Clock::time_point now) {
     if (auto it = series_.find(key); it != series_.end()) {
         it->second.last_patch = now;
         it->second.patched_count = it->second.count;
     }
 }
 
-void event_series_tracker::forget(const std::string& key) {
+void EventSeriesTracker::forget(const std::string& key) {
     if (auto it = series_.find(key); it != series_.end()) {
         lru_.erase(it->second.lru);
         series_.erase(it);
     }
 }
 
-std::vector<event_series_tracker::decision> event_series_tracker::due(clock::time_point now) const {
-    std::vector<decision> out;
+std::vector<EventSeriesTracker::Decision> EventSeriesTracker::due(Clock::time_point now) const {
+    std::vector<Decision> out;
     for (const auto& [k, s] : series_) {
         if (s.count > s.patched_count && !s.event_name.empty() && now - s.last_patch >= opts_.patch_interval)
-            out.push_back(decision{verdict::patch, k, s.event_name, s.count});
+            out.push_back(Decision{Verdict::Patch, k, s.event_name, s.count});
     }
     return out;
 }
 
-event_recorder::event_recorder(client& c, std::string controller, std::string instance,
-                               event_series_tracker::options opts, wall_clock now)
+EventRecorder::EventRecorder(Client& c, std::string controller, std::string instance, EventSeriesTracker::Options opts,
+                             WallClock now)
     : client_(c), controller_(std::move(controller)), instance_(std::move(instance)), tracker_(opts),
-      now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })) {}
+      now_(now ? std::move(now) : WallClock([] { return std::chrono::system_clock::now(); })) {}
 
-asio::awaitable<bool> event_recorder::create(const std::string& key, const k8s_event& ev) {
+asio::awaitable<bool> EventRecorder::create(const std::string& key, const K8sEvent& ev) {
     const auto& r = ev.regarding;
     const std::string name = fmt::format("{}.{:x}{:04x}", r.name.empty() ? "attune" : r.name,
                                          std::chrono::duration_cast<std::chrono::microseconds>(
@@ -113,11 +113,11 @@ asio::awaitable<bool> event_recorder::create(const std::string& key, const k8s_e
     co_return true;
 }
 
-asio::awaitable<void> event_recorder::patch_series(const event_series_tracker::decision& d, const std::string& ns) {
+asio::awaitable<void> EventRecorder::patch_series(const EventSeriesTracker::Decision& d, const std::string& ns) {
     json::value patch = {{"series", {{"count", d.count}, {"lastObservedTime", format_micro_time(now_())}}}};
-    auto res = co_await client_.patch(resources::events(), ns, d.event_name, patch_type::json_merge,
-                                      json::serialize(patch));
-    tracker_.patched(d.key, event_series_tracker::clock::now());
+    auto res =
+        co_await client_.patch(resources::events(), ns, d.event_name, PatchType::JsonMerge, json::serialize(patch));
+    tracker_.patched(d.key, EventSeriesTracker::Clock::now());
     if (res) {
         client_.metrics().k8s_events.Add({{"result", "series_patched"}}).Increment();
         co_return;
@@ -128,7 +128,7 @@ asio::awaitable<void> event_recorder::patch_series(const event_series_tracker::d
         tracker_.forget(d.key);
         if (auto it = originals_.find(d.key); it != originals_.end()) {
             auto again = it->second;
-            tracker_.observe(again, event_series_tracker::clock::now());
+            tracker_.observe(again, EventSeriesTracker::Clock::now());
             co_await create(d.key, again);
         }
     } else {
@@ -137,16 +137,16 @@ asio::awaitable<void> event_recorder::patch_series(const event_series_tracker::d
     }
 }
 
-asio::awaitable<void> event_recorder::emit(k8s_event ev) {
-    auto d = tracker_.observe(ev, event_series_tracker::clock::now());
+asio::awaitable<void> EventRecorder::emit(K8sEvent ev) {
+    auto d = tracker_.observe(ev, EventSeriesTracker::Clock::now());
     const std::string ns = ev.regarding.ns.empty() ? "default" : ev.regarding.ns;
     switch (d.what) {
-        case event_series_tracker::verdict::create:
+        case EventSeriesTracker::Verdict::Create:
             originals_[d.key] = ev;
             co_await create(d.key, ev);
             break;
-        case event_series_tracker::verdict::patch: co_await patch_series(d, ns); break;
-        case event_series_tracker::verdict::suppress:
+        case EventSeriesTracker::Verdict::Patch: co_await patch_series(d, ns); break;
+        case EventSeriesTracker::Verdict::Suppress:
             client_.metrics().k8s_events.Add({{"result", "deduplicated"}}).Increment();
             break;
     }
@@ -156,8 +156,8 @@ asio::awaitable<void> event_recorder::emit(k8s_event ev) {
     }
 }
 
-asio::awaitable<void> event_recorder::flush() {
-    for (const auto& d : tracker_.due(event_series_tracker::clock::now())) {
+asio::awaitable<void> EventRecorder::flush() {
+    for (const auto& d : tracker_.due(EventSeriesTracker::Clock::now())) {
         std::string ns = "default";
         if (auto it = originals_.find(d.key); it != originals_.end() && !it->second.regarding.ns.empty())
             ns = it->second.regarding.ns;

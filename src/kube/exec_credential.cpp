@@ -16,8 +16,8 @@ namespace json = boost::json;
 
 namespace {
 
-core::error config_error_of(std::string msg) { return core::make_error("invalid_exec_config", std::move(msg)); }
-core::error output_error(std::string msg) {
+core::Error config_error_of(std::string msg) { return core::make_error("invalid_exec_config", std::move(msg)); }
+core::Error output_error(std::string msg) {
     return core::make_error("exec_output", "exec plugin output: " + std::move(msg));
 }
 
@@ -39,19 +39,20 @@ std::string seconds_text(std::chrono::milliseconds d) {
 
 }  // namespace
 
-core::result<exec_config> check_exec_config(const exec_config_input& in) {
-    if (in.api_version.empty()) return config_error_of("exec: apiVersion must be set (" + std::string(exec_api_v1) + " or " +
-                                                       std::string(exec_api_v1beta1) + ")");
-    if (in.api_version != exec_api_v1 && in.api_version != exec_api_v1beta1)
+core::Result<ExecConfig> check_exec_config(const ExecConfigInput& in) {
+    if (in.api_version.empty())
+        return config_error_of("exec: apiVersion must be set (" + std::string(kExecApiV1) + " or " +
+                               std::string(kExecApiV1beta1) + ")");
+    if (in.api_version != kExecApiV1 && in.api_version != kExecApiV1beta1)
         return config_error_of("exec: apiVersion '" + in.api_version + "' is not supported (use " +
-                               std::string(exec_api_v1) + " or " + std::string(exec_api_v1beta1) + ")");
+                               std::string(kExecApiV1) + " or " + std::string(kExecApiV1beta1) + ")");
     if (in.command.empty()) return config_error_of("exec: command must be set");
     for (std::size_t i = 0; i < in.env.size(); ++i) {
         if (in.env[i].name.empty()) return config_error_of("exec: env[" + std::to_string(i) + "] has no name");
         if (in.env[i].name.find('=') != std::string::npos)
             return config_error_of("exec: env[" + std::to_string(i) + "] name '" + in.env[i].name + "' contains '='");
     }
-    exec_config out;
+    ExecConfig out;
     out.api_version = in.api_version;
     out.command = in.command;
     out.args = in.args;
@@ -60,16 +61,16 @@ core::result<exec_config> check_exec_config(const exec_config_input& in) {
     out.provide_cluster_info = in.provide_cluster_info;
     if (!in.mode || in.mode->empty()) {
         // v1 makes the plugin say whether it wants stdin; v1beta1 defaulted it.
-        if (in.api_version == exec_api_v1)
-            return config_error_of("exec: interactiveMode must be set for " + std::string(exec_api_v1) +
+        if (in.api_version == kExecApiV1)
+            return config_error_of("exec: interactiveMode must be set for " + std::string(kExecApiV1) +
                                    " (Never, IfAvailable or Always)");
-        out.mode = interactive_mode::if_available;
+        out.mode = InteractiveMode::IfAvailable;
     } else if (*in.mode == "Never") {
-        out.mode = interactive_mode::never;
+        out.mode = InteractiveMode::Never;
     } else if (*in.mode == "IfAvailable") {
-        out.mode = interactive_mode::if_available;
+        out.mode = InteractiveMode::IfAvailable;
     } else if (*in.mode == "Always") {
-        out.mode = interactive_mode::always;
+        out.mode = InteractiveMode::Always;
     } else {
         return config_error_of("exec: interactiveMode '" + *in.mode +
                                "' is not one of Never, IfAvailable, Always");
@@ -84,12 +85,12 @@ std::string resolve_exec_command(const std::string& command, const std::string& 
     return (std::filesystem::path(kubeconfig_dir) / p).lexically_normal().string();
 }
 
-core::result<bool> decide_interactive(interactive_mode mode, bool stdin_is_terminal, bool stdin_unavailable,
+core::Result<bool> decide_interactive(InteractiveMode mode, bool stdin_is_terminal, bool stdin_unavailable,
                                       std::string_view unavailable_reason) {
     switch (mode) {
-        case interactive_mode::never: return false;
-        case interactive_mode::if_available: return stdin_is_terminal && !stdin_unavailable;
-        case interactive_mode::always:
+        case InteractiveMode::Never: return false;
+        case InteractiveMode::IfAvailable: return stdin_is_terminal && !stdin_unavailable;
+        case InteractiveMode::Always:
             if (!stdin_is_terminal)
                 return core::make_error("exec_interactive",
                                         "exec plugin needs a terminal (interactiveMode Always) but standard input is "
@@ -105,7 +106,7 @@ core::result<bool> decide_interactive(interactive_mode mode, bool stdin_is_termi
     return false;
 }
 
-std::string exec_info_json(std::string_view api_version, bool interactive, const exec_cluster_info* cluster) {
+std::string exec_info_json(std::string_view api_version, bool interactive, const ExecClusterInfo* cluster) {
     json::object spec;
     if (cluster) {
         json::object c;
@@ -126,10 +127,10 @@ std::string exec_info_json(std::string_view api_version, bool interactive, const
     return json::serialize(root);
 }
 
-std::vector<std::string> build_exec_env(const std::vector<std::string>& inherited,
-                                        const std::vector<exec_env_var>& extra, const std::string& exec_info) {
-    constexpr std::string_view info_name = "KUBERNETES_EXEC_INFO";
-    std::unordered_set<std::string> replaced{std::string(info_name)};
+std::vector<std::string> build_exec_env(const std::vector<std::string>& inherited, const std::vector<ExecEnvVar>& extra,
+                                        const std::string& exec_info) {
+    constexpr std::string_view kInfoName = "KUBERNETES_EXEC_INFO";
+    std::unordered_set<std::string> replaced{std::string(kInfoName)};
     for (const auto& e : extra) replaced.insert(e.name);
     std::vector<std::string> out;
     out.reserve(inherited.size() + extra.size() + 1);
@@ -140,20 +141,20 @@ std::vector<std::string> build_exec_env(const std::vector<std::string>& inherite
         out.push_back(kv);
     }
     // A name configured twice: the later entry wins, as the kubeconfig reads.
-    std::vector<const exec_env_var*> last;
+    std::vector<const ExecEnvVar*> last;
     for (const auto& e : extra) {
-        std::erase_if(last, [&](const exec_env_var* p) { return p->name == e.name; });
+        std::erase_if(last, [&](const ExecEnvVar* p) { return p->name == e.name; });
         last.push_back(&e);
     }
     for (const auto* e : last) out.push_back(e->name + "=" + e->value);
-    out.push_back(std::string(info_name) + "=" + exec_info);
+    out.push_back(std::string(kInfoName) + "=" + exec_info);
     return out;
 }
 
 namespace {
 
 // A string field of `o`: absent or null is empty; any other type is an error.
-core::result<std::string> string_field(const json::object& o, std::string_view key, std::string_view where) {
+core::Result<std::string> string_field(const json::object& o, std::string_view key, std::string_view where) {
     const auto* v = o.if_contains(key);
     if (!v || v->is_null()) return std::string();
     if (!v->is_string()) return output_error(std::string(where) + std::string(key) + " must be a string");
@@ -172,8 +173,8 @@ bool looks_like_pem(std::string_view s, std::string_view label_suffix) {
 
 }  // namespace
 
-core::result<exec_credential> parse_exec_credential(std::string_view output, std::string_view api_version,
-                                                    std::chrono::system_clock::time_point now) {
+core::Result<ExecCredential> parse_exec_credential(std::string_view output, std::string_view api_version,
+                                                   std::chrono::system_clock::time_point now) {
     boost::system::error_code ec;
     json::value v = json::parse(output, ec);
     if (ec) {
@@ -203,7 +204,7 @@ core::result<exec_credential> parse_exec_credential(std::string_view output, std
         if (k != "token" && k != "clientCertificateData" && k != "clientKeyData" && k != "expirationTimestamp")
             return output_error("status." + std::string(k) + " is not a field of ExecCredentialStatus");
     }
-    exec_credential out;
+    ExecCredential out;
     auto token = string_field(so, "token", "status.");
     if (!token) return token.error();
     auto cert = string_field(so, "clientCertificateData", "status.");
@@ -243,12 +244,12 @@ bool exec_credential_valid(const std::optional<core::Timestamp>& expiration,
     return !expiration || now <= *expiration;
 }
 
-core::error describe_exec_failure(const exec_config& cfg, const exec_run& run) {
+core::Error describe_exec_failure(const ExecConfig& cfg, const ExecRun& run) {
     const std::string who = "exec plugin: executable " + cfg.command;
     std::string msg;
     bool hint = false;
     switch (run.how) {
-        case exec_run::end::not_started:
+        case ExecRun::End::NotStarted:
             if (run.spawn_errno == ENOENT) {
                 msg = who + (cfg.command.find('/') == std::string::npos ? " not found in $PATH" : " not found");
             } else if (run.spawn_errno == EACCES) {
@@ -258,23 +259,21 @@ core::error describe_exec_failure(const exec_config& cfg, const exec_run& run) {
             }
             hint = run.spawn_errno == ENOENT || run.spawn_errno == EACCES || run.spawn_errno == ENOEXEC;
             break;
-        case exec_run::end::exited:
-            msg = who + " failed with exit code " + std::to_string(run.exit_code);
-            break;
-        case exec_run::end::signalled: {
+        case ExecRun::End::Exited: msg = who + " failed with exit code " + std::to_string(run.exit_code); break;
+        case ExecRun::End::Signalled: {
             const char* name = sigabbrev_np(run.signal);
             msg = who + " was killed by signal " + std::to_string(run.signal) +
                   (name ? " (SIG" + std::string(name) + ")" : std::string());
             break;
         }
-        case exec_run::end::timed_out:
+        case ExecRun::End::TimedOut:
             msg = who + " did not finish within " + seconds_text(run.timeout) + " and was killed";
             break;
-        case exec_run::end::output_too_large:
+        case ExecRun::End::OutputTooLarge:
             msg = who + " wrote more than " + std::to_string(run.stdout_cap) + " bytes to stdout and was killed";
             break;
     }
-    if (run.how != exec_run::end::not_started) {
+    if (run.how != ExecRun::End::NotStarted) {
         if (!run.stderr_captured) {
             msg += " (its stderr is above)";
         } else if (auto tail = trim_right(run.stderr_tail); !tail.empty()) {

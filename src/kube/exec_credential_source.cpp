@@ -18,33 +18,32 @@
 
 namespace attune::kube {
 namespace asio = boost::asio;
-using steady = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
 // One plugin run and who waits for it. Waiters are timers armed at their
 // own deadline; the run cancels them when it has a result.
-struct exec_credential_source::run_state {
+struct ExecCredentialSource::run_state {
     bool done = false;
-    credential_result result;
+    CredentialResult result;
     std::vector<std::shared_ptr<asio::steady_timer>> waiters;
 };
 
-std::shared_ptr<exec_credential_source> exec_credential_source::make(exec_config cfg, exec_cluster_info cluster,
-                                                                     exec_plugin_options opts, hooks h) {
-    return std::shared_ptr<exec_credential_source>(
-        new exec_credential_source(std::move(cfg), std::move(cluster), std::move(opts), std::move(h)));
+std::shared_ptr<ExecCredentialSource> ExecCredentialSource::make(ExecConfig cfg, ExecClusterInfo cluster,
+                                                                 ExecPluginOptions opts, Hooks h) {
+    return std::shared_ptr<ExecCredentialSource>(
+        new ExecCredentialSource(std::move(cfg), std::move(cluster), std::move(opts), std::move(h)));
 }
 
-exec_credential_source::exec_credential_source(exec_config cfg, exec_cluster_info cluster, exec_plugin_options opts,
-                                               hooks h)
+ExecCredentialSource::ExecCredentialSource(ExecConfig cfg, ExecClusterInfo cluster, ExecPluginOptions opts, Hooks h)
     : cfg_(std::move(cfg)), cluster_(std::move(cluster)), opts_(std::move(opts)), hooks_(std::move(h)) {
     if (!hooks_.wall_clock) hooks_.wall_clock = [] { return std::chrono::system_clock::now(); };
     if (!hooks_.stdin_is_terminal) hooks_.stdin_is_terminal = [] { return ::isatty(STDIN_FILENO) == 1; };
 }
 
-asio::awaitable<credential_result> exec_credential_source::get(asio::any_io_executor ex, clock::time_point deadline) {
+asio::awaitable<CredentialResult> ExecCredentialSource::get(asio::any_io_executor ex, Clock::time_point deadline) {
     auto self = shared_from_this();
     if (cached_ && exec_credential_valid(expiration_, hooks_.wall_clock())) {
-        credential_result r;
+        CredentialResult r;
         r.value = *cached_;
         co_return r;
     }
@@ -62,14 +61,14 @@ asio::awaitable<credential_result> exec_credential_source::get(asio::any_io_exec
         std::erase(rs->waiters, t);
     }
     if (!rs->done) {
-        credential_result r;
+        CredentialResult r;
         r.error = "gave up waiting for exec plugin " + cfg_.command + " (it is still running)";
         co_return r;
     }
     co_return rs->result;
 }
 
-bool exec_credential_source::refused(std::uint64_t generation) {
+bool ExecCredentialSource::refused(std::uint64_t generation) {
     // Another request's 401 may have dropped it already, or a run replaced it.
     if (cached_ && cached_->generation == generation) {
         spdlog::info("exec plugin credential refused by the apiserver; it runs again on the next request command={}",
@@ -80,9 +79,9 @@ bool exec_credential_source::refused(std::uint64_t generation) {
     return true;
 }
 
-credential_result exec_credential_source::obtain(const exec_run& r) {
-    credential_result out;
-    if (r.how != exec_run::end::exited || r.exit_code != 0) {
+CredentialResult ExecCredentialSource::obtain(const ExecRun& r) {
+    CredentialResult out;
+    if (r.how != ExecRun::End::Exited || r.exit_code != 0) {
         out.error = describe_exec_failure(cfg_, r).message;
         return out;
     }
@@ -99,7 +98,7 @@ credential_result exec_credential_source::obtain(const exec_run& r) {
             return out;
         }
     }
-    cached_ = credential{c.token, c.client_certificate_pem, c.client_key_pem, ++generation_};
+    cached_ = Credential{c.token, c.client_certificate_pem, c.client_key_pem, ++generation_};
     expiration_ = c.expiration;
     out.value = *cached_;
     spdlog::info("exec plugin returned a credential command={} kind={} expires={}", cfg_.command,
@@ -108,18 +107,18 @@ credential_result exec_credential_source::obtain(const exec_run& r) {
     return out;
 }
 
-asio::awaitable<void> exec_credential_source::run(asio::any_io_executor ex, std::shared_ptr<run_state> rs,
-                                                  std::shared_ptr<exec_credential_source> self) {
+asio::awaitable<void> ExecCredentialSource::run(asio::any_io_executor ex, std::shared_ptr<run_state> rs,
+                                                std::shared_ptr<ExecCredentialSource> self) {
     (void)self;
     ++runs_;
-    credential_result result;
+    CredentialResult result;
     try {
         auto interactive = decide_interactive(cfg_.mode, hooks_.stdin_is_terminal(), opts_.stdin_unavailable,
                                               opts_.stdin_unavailable_reason);
         if (!interactive) {
             result.error = interactive.error().message + " (" + cfg_.command + ")";
         } else {
-            exec_spawn spec;
+            ExecSpawn spec;
             spec.command = cfg_.command;
             spec.args = cfg_.args;
             spec.env = build_exec_env(current_environment(), cfg_.env,
@@ -129,16 +128,16 @@ asio::awaitable<void> exec_credential_source::run(asio::any_io_executor ex, std:
             spec.timeout = opts_.timeout;
             spec.stdout_cap = opts_.stdout_cap;
             spec.stderr_tail = opts_.stderr_tail;
-            const auto started = steady::now();
+            const auto started = Steady::now();
             auto r = co_await run_exec_plugin(ex, std::move(spec));
             result = obtain(r);
             if (!result.value)
                 spdlog::warn("exec plugin failed command={} duration_ms={} error=\"{}\"", cfg_.command,
-                             std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - started).count(),
+                             std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - started).count(),
                              result.error);
         }
     } catch (const std::exception& e) {
-        result = credential_result{};
+        result = CredentialResult{};
         result.error = std::string("exec plugin ") + cfg_.command + ": " + e.what();
     }
     rs->result = std::move(result);

@@ -23,7 +23,7 @@ extern char** environ;
 
 namespace attune::kube {
 namespace asio = boost::asio;
-using steady = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 std::vector<std::string> current_environment() {
@@ -37,17 +37,17 @@ namespace {
 constexpr auto tuple_aw = asio::as_tuple(asio::use_awaitable);
 
 // Closes what it holds unless released: no path leaks a pipe end.
-struct fd_guard {
+struct FdGuard {
     int fd = -1;
-    ~fd_guard() {
+    ~FdGuard() {
         if (fd >= 0) ::close(fd);
     }
     int release() { return std::exchange(fd, -1); }
 };
 
 // What the readers and the supervising loop share.
-struct run_io {
-    explicit run_io(const asio::any_io_executor& ex) : out(ex), err(ex), wake(ex) {}
+struct RunIo {
+    explicit RunIo(const asio::any_io_executor& ex) : out(ex), err(ex), wake(ex) {}
     asio::posix::stream_descriptor out, err;
     asio::steady_timer wake;  // cancelled by a reader to end the supervisor's nap early
     std::string out_data, err_tail;
@@ -55,7 +55,7 @@ struct run_io {
     std::size_t out_cap = 0, tail_cap = 0;
 };
 
-asio::awaitable<void> read_stdout(std::shared_ptr<run_io> io) {
+asio::awaitable<void> read_stdout(std::shared_ptr<RunIo> io) {
     std::array<char, 8192> buf;
     for (;;) {
         auto [ec, n] = co_await io->out.async_read_some(asio::buffer(buf), tuple_aw);
@@ -72,7 +72,7 @@ asio::awaitable<void> read_stdout(std::shared_ptr<run_io> io) {
     io->wake.cancel();
 }
 
-asio::awaitable<void> read_stderr(std::shared_ptr<run_io> io) {
+asio::awaitable<void> read_stderr(std::shared_ptr<RunIo> io) {
     std::array<char, 4096> buf;
     for (;;) {
         auto [ec, n] = co_await io->err.async_read_some(asio::buffer(buf), tuple_aw);
@@ -114,22 +114,22 @@ asio::awaitable<void> reap_later(asio::any_io_executor ex, pid_t pid) {
 
 }  // namespace
 
-asio::awaitable<exec_run> run_exec_plugin(asio::any_io_executor ex, exec_spawn spec) {
-    exec_run result;
+asio::awaitable<ExecRun> run_exec_plugin(asio::any_io_executor ex, ExecSpawn spec) {
+    ExecRun result;
     result.timeout = spec.timeout;
     result.stdout_cap = spec.stdout_cap;
     result.stderr_captured = !spec.interactive;
 
     int out_pipe[2], err_pipe[2] = {-1, -1};
     if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-        result.how = exec_run::end::not_started;
+        result.how = ExecRun::End::NotStarted;
         result.spawn_errno = errno;
         co_return result;
     }
-    fd_guard out_r{out_pipe[0]}, out_w{out_pipe[1]}, err_r, err_w;
+    FdGuard out_r{out_pipe[0]}, out_w{out_pipe[1]}, err_r, err_w;
     if (!spec.interactive) {
         if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-            result.how = exec_run::end::not_started;
+            result.how = ExecRun::End::NotStarted;
             result.spawn_errno = errno;
             co_return result;
         }
@@ -177,14 +177,14 @@ asio::awaitable<exec_run> run_exec_plugin(asio::any_io_executor ex, exec_spawn s
     ::close(out_w.release());
     if (err_w.fd >= 0) ::close(err_w.release());
     if (rc != 0) {
-        result.how = exec_run::end::not_started;
+        result.how = ExecRun::End::NotStarted;
         result.spawn_errno = rc;
         co_return result;
     }
-    const auto started = steady::now();
+    const auto started = Steady::now();
     const auto deadline = started + spec.timeout;
 
-    auto io = std::make_shared<run_io>(ex);
+    auto io = std::make_shared<RunIo>(ex);
     io->out_cap = spec.stdout_cap;
     io->tail_cap = spec.stderr_tail;
     io->out.assign(out_r.release());
@@ -199,30 +199,30 @@ asio::awaitable<exec_run> run_exec_plugin(asio::any_io_executor ex, exec_spawn s
     // with the rest of the process), the readers cut naps short.
     bool reaped = false, killed = false;
     int status = 0;
-    steady::time_point reaped_at{};
+    Steady::time_point reaped_at{};
     auto step = 2ms;
     for (;;) {
         if (!reaped) {
             const pid_t w = ::waitpid(pid, &status, WNOHANG);
             if (w == pid) {
                 reaped = true;
-                reaped_at = steady::now();
+                reaped_at = Steady::now();
             } else if (w < 0 && errno != EINTR) {
                 reaped = true;  // not ours to wait for any more (ECHILD)
-                reaped_at = steady::now();
+                reaped_at = Steady::now();
                 status = 0;
             }
         }
-        const auto now = steady::now();
+        const auto now = Steady::now();
         if (io->too_large) {
-            result.how = exec_run::end::output_too_large;
+            result.how = ExecRun::End::OutputTooLarge;
             break;
         }
         if (reaped && io->out_done && io->err_done) break;
         // Exited, but something it started still holds the pipes: what came is what there is.
         if (reaped && now - reaped_at > 200ms) break;
         if (now >= deadline) {
-            if (!reaped) result.how = exec_run::end::timed_out;
+            if (!reaped) result.how = ExecRun::End::TimedOut;
             break;
         }
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
@@ -246,17 +246,17 @@ asio::awaitable<exec_run> run_exec_plugin(asio::any_io_executor ex, exec_spawn s
     result.stdout_data = std::move(io->out_data);
     result.stderr_tail = std::move(io->err_tail);
     result.stderr_truncated = io->err_truncated;
-    if (result.how == exec_run::end::exited) {  // not ended by us (timeout, output cap)
+    if (result.how == ExecRun::End::Exited) {  // not ended by us (timeout, output cap)
         if (WIFEXITED(status)) {
-            result.how = exec_run::end::exited;
+            result.how = ExecRun::End::Exited;
             result.exit_code = WEXITSTATUS(status);
         } else if (WIFSIGNALED(status)) {
-            result.how = exec_run::end::signalled;
+            result.how = ExecRun::End::Signalled;
             result.signal = WTERMSIG(status);
         }
     }
     spdlog::debug("exec plugin finished command={} pid={} duration_ms={} killed={} stdout_bytes={}", spec.command, pid,
-                  std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - started).count(), killed,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - started).count(), killed,
                   result.stdout_data.size());
     co_return result;
 }

@@ -18,45 +18,45 @@ namespace asio = boost::asio;
 
 namespace {
 // The server's Retry-After (capped like the client's) as a minimum wait.
-std::chrono::milliseconds retry_after_of(const api_error& e) {
+std::chrono::milliseconds retry_after_of(const ApiError& e) {
     if (!e.retry_after) return std::chrono::milliseconds(0);
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::min(*e.retry_after, std::chrono::seconds(32)));
 }
 }  // namespace
 
-struct informer::impl {
+struct Informer::impl {
     // One list/watch stream of the cache (a watched namespace, or the cluster).
     struct stream_state {
-        stream_state(list_watch_target t, const watch_fsm::options& o, random_source r, object_cache::source_id id)
+        stream_state(ListWatchTarget t, const WatchFsm::Options& o, RandomSource r, ObjectCache::SourceId id)
             : target(std::move(t)), fsm(o, std::move(r)), source(id), ns(watched_namespace_of(target)),
               where(ns.empty() ? std::string() : " namespace=" + ns) {}
-        list_watch_target target;
-        watch_fsm fsm;
-        object_cache::source_id source;
+        ListWatchTarget target;
+        WatchFsm fsm;
+        ObjectCache::SourceId source;
         std::string ns;     // the watched namespace it covers ("" : cluster-wide)
         std::string where;  // " namespace=<ns>" in its log lines, "" cluster-wide
         bool synced = false;
-        std::unique_ptr<http::body_stream> stream;
+        std::unique_ptr<http::BodyStream> stream;
         std::unique_ptr<asio::steady_timer> timer;
         std::string_view list_encoding = "json";  // of the last LIST page
     };
 
-    impl(client& c, informer_options o, random_source r)
+    impl(Client& c, InformerOptions o, RandomSource r)
         : cl(c), opts(std::move(o)), rnd(r ? std::move(r) : make_random_source(std::random_device{}())),
           cache(opts.transform, opts.storage), label(opts.type.label()) {
         if (opts.setup_cache) opts.setup_cache(cache);
         auto targets = opts.targets;
         if (targets.empty()) targets.emplace_back(opts.namespace_, opts.field_selector);
-        object_cache::source_id id = 0;
+        ObjectCache::SourceId id = 0;
         for (auto& t : targets) streams.push_back(std::make_unique<stream_state>(std::move(t), opts.fsm, rnd, id++));
     }
 
-    client& cl;
-    informer_options opts;
-    random_source rnd;
-    object_cache cache;
+    Client& cl;
+    InformerOptions opts;
+    RandomSource rnd;
+    ObjectCache cache;
     std::string label;
-    std::vector<handler> handlers;
+    std::vector<Handler> handlers;
     std::vector<std::unique_ptr<stream_state>> streams;
     bool stopping = false;
     bool aborting = false;  // one stream failed: the others end too, and run() rethrows
@@ -74,7 +74,7 @@ struct informer::impl {
         if (s.timer) s.timer->cancel();
     }
 
-    void notify(const object_cache::delta& d) {
+    void notify(const ObjectCache::Delta& d) {
         for (auto& h : handlers) h(d);
     }
 
@@ -83,7 +83,7 @@ struct informer::impl {
         cl.metrics().informer_bytes.Add({{"resource", label}}).Set(static_cast<double>(cache.stored_bytes()));
     }
 
-    void apply_and_notify(stream_state& s, watch_event_type type, boost::json::value&& object) {
+    void apply_and_notify(stream_state& s, WatchEventType type, boost::json::value&& object) {
         if (auto d = cache.apply(type, std::move(object), s.source)) notify(*d);
     }
 
@@ -103,8 +103,8 @@ struct informer::impl {
         cl.metrics().watch_restarts.Add({{"resource", label}, {"reason", std::string(reason)}}).Increment();
     }
 
-    asio::awaitable<void> do_list(stream_state& s, const watch_fsm::list_step& step) {
-        list_options lo;
+    asio::awaitable<void> do_list(stream_state& s, const WatchFsm::ListStep& step) {
+        ListOptions lo;
         lo.limit = step.limit;
         lo.continue_token = step.continue_token;
         lo.resource_version = step.resource_version;
@@ -114,13 +114,13 @@ struct informer::impl {
         lo.protobuf_items = opts.protobuf_items;
         if (step.continue_token.empty()) cache.begin_resync(s.source);
         auto page = co_await cl.list_stream(opts.type, s.target.ns, lo, [this, &s](boost::json::value&& item) {
-            apply_and_notify(s, watch_event_type::modified, std::move(item));
+            apply_and_notify(s, WatchEventType::Modified, std::move(item));
         });
         if (halted()) co_return;
         if (!page) {
             spdlog::warn("informer list failed resource={}{} resourceVersion={} error=\"{}\"", label, s.where,
                          step.resource_version, page.error().describe());
-            if (page.error().kind == error_kind::decode && opts.protobuf_items) {
+            if (page.error().kind == ErrorKind::Decode && opts.protobuf_items) {
                 // Whatever the server sent, JSON is the encoding every reader shares.
                 spdlog::warn("informer lists in JSON from now on resource={}", label);
                 opts.protobuf_items = nullptr;
@@ -136,13 +136,13 @@ struct informer::impl {
     // A WatchList the server will never serve: its request is invalid to it
     // (1.33 with the WatchList gate off answers 422 Invalid). 404 (no such
     // resource), 403 (RBAC), 410 and 429 say nothing about WatchList.
-    static bool refuses_watch_list(const api_error& e) {
-        return e.kind == error_kind::api_status && (e.code == 400 || e.code == 405 || e.code == 406 || e.code == 415 ||
-                                                    e.code == 422);
+    static bool refuses_watch_list(const ApiError& e) {
+        return e.kind == ErrorKind::ApiStatus &&
+               (e.code == 400 || e.code == 405 || e.code == 406 || e.code == 415 || e.code == 422);
     }
 
-    asio::awaitable<void> do_watch(stream_state& s, const watch_fsm::watch_step& step) {
-        watch_options wo;
+    asio::awaitable<void> do_watch(stream_state& s, const WatchFsm::WatchStep& step) {
+        WatchOptions wo;
         wo.resource_version = step.resource_version;
         wo.resource_version_match = step.resource_version_match;
         wo.send_initial_events = step.send_initial_events;
@@ -164,20 +164,20 @@ struct informer::impl {
                          step.resource_version, opened.error().describe());
             restart_metric(gone ? "gone" : "open_failed");
             fsm.on_watch_started();
-            fsm.on_watch_ended(gone ? watch_fsm::end_reason::gone : watch_fsm::end_reason::failed,
+            fsm.on_watch_ended(gone ? WatchFsm::EndReason::Gone : WatchFsm::EndReason::Failed,
                                retry_after_of(opened.error()));
             co_return;
         }
         s.stream = std::move(opened).value();
         fsm.on_watch_started();
         if (step.send_initial_events) cache.begin_resync(s.source);
-        watch_line_splitter splitter(opts.max_line_bytes);
+        WatchLineSplitter splitter(opts.max_line_bytes);
         std::array<char, 64 * 1024> buf{};
         bool stop_reading = false;
         auto on_line = [&](std::string_view line) {
             if (stop_reading) return;
             auto decoded = decode_watch_line(line);
-            if (auto* err = std::get_if<decode_error>(&decoded)) {
+            if (auto* err = std::get_if<DecodeError>(&decoded)) {
                 // The same bad event comes back on every reconnect from this
                 // resourceVersion: after a few tries, relist past it.
                 const bool relisting = fsm.on_decode_failed();
@@ -187,24 +187,24 @@ struct informer::impl {
                 stop_reading = true;
                 return;
             }
-            auto& ev = std::get<watch_event>(decoded);
+            auto& ev = std::get<WatchEvent>(decoded);
             const auto type = to_string(ev.type);
             cl.metrics().watch_events.Add({{"resource", label}, {"type", std::string(type)}}).Increment();
             const auto action = fsm.on_event(type, ev.resource_version(), ev.is_gone(), ev.is_initial_events_end());
             switch (action) {
-                case watch_fsm::event_action::apply:
+                case WatchFsm::EventAction::Apply:
                     apply_and_notify(s, ev.type, std::move(ev.object));
                     if (s.synced) publish_size();
                     break;
-                case watch_fsm::event_action::skip: break;
-                case watch_fsm::event_action::synced: finish_resync(s, "watch-list"); break;
-                case watch_fsm::event_action::relist:
+                case WatchFsm::EventAction::Skip: break;
+                case WatchFsm::EventAction::Synced: finish_resync(s, "watch-list"); break;
+                case WatchFsm::EventAction::Relist:
                     spdlog::info("informer resourceVersion expired resource={}{} reason={} message=\"{}\"", label,
                                  s.where, ev.status_reason(), ev.status_message());
                     restart_metric("gone");
                     stop_reading = true;
                     break;
-                case watch_fsm::event_action::restart:
+                case WatchFsm::EventAction::Restart:
                     spdlog::warn("informer watch error event resource={}{} code={} message=\"{}\"", label, s.where,
                                  ev.status_code(), ev.status_message());
                     restart_metric("error_event");
@@ -219,7 +219,7 @@ struct informer::impl {
                 spdlog::warn("informer watch line over limit resource={}{} limit={}", label, s.where,
                              opts.max_line_bytes);
                 restart_metric("line_too_long");
-                fsm.on_watch_ended(watch_fsm::end_reason::failed);
+                fsm.on_watch_ended(WatchFsm::EndReason::Failed);
                 break;
             }
             if (stop_reading) break;
@@ -227,14 +227,14 @@ struct informer::impl {
                 spdlog::info("informer watch broken resource={}{} resourceVersion={} error=\"{}\"", label, s.where,
                              fsm.resource_version(), ec.message());
                 restart_metric("transport");
-                fsm.on_watch_ended(watch_fsm::end_reason::failed);
+                fsm.on_watch_ended(WatchFsm::EndReason::Failed);
                 break;
             }
             if (n == 0) {
                 splitter.finish(on_line);
                 if (!stop_reading) {
                     restart_metric("closed");
-                    fsm.on_watch_ended(watch_fsm::end_reason::closed);
+                    fsm.on_watch_ended(WatchFsm::EndReason::Closed);
                 }
                 break;
             }
@@ -246,12 +246,12 @@ struct informer::impl {
     asio::awaitable<void> run_stream(stream_state& s) {
         while (!halted()) {
             auto step = s.fsm.next();
-            if (auto* l = std::get_if<watch_fsm::list_step>(&step)) {
+            if (auto* l = std::get_if<WatchFsm::ListStep>(&step)) {
                 co_await do_list(s, *l);
-            } else if (auto* w = std::get_if<watch_fsm::watch_step>(&step)) {
+            } else if (auto* w = std::get_if<WatchFsm::WatchStep>(&step)) {
                 co_await do_watch(s, *w);
             } else {
-                const auto& wait = std::get<watch_fsm::wait_step>(step);
+                const auto& wait = std::get<WatchFsm::WaitStep>(step);
                 s.timer->expires_after(wait.delay);
                 co_await s.timer->async_wait(asio::as_tuple(asio::use_awaitable));
             }
@@ -289,36 +289,36 @@ struct informer::impl {
     }
 };
 
-informer::informer(client& c, informer_options opts, random_source rnd)
+Informer::Informer(Client& c, InformerOptions opts, RandomSource rnd)
     : impl_(std::make_shared<impl>(c, std::move(opts), std::move(rnd))) {}
 
-informer::~informer() { stop(); }
+Informer::~Informer() { stop(); }
 
-void informer::add_handler(handler h) { impl_->handlers.push_back(std::move(h)); }
+void Informer::add_handler(Handler h) { impl_->handlers.push_back(std::move(h)); }
 
-asio::awaitable<void> informer::run() {
+asio::awaitable<void> Informer::run() {
     auto keep = impl_;
     co_await keep->run();
 }
 
-void informer::stop() noexcept {
+void Informer::stop() noexcept {
     impl_->stopping = true;
     for (auto& s : impl_->streams) impl_->close(*s);
 }
 
-const object_cache& informer::cache() const noexcept { return impl_->cache; }
-bool informer::has_synced() const noexcept { return impl_->all_synced(); }
-std::vector<std::string> informer::not_synced() const {
+const ObjectCache& Informer::cache() const noexcept { return impl_->cache; }
+bool Informer::has_synced() const noexcept { return impl_->all_synced(); }
+std::vector<std::string> Informer::not_synced() const {
     std::vector<std::string> out;
     for (const auto& s : impl_->streams)
         if (!s->synced) out.push_back(s->ns);
     return out;
 }
-const watch_fsm& informer::state() const noexcept { return impl_->streams.front()->fsm; }
-const resource_type& informer::type() const noexcept { return impl_->opts.type; }
+const WatchFsm& Informer::state() const noexcept { return impl_->streams.front()->fsm; }
+const ResourceType& Informer::type() const noexcept { return impl_->opts.type; }
 
-informer::handler enqueue_keys(std::function<void(const std::string&)> enqueue) {
-    return [enqueue = std::move(enqueue)](const object_cache::delta& d) { enqueue(d.key); };
+Informer::Handler enqueue_keys(std::function<void(const std::string&)> enqueue) {
+    return [enqueue = std::move(enqueue)](const ObjectCache::Delta& d) { enqueue(d.key); };
 }
 
 }  // namespace attune::kube

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void fail(const fs::path& file, const std::string& what) {
-    throw config_error("kubeconfig " + file.string() + ": " + what);
+    throw ConfigError("kubeconfig " + file.string() + ": " + what);
 }
 
 std::optional<std::string> read_whole(const fs::path& p) {
@@ -102,12 +102,12 @@ boost::json::value to_json(const YAML::Node& n) {
 }
 
 // users[].user.exec, read field by field; check_exec_config judges it.
-exec_config read_exec(const named& u, const std::string& where) {
+ExecConfig read_exec(const named& u, const std::string& where) {
     const YAML::Node x = u.body["exec"];
     if (!x.IsMap()) fail(u.file, where + ": 'exec' must be a mapping");
     const named e{x, u.file};
     const std::string ew = where + ": exec";
-    exec_config_input in;
+    ExecConfigInput in;
     in.api_version = scalar(e, "apiVersion", ew);
     in.command = scalar(e, "command", ew);
     in.install_hint = scalar(e, "installHint", ew);
@@ -132,14 +132,14 @@ exec_config read_exec(const named& u, const std::string& where) {
     }
     auto checked = check_exec_config(in);
     if (!checked) fail(u.file, where + ": " + checked.error().message);
-    exec_config cfg = std::move(checked).value();
+    ExecConfig cfg = std::move(checked).value();
     cfg.command = resolve_exec_command(cfg.command, u.file.parent_path().string());
     return cfg;
 }
 
 // What spec.cluster tells a plugin with provideClusterInfo.
-exec_cluster_info read_exec_cluster(const named& cl, const std::string& where, const rest_config& out) {
-    exec_cluster_info info;
+ExecClusterInfo read_exec_cluster(const named& cl, const std::string& where, const RestConfig& out) {
+    ExecClusterInfo info;
     info.server = scalar(cl, "server", where);
     info.tls_server_name = out.tls.server_name;
     info.insecure_skip_tls_verify = out.tls.insecure_skip_verify;
@@ -149,20 +149,20 @@ exec_cluster_info read_exec_cluster(const named& cl, const std::string& where, c
         if (!exts.IsSequence()) fail(cl.file, where + ": 'extensions' must be a list");
         for (const auto& ext : exts) {
             if (!ext.IsMap() || !ext["name"] || !ext["name"].IsScalar()) continue;
-            if (ext["name"].Scalar() != exec_cluster_extension) continue;
+            if (ext["name"].Scalar() != kExecClusterExtension) continue;
             if (const auto body = ext["extension"]; body && !body.IsNull()) info.config = to_json(body);
         }
     }
     return info;
 }
 
-struct merged {
+struct Merged {
     std::map<std::string, named> clusters, users, contexts;
     std::string current_context;
     fs::path current_context_file;
 };
 
-void collect(const kubeconfig_source& src, const YAML::Node& root, const char* list, const char* inner,
+void collect(const KubeconfigSource& src, const YAML::Node& root, const char* list, const char* inner,
              std::map<std::string, named>& into) {
     const auto seq = root[list];
     if (!seq || seq.IsNull()) return;
@@ -182,26 +182,26 @@ void collect(const kubeconfig_source& src, const YAML::Node& root, const char* l
 }  // namespace
 
 namespace {
-rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
-                            bool allow_insecure_tls, const exec_plugin_options& exec);
+RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
+                           bool allow_insecure_tls, const ExecPluginOptions& exec);
 }  // namespace
 
-rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
-                               bool allow_insecure_tls, const exec_plugin_options& exec) {
+RestConfig resolve_kubeconfig(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
+                              bool allow_insecure_tls, const ExecPluginOptions& exec) {
     try {
         return resolve_checked(sources, context_override, allow_insecure_tls, exec);
     } catch (const YAML::Exception& e) {
-        // Any yaml-cpp complaint not mapped above still becomes a config_error.
-        throw config_error("kubeconfig " + (sources.empty() ? std::string() : sources.front().path.string()) +
-                           ": malformed: " + e.what());
+        // Any yaml-cpp complaint not mapped above still becomes a ConfigError.
+        throw ConfigError("kubeconfig " + (sources.empty() ? std::string() : sources.front().path.string()) +
+                          ": malformed: " + e.what());
     }
 }
 
 namespace {
-rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::string_view context_override,
-                            bool allow_insecure_tls, const exec_plugin_options& exec) {
-    if (sources.empty()) throw config_error("kubeconfig: no configuration file found");
-    merged m;
+RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
+                           bool allow_insecure_tls, const ExecPluginOptions& exec) {
+    if (sources.empty()) throw ConfigError("kubeconfig: no configuration file found");
+    Merged m;
     for (const auto& src : sources) {
         YAML::Node root;
         try {
@@ -238,7 +238,7 @@ rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::
     const named& cl = cl_it->second;
     const std::string cl_where = "cluster '" + cluster_name + "'";
 
-    rest_config out;
+    RestConfig out;
     out.context = ctx_name;
     if (auto ns = scalar(ctx, "namespace", ctx_where); !ns.empty()) out.default_namespace = ns;
 
@@ -246,7 +246,7 @@ rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::
     if (server.empty()) fail(cl.file, cl_where + " has no server");
     try {
         parse_server_url(server, out);
-    } catch (const config_error& e) {
+    } catch (const ConfigError& e) {
         fail(cl.file, cl_where + ": " + e.what());
     }
     if (!scalar(cl, "proxy-url", cl_where).empty()) fail(cl.file, cl_where + ": proxy-url is not supported");
@@ -276,22 +276,22 @@ rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::
         const std::string token = scalar(u, "token", u_where);
         const std::string token_file = scalar(u, "tokenFile", u_where);
         if (!token.empty()) {
-            out.credentials = token_source::fixed(token);
+            out.credentials = TokenSource::fixed(token);
         } else if (!token_file.empty()) {
             fs::path p(token_file);
             if (p.is_relative()) p = u.file.parent_path() / p;
             try {
-                out.credentials = token_source::from_file(p);
-            } catch (const config_error& e) {
+                out.credentials = TokenSource::from_file(p);
+            } catch (const ConfigError& e) {
                 fail(u.file, u_where + ": " + e.what());
             }
         }
         if (u.body["exec"] && !u.body["exec"].IsNull()) {
-            exec_config ec = read_exec(u, u_where);
+            ExecConfig ec = read_exec(u, u_where);
             // As client-go: a token or client certificate given alongside
             // wins, and the plugin is not run.
             if (!out.credentials && out.tls.client_cert_pem.empty())
-                out.credentials = exec_credential_source::make(std::move(ec), read_exec_cluster(cl, cl_where, out), exec);
+                out.credentials = ExecCredentialSource::make(std::move(ec), read_exec_cluster(cl, cl_where, out), exec);
         }
     }
     return out;
@@ -299,13 +299,13 @@ rest_config resolve_checked(const std::vector<kubeconfig_source>& sources, std::
 }  // namespace
 
 namespace {
-std::vector<kubeconfig_source> read_sources(const std::vector<fs::path>& paths, bool all_required) {
-    std::vector<kubeconfig_source> out;
+std::vector<KubeconfigSource> read_sources(const std::vector<fs::path>& paths, bool all_required) {
+    std::vector<KubeconfigSource> out;
     for (const auto& p : paths) {
         if (p.empty()) continue;
         auto content = read_whole(p);
         if (!content) {
-            if (all_required) throw config_error("kubeconfig " + p.string() + ": cannot read file");
+            if (all_required) throw ConfigError("kubeconfig " + p.string() + ": cannot read file");
             continue;
         }
         out.push_back({p, std::move(*content)});
@@ -314,7 +314,7 @@ std::vector<kubeconfig_source> read_sources(const std::vector<fs::path>& paths, 
 }
 }  // namespace
 
-rest_config load_kubeconfig(const kubeconfig_options& opts) {
+RestConfig load_kubeconfig(const KubeconfigOptions& opts) {
     if (!opts.kubeconfig_flag.empty()) {
         return resolve_kubeconfig(read_sources({opts.kubeconfig_flag}, true), opts.context, opts.allow_insecure_tls,
                                   opts.exec);
@@ -329,25 +329,26 @@ rest_config load_kubeconfig(const kubeconfig_options& opts) {
             rest.remove_prefix(colon + 1);
         }
         auto sources = read_sources(paths, false);
-        if (sources.empty()) throw config_error("KUBECONFIG=" + *opts.kubeconfig_env + ": none of the files can be read");
+        if (sources.empty())
+            throw ConfigError("KUBECONFIG=" + *opts.kubeconfig_env + ": none of the files can be read");
         return resolve_kubeconfig(sources, opts.context, opts.allow_insecure_tls, opts.exec);
     }
-    if (opts.home.empty()) throw config_error("kubeconfig: no --kubeconfig, $KUBECONFIG or home directory");
+    if (opts.home.empty()) throw ConfigError("kubeconfig: no --kubeconfig, $KUBECONFIG or home directory");
     return resolve_kubeconfig(read_sources({opts.home / ".kube" / "config"}, true), opts.context,
                               opts.allow_insecure_tls, opts.exec);
 }
 
-rest_config load_in_cluster(const in_cluster_options& opts) {
+RestConfig load_in_cluster(const InClusterOptions& opts) {
     if (opts.service_host.empty() || opts.service_port.empty())
-        throw config_error("in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set");
-    rest_config out;
+        throw ConfigError("in-cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set");
+    RestConfig out;
     const bool v6 = opts.service_host.find(':') != std::string::npos;
     parse_server_url("https://" + (v6 ? "[" + opts.service_host + "]" : opts.service_host) + ":" + opts.service_port,
                      out);
     auto ca = read_whole(opts.dir / "ca.crt");
-    if (!ca || ca->empty()) throw config_error("in-cluster: cannot read " + (opts.dir / "ca.crt").string());
+    if (!ca || ca->empty()) throw ConfigError("in-cluster: cannot read " + (opts.dir / "ca.crt").string());
     out.tls.ca_pem = std::move(*ca);
-    out.credentials = token_source::from_file(opts.dir / "token", opts.token_refresh);
+    out.credentials = TokenSource::from_file(opts.dir / "token", opts.token_refresh);
     if (auto ns = read_whole(opts.dir / "namespace"); ns && !ns->empty()) {
         while (!ns->empty() && (ns->back() == '\n' || ns->back() == ' ')) ns->pop_back();
         out.default_namespace = *ns;
@@ -356,9 +357,9 @@ rest_config load_in_cluster(const in_cluster_options& opts) {
     return out;
 }
 
-rest_config load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
-                                exec_plugin_options exec) {
-    kubeconfig_options o;
+RestConfig load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
+                               ExecPluginOptions exec) {
+    KubeconfigOptions o;
     o.exec = std::move(exec);
     o.kubeconfig_flag = std::move(kubeconfig_flag);
     o.context = std::move(context);
@@ -368,7 +369,7 @@ rest_config load_default_config(std::string kubeconfig_flag, std::string context
     const bool have_file = !o.kubeconfig_flag.empty() || (o.kubeconfig_env && !o.kubeconfig_env->empty());
     const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
     if (!have_file && host && *host) {
-        in_cluster_options ic;
+        InClusterOptions ic;
         ic.service_host = host;
         if (const char* port = std::getenv("KUBERNETES_SERVICE_PORT")) ic.service_port = port;
         return load_in_cluster(ic);

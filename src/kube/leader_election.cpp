@@ -16,7 +16,7 @@ namespace json = boost::json;
 namespace asio = boost::asio;
 
 namespace {
-json::value lease_body(const leader_election_config& cfg, const lease_record& r, const std::string& rv) {
+json::value lease_body(const LeaderElectionConfig& cfg, const LeaseRecord& r, const std::string& rv) {
     json::object md{{"name", cfg.name}, {"namespace", cfg.ns}};
     if (!rv.empty()) md["resourceVersion"] = rv;  // optimistic concurrency: 409 if someone wrote first
     json::object spec{{"holderIdentity", r.holder},
@@ -30,45 +30,45 @@ json::value lease_body(const leader_election_config& cfg, const lease_record& r,
                         {"spec", std::move(spec)}};
 }
 
-bool same_record(const lease_record& a, const lease_record& b) {
+bool same_record(const LeaseRecord& a, const LeaseRecord& b) {
     return a.holder == b.holder && a.renew_time == b.renew_time && a.resource_version == b.resource_version &&
            a.duration_seconds == b.duration_seconds;
 }
 }  // namespace
 
-lease_fsm::action lease_fsm::decide(const std::optional<lease_record>& observed, clock::time_point now) {
+LeaseFsm::Action LeaseFsm::decide(const std::optional<LeaseRecord>& observed, Clock::time_point now) {
     if (!observed) {
         last_seen_.reset();
-        return action::create;
+        return Action::Create;
     }
     if (!last_seen_ || !same_record(*last_seen_, *observed)) {
         last_seen_ = observed;
         last_seen_at_ = now;
     }
-    if (observed->holder == cfg_.identity) return action::renew;
-    if (observed->holder.empty()) return action::take;
+    if (observed->holder == cfg_.identity) return Action::Renew;
+    if (observed->holder.empty()) return Action::Take;
     const auto duration = observed->duration_seconds > 0 ? std::chrono::seconds(observed->duration_seconds)
                                                           : cfg_.lease_duration;
     // The holder's timestamps are on its clock; only our observation counts.
-    if (now >= last_seen_at_ + duration) return action::take;
-    return action::wait;
+    if (now >= last_seen_at_ + duration) return Action::Take;
+    return Action::Wait;
 }
 
-void lease_fsm::on_write(bool ok, clock::time_point now) {
+void LeaseFsm::on_write(bool ok, Clock::time_point now) {
     if (ok) last_renew_ = now;
 }
 
-bool lease_fsm::is_leader(clock::time_point now) const {
+bool LeaseFsm::is_leader(Clock::time_point now) const {
     return last_renew_ && now - *last_renew_ < cfg_.renew_deadline;
 }
 
-std::optional<lease_fsm::clock::time_point> lease_fsm::valid_until() const {
+std::optional<LeaseFsm::Clock::time_point> LeaseFsm::valid_until() const {
     if (!last_renew_) return std::nullopt;
     return *last_renew_ + cfg_.renew_deadline;
 }
 
-lease_record lease_from_json(const json::value& lease) {
-    lease_record r;
+LeaseRecord lease_from_json(const json::value& lease) {
+    LeaseRecord r;
     r.resource_version = std::string(core::string_at(lease, {"metadata", "resourceVersion"}));
     r.holder = std::string(core::string_at(lease, {"spec", "holderIdentity"}));
     r.acquire_time = std::string(core::string_at(lease, {"spec", "acquireTime"}));
@@ -78,23 +78,23 @@ lease_record lease_from_json(const json::value& lease) {
     return r;
 }
 
-leader_elector::leader_elector(client& c, leader_election_config cfg, wall_clock now, monotonic_clock mono)
+LeaderElector::LeaderElector(Client& c, LeaderElectionConfig cfg, WallClock now, MonotonicClock mono)
     : client_(c), fsm_(std::move(cfg)),
-      now_(now ? std::move(now) : wall_clock([] { return std::chrono::system_clock::now(); })),
-      mono_(mono ? std::move(mono) : monotonic_clock([] { return lease_fsm::clock::now(); })) {}
+      now_(now ? std::move(now) : WallClock([] { return std::chrono::system_clock::now(); })),
+      mono_(mono ? std::move(mono) : MonotonicClock([] { return LeaseFsm::Clock::now(); })) {}
 
-bool leader_elector::is_leader_at(lease_fsm::clock::time_point now) const noexcept {
+bool LeaderElector::is_leader_at(LeaseFsm::Clock::time_point now) const noexcept {
     return !stopping_ && fsm_.is_leader(now);
 }
 
-bool leader_elector::is_leader() const noexcept { return is_leader_at(mono_()); }
+bool LeaderElector::is_leader() const noexcept { return is_leader_at(mono_()); }
 
-fencing_token leader_elector::fence() const noexcept {
+FencingToken LeaderElector::fence() const noexcept {
     const auto until = fsm_.valid_until();
-    return fencing_token(is_leader(), until.value_or(lease_fsm::clock::time_point{}));
+    return FencingToken(is_leader(), until.value_or(LeaseFsm::Clock::time_point{}));
 }
 
-std::chrono::milliseconds leader_elector::budget(lease_fsm::clock::time_point until) const {
+std::chrono::milliseconds LeaderElector::budget(LeaseFsm::Clock::time_point until) const {
     // Rounded up: a budget truncated to the millisecond let the watchdog fire
     // just before `until`, the loop then still found itself leading and
     // waited out a whole further renew deadline before it noticed.
@@ -102,30 +102,30 @@ std::chrono::milliseconds leader_elector::budget(lease_fsm::clock::time_point un
     return std::max(left, std::chrono::milliseconds(100));
 }
 
-asio::awaitable<void> leader_elector::step() {
+asio::awaitable<void> LeaderElector::step() {
     const auto& cfg = fsm_.config();
     // The whole step (read and write) must end before leadership would
     // lapse anyway; a campaigning manager allows itself one renew deadline.
     const auto started = mono_();
     const auto valid = fsm_.valid_until();
     const auto until = valid && *valid > started ? *valid : started + cfg.renew_deadline;
-    auto got = co_await client_.direct(http::verb::get, object_path(resources::leases(), cfg.ns, cfg.name), std::nullopt,
-                                       budget(until), "get");
+    auto got = co_await client_.direct(http::Verb::Get, object_path(resources::leases(), cfg.ns, cfg.name),
+                                       std::nullopt, budget(until), "get");
     if (!got && !got.error().is_not_found()) {
         spdlog::warn("leader election read failed namespace={} name={} error=\"{}\"", cfg.ns, cfg.name,
                      got.error().describe());
         co_return;
     }
-    std::optional<lease_record> observed;
+    std::optional<LeaseRecord> observed;
     if (got) observed = lease_from_json(got.value());
     current_ = observed;
     const auto act = fsm_.decide(observed, mono_());
-    if (act == lease_fsm::action::wait) co_return;
+    if (act == LeaseFsm::Action::Wait) co_return;
     json::value body = lease_body(cfg, next_record(act, observed), observed ? observed->resource_version : "");
     // Leadership counts from before the write went out: the server applied
     // it no earlier, so others time our lease from later still.
     const auto sent_at = mono_();
-    auto res = co_await write(act == lease_fsm::action::create, std::move(body), budget(until));
+    auto res = co_await write(act == LeaseFsm::Action::Create, std::move(body), budget(until));
     if (!res) {
         // 409: someone else wrote first; we re-read next round.
         spdlog::info("leader election write lost namespace={} name={} identity={} error=\"{}\"", cfg.ns, cfg.name,
@@ -136,14 +136,14 @@ asio::awaitable<void> leader_elector::step() {
     fsm_.on_write(true, sent_at);
 }
 
-lease_record leader_elector::next_record(lease_fsm::action act, const std::optional<lease_record>& observed) const {
+LeaseRecord LeaderElector::next_record(LeaseFsm::Action act, const std::optional<LeaseRecord>& observed) const {
     const auto& cfg = fsm_.config();
     const auto stamp = format_micro_time(now_());
-    lease_record next;
+    LeaseRecord next;
     next.holder = cfg.identity;
     next.duration_seconds = cfg.lease_duration.count();
     next.renew_time = stamp;
-    if (act == lease_fsm::action::renew && observed) {
+    if (act == LeaseFsm::Action::Renew && observed) {
         next.acquire_time = observed->acquire_time.empty() ? stamp : observed->acquire_time;
         next.transitions = observed->transitions;
     } else {
@@ -153,28 +153,28 @@ lease_record leader_elector::next_record(lease_fsm::action act, const std::optio
     return next;
 }
 
-asio::awaitable<client::json_result> leader_elector::write(bool create, json::value body,
-                                                           std::chrono::milliseconds deadline) {
+asio::awaitable<Client::JsonResult> LeaderElector::write(bool create, json::value body,
+                                                         std::chrono::milliseconds deadline) {
     const auto& cfg = fsm_.config();
     const std::string query = "?fieldManager=attune";
-    client::json_result r;
+    Client::JsonResult r;
     if (create) {
-        r = co_await client_.direct(http::verb::post, collection_path(resources::leases(), cfg.ns) + query,
+        r = co_await client_.direct(http::Verb::Post, collection_path(resources::leases(), cfg.ns) + query,
                                     std::move(body), deadline, "create");
     } else {
-        r = co_await client_.direct(http::verb::put, object_path(resources::leases(), cfg.ns, cfg.name) + query,
+        r = co_await client_.direct(http::Verb::Put, object_path(resources::leases(), cfg.ns, cfg.name) + query,
                                     std::move(body), deadline, "update");
     }
     co_return r;
 }
 
-asio::awaitable<void> leader_elector::release() {
+asio::awaitable<void> LeaderElector::release() {
     if (!leading_ && !(current_ && current_->holder == fsm_.config().identity)) co_return;
     // Fence first: nothing of ours may be written once we give the lease up.
     stopping_ = true;
     const auto& cfg = fsm_.config();
     const auto stamp = format_micro_time(now_());
-    lease_record released;
+    LeaseRecord released;
     released.holder = "";
     released.duration_seconds = 1;
     released.acquire_time = current_ ? current_->acquire_time : stamp;
@@ -195,7 +195,7 @@ asio::awaitable<void> leader_elector::release() {
     }
 }
 
-asio::awaitable<void> leader_elector::run() {
+asio::awaitable<void> LeaderElector::run() {
     auto timer = std::make_shared<asio::steady_timer>(co_await asio::this_coro::executor);
     timer_ = timer;
     while (!stopping_) {
@@ -216,7 +216,7 @@ asio::awaitable<void> leader_elector::run() {
     co_await release();
 }
 
-void leader_elector::stop() noexcept {
+void LeaderElector::stop() noexcept {
     stopping_ = true;
     if (timer_) static_cast<asio::steady_timer*>(timer_.get())->cancel();
 }

@@ -15,19 +15,19 @@ namespace {
 // Where the parser is in the List document. The root object is depth 1;
 // "metadata" and "items" open at depth 2; each item is an object opening at
 // depth 3 under "items". Everything else (kind, apiVersion) is skipped.
-struct list_handler {
+struct ListHandler {
     static constexpr std::size_t max_object_size = std::size_t(-1);
     static constexpr std::size_t max_array_size = std::size_t(-1);
     static constexpr std::size_t max_key_size = std::size_t(-1);
     static constexpr std::size_t max_string_size = std::size_t(-1);
 
-    explicit list_handler(list_decoder::item_sink s) : sink(std::move(s)) {}
+    explicit ListHandler(ListDecoder::ItemSink s) : sink(std::move(s)) {}
 
-    list_decoder::item_sink sink;
+    ListDecoder::ItemSink sink;
     json::value_stack stack;
     int depth = 0;       // containers open
     bool in_item = false;
-    enum class section { other, metadata, items } in = section::other;
+    enum class Section { Other, Metadata, Items } in = Section::Other;
     std::string key;     // the key being read outside items
     std::string last_key;
     std::string text;    // a metadata string being assembled
@@ -35,7 +35,7 @@ struct list_handler {
     std::size_t items = 0;
 
     bool metadata_string() const noexcept {
-        return depth == 2 && in == section::metadata && (last_key == "resourceVersion" || last_key == "continue");
+        return depth == 2 && in == Section::Metadata && (last_key == "resourceVersion" || last_key == "continue");
     }
 
     bool on_document_begin(error_code&) { return true; }
@@ -44,8 +44,8 @@ struct list_handler {
     bool on_object_begin(error_code&) {
         ++depth;
         if (in_item) return true;
-        if (depth == 2) in = last_key == "metadata" ? section::metadata : section::other;
-        if (depth == 3 && in == section::items) {
+        if (depth == 2) in = last_key == "metadata" ? Section::Metadata : Section::Other;
+        if (depth == 3 && in == Section::Items) {
             // A fresh arena per item: its whole tree goes with one free.
             stack.reset(json::make_shared_resource<json::monotonic_resource>(8192));
             in_item = true;
@@ -61,7 +61,7 @@ struct list_handler {
                 sink(stack.release());
             }
         } else if (depth == 2) {
-            in = section::other;
+            in = Section::Other;
         }
         --depth;
         return true;
@@ -73,12 +73,12 @@ struct list_handler {
             ec = make_error_code(json::error::syntax);  // a List body is an object
             return false;
         }
-        if (depth == 2) in = last_key == "items" ? section::items : section::other;
+        if (depth == 2) in = last_key == "items" ? Section::Items : Section::Other;
         return true;
     }
     bool on_array_end(std::size_t n, error_code&) {
         if (in_item) stack.push_array(n);
-        else if (depth == 2) in = section::other;
+        else if (depth == 2) in = Section::Other;
         --depth;
         return true;
     }
@@ -145,9 +145,9 @@ json::parse_options options() {
 
 }  // namespace
 
-struct list_decoder::impl {
-    explicit impl(item_sink s) : parser(options(), std::move(s)) {}
-    json::basic_parser<list_handler> parser;
+struct ListDecoder::impl {
+    explicit impl(ItemSink s) : parser(options(), std::move(s)) {}
+    json::basic_parser<ListHandler> parser;
     std::string error;
     bool failed = false;
 
@@ -158,10 +158,10 @@ struct list_decoder::impl {
     }
 };
 
-list_decoder::list_decoder(item_sink on_item) : impl_(std::make_unique<impl>(std::move(on_item))) {}
-list_decoder::~list_decoder() = default;
+ListDecoder::ListDecoder(ItemSink on_item) : impl_(std::make_unique<impl>(std::move(on_item))) {}
+ListDecoder::~ListDecoder() = default;
 
-bool list_decoder::feed(std::string_view chunk) {
+bool ListDecoder::feed(std::string_view chunk) {
     if (impl_->failed) return false;
     error_code ec;
     while (!chunk.empty()) {
@@ -178,7 +178,7 @@ bool list_decoder::feed(std::string_view chunk) {
     return true;
 }
 
-bool list_decoder::finish() {
+bool ListDecoder::finish() {
     if (impl_->failed) return false;
     error_code ec;
     if (!impl_->parser.done()) impl_->parser.write_some(false, nullptr, 0, ec);
@@ -187,9 +187,9 @@ bool list_decoder::finish() {
     return true;
 }
 
-const std::string& list_decoder::resource_version() const noexcept { return impl_->parser.handler().resource_version; }
-const std::string& list_decoder::continue_token() const noexcept { return impl_->parser.handler().continue_token; }
-std::size_t list_decoder::items() const noexcept { return impl_->parser.handler().items; }
-const std::string& list_decoder::error() const noexcept { return impl_->error; }
+const std::string& ListDecoder::resource_version() const noexcept { return impl_->parser.handler().resource_version; }
+const std::string& ListDecoder::continue_token() const noexcept { return impl_->parser.handler().continue_token; }
+std::size_t ListDecoder::items() const noexcept { return impl_->parser.handler().items; }
+const std::string& ListDecoder::error() const noexcept { return impl_->error; }
 
 }  // namespace attune::kube

@@ -87,7 +87,7 @@ std::string json_log_line(std::string_view timestamp, std::string_view level, st
 }
 
 namespace {
-class json_formatter final : public spdlog::formatter {
+class JsonFormatter final : public spdlog::formatter {
 public:
     void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
         const auto t = std::chrono::system_clock::to_time_t(msg.time);
@@ -104,13 +104,13 @@ public:
         dest.append(line.data(), line.data() + line.size());
         dest.push_back('\n');
     }
-    std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<json_formatter>(); }
+    std::unique_ptr<spdlog::formatter> clone() const override { return std::make_unique<JsonFormatter>(); }
 };
 }  // namespace
 
 void setup_logging(std::string_view format, std::string_view level) {
     auto logger = std::make_shared<spdlog::logger>("attune", std::make_shared<spdlog::sinks::stderr_sink_mt>());
-    if (format == "json") logger->set_formatter(std::make_unique<json_formatter>());
+    if (format == "json") logger->set_formatter(std::make_unique<JsonFormatter>());
     else logger->set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %^%l%$ %v", spdlog::pattern_time_type::utc);
     logger->set_level(spdlog::level::from_str(std::string(level)));
     logger->flush_on(spdlog::level::info);

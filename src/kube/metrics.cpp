@@ -9,8 +9,11 @@ Histogram::BucketBoundaries latency_buckets() {
 }
 }  // namespace
 
-kube_metrics::kube_metrics(Registry& r)
-    : requests(BuildCounter().Name("attune_kube_requests_total").Help("apiserver requests by verb and HTTP code").Register(r)),
+KubeMetrics::KubeMetrics(Registry& r)
+    : requests(BuildCounter()
+                   .Name("attune_kube_requests_total")
+                   .Help("apiserver requests by verb and HTTP code")
+                   .Register(r)),
       request_duration(BuildHistogram()
                            .Name("attune_kube_request_duration_seconds")
                            .Help("apiserver request latency including retries")
@@ -42,9 +45,11 @@ kube_metrics::kube_metrics(Registry& r)
                                  .Register(r)
                                  .Add({})),
       watch_events(BuildCounter().Name("attune_kube_watch_events_total").Help("watch events by type").Register(r)),
-      watch_restarts(BuildCounter().Name("attune_kube_watch_restarts_total").Help("watch reconnects by cause").Register(r)),
+      watch_restarts(
+          BuildCounter().Name("attune_kube_watch_restarts_total").Help("watch reconnects by cause").Register(r)),
       relists(BuildCounter().Name("attune_kube_relists_total").Help("full relists (410 or start)").Register(r)),
-      informer_objects(BuildGauge().Name("attune_kube_informer_objects").Help("objects in the informer cache").Register(r)),
+      informer_objects(
+          BuildGauge().Name("attune_kube_informer_objects").Help("objects in the informer cache").Register(r)),
       informer_synced(BuildGauge()
                           .Name("attune_kube_informer_synced")
                           .Help("1 once the list/watch stream of this resource in this namespace (\"\": cluster-wide) "
@@ -57,19 +62,19 @@ kube_metrics::kube_metrics(Registry& r)
       k8s_events(BuildCounter().Name("attune_kube_events_written_total").Help("Kubernetes Events written").Register(r)),
       leader(BuildGauge().Name("attune_leader").Help("1 while this replica holds the lease").Register(r).Add({})) {}
 
-std::shared_ptr<kube_metrics> kube_metrics::standalone() {
+std::shared_ptr<KubeMetrics> KubeMetrics::standalone() {
     auto reg = std::make_shared<Registry>();
-    auto m = std::make_shared<kube_metrics>(*reg);
+    auto m = std::make_shared<KubeMetrics>(*reg);
     m->owned_ = std::move(reg);
     return m;
 }
 
-void kube_metrics::count_request(std::string_view verb, unsigned code) {
+void KubeMetrics::count_request(std::string_view verb, unsigned code) {
     requests.Add({{"verb", std::string(verb)}, {"code", code == 0 ? std::string("error") : std::to_string(code)}})
         .Increment();
 }
 
-void kube_metrics::observe_duration(std::string_view verb, double seconds) {
+void KubeMetrics::observe_duration(std::string_view verb, double seconds) {
     request_duration.Add({{"verb", std::string(verb)}}, latency_buckets()).Observe(seconds);
 }
 

@@ -25,10 +25,10 @@ std::vector<std::string> owner_uids(const json::value& obj) {
 }
 }  // namespace
 
-object_cache::object_cache(transform_fn transform, cache_storage storage)
+ObjectCache::ObjectCache(TransformFn transform, CacheStorage storage)
     : transform_(std::move(transform)), storage_(storage) {}
 
-std::string object_cache::key_of(const json::value& obj) {
+std::string ObjectCache::key_of(const json::value& obj) {
     const auto name = meta_string(obj, "name");
     if (name.empty()) return {};
     const auto ns = meta_string(obj, "namespace");
@@ -39,7 +39,7 @@ std::string object_cache::key_of(const json::value& obj) {
     return k;
 }
 
-object_cache::object_ptr object_cache::admit(json::value&& object, entry& e) const {
+ObjectCache::ObjectPtr ObjectCache::admit(json::value&& object, Entry& e) const {
     if (transform_ && object.is_object()) transform_(object.get_object());
     // Copy into default storage, sized exactly: the event's parse buffer
     // (sized for the untransformed object) is released with the event.
@@ -50,7 +50,7 @@ object_cache::object_ptr object_cache::admit(json::value&& object, entry& e) con
     if (decoder_) e.decoded = decoder_(*snap);
     if (index_) e.index_value = index_(*snap, e.decoded.get());
     e.seen = stamp_;
-    if (storage_ == cache_storage::compact_text) {
+    if (storage_ == CacheStorage::CompactText) {
         e.text = std::make_shared<const std::string>(json::serialize(*snap));
         e.object.reset();
         e.bytes = e.text->capacity();
@@ -62,7 +62,7 @@ object_cache::object_ptr object_cache::admit(json::value&& object, entry& e) con
     return snap;
 }
 
-object_cache::object_ptr object_cache::materialize(const entry& e) const {
+ObjectCache::ObjectPtr ObjectCache::materialize(const Entry& e) const {
     if (e.object) return e.object;
     if (!e.text) return nullptr;
     boost::system::error_code ec;
@@ -72,15 +72,15 @@ object_cache::object_ptr object_cache::materialize(const entry& e) const {
     return std::make_shared<const json::value>(std::move(v));
 }
 
-void object_cache::index(const std::string& key, const entry& e) {
+void ObjectCache::index(const std::string& key, const Entry& e) {
     by_namespace_[e.ns].insert(key);
     for (const auto& o : e.owners) by_owner_[o].insert(key);
     if (!e.index_value.empty()) by_index_[e.index_value].insert(key);
     stored_bytes_ += e.bytes;
 }
 
-void object_cache::unindex(const std::string& key, const entry& e) {
-    auto drop = [&key](index_map& idx, const std::string& value) {
+void ObjectCache::unindex(const std::string& key, const Entry& e) {
+    auto drop = [&key](IndexMap& idx, const std::string& value) {
         if (auto it = idx.find(value); it != idx.end()) {
             it->second.erase(key);
             if (it->second.empty()) idx.erase(it);
@@ -92,15 +92,15 @@ void object_cache::unindex(const std::string& key, const entry& e) {
     stored_bytes_ -= std::min(stored_bytes_, e.bytes);
 }
 
-std::optional<object_cache::delta> object_cache::apply(watch_event_type type, json::value object, source_id source) {
-    if (type != watch_event_type::added && type != watch_event_type::modified && type != watch_event_type::deleted)
+std::optional<ObjectCache::Delta> ObjectCache::apply(WatchEventType type, json::value object, SourceId source) {
+    if (type != WatchEventType::Added && type != WatchEventType::Modified && type != WatchEventType::Deleted)
         return std::nullopt;
     std::string key = key_of(object);
     if (key.empty()) return std::nullopt;
     auto it = objects_.find(key);
-    if (type == watch_event_type::deleted) {
+    if (type == WatchEventType::Deleted) {
         if (it == objects_.end()) return std::nullopt;
-        delta d{delta::kind::deleted, key, materialize(it->second), nullptr};
+        Delta d{Delta::Kind::Deleted, key, materialize(it->second), nullptr};
         unindex(key, it->second);
         objects_.erase(it);
         return d;
@@ -111,34 +111,34 @@ std::optional<object_cache::delta> object_cache::apply(watch_event_type type, js
         it->second.seen = stamp_;
         return std::nullopt;
     }
-    entry fresh;
+    Entry fresh;
     fresh.source = source;
     auto snap = admit(std::move(object), fresh);
     if (it == objects_.end()) {
         auto [pos, ok] = objects_.emplace(key, std::move(fresh));
         index(pos->first, pos->second);
-        return delta{delta::kind::added, std::move(key), nullptr, std::move(snap)};
+        return Delta{Delta::Kind::Added, std::move(key), nullptr, std::move(snap)};
     }
     auto old = materialize(it->second);
     unindex(key, it->second);
     it->second = std::move(fresh);
     index(it->first, it->second);
-    return delta{delta::kind::updated, std::move(key), std::move(old), std::move(snap)};
+    return Delta{Delta::Kind::Updated, std::move(key), std::move(old), std::move(snap)};
 }
 
-std::vector<object_cache::delta> object_cache::replace(json::array items) {
-    std::vector<delta> out;
+std::vector<ObjectCache::Delta> ObjectCache::replace(json::array items) {
+    std::vector<Delta> out;
     begin_resync();
     for (auto& item : items)
-        if (auto d = apply(watch_event_type::modified, std::move(item))) out.push_back(std::move(*d));
+        if (auto d = apply(WatchEventType::Modified, std::move(item))) out.push_back(std::move(*d));
     for (auto& d : end_resync()) out.push_back(std::move(d));
     return out;
 }
 
-void object_cache::begin_resync(source_id source) { resync_began_[source] = ++stamp_; }
+void ObjectCache::begin_resync(SourceId source) { resync_began_[source] = ++stamp_; }
 
-std::vector<object_cache::delta> object_cache::end_resync(source_id source) {
-    std::vector<delta> out;
+std::vector<ObjectCache::Delta> ObjectCache::end_resync(SourceId source) {
+    std::vector<Delta> out;
     const auto began = resync_began_.find(source);
     if (began == resync_began_.end()) return out;  // no resync of this source is open
     const auto since = began->second;
@@ -148,47 +148,47 @@ std::vector<object_cache::delta> object_cache::end_resync(source_id source) {
             ++it;
             continue;
         }
-        out.push_back(delta{delta::kind::deleted, it->first, materialize(it->second), nullptr});
+        out.push_back(Delta{Delta::Kind::Deleted, it->first, materialize(it->second), nullptr});
         unindex(it->first, it->second);
         it = objects_.erase(it);
     }
     return out;
 }
 
-std::vector<object_cache::object_ptr> object_cache::objects_of(const index_map& idx, std::string_view value) const {
-    std::vector<object_ptr> out;
+std::vector<ObjectCache::ObjectPtr> ObjectCache::objects_of(const IndexMap& idx, std::string_view value) const {
+    std::vector<ObjectPtr> out;
     auto it = idx.find(std::string(value));
     if (it == idx.end()) return out;
     for (const auto& k : it->second) out.push_back(materialize(objects_.at(k)));
     return out;
 }
 
-std::vector<object_cache::object_ptr> object_cache::by_index(std::string_view value) const {
+std::vector<ObjectCache::ObjectPtr> ObjectCache::by_index(std::string_view value) const {
     return objects_of(by_index_, value);
 }
 
-object_cache::object_ptr object_cache::get(std::string_view key) const {
+ObjectCache::ObjectPtr ObjectCache::get(std::string_view key) const {
     auto it = objects_.find(std::string(key));
     return it == objects_.end() ? nullptr : materialize(it->second);
 }
 
-std::vector<object_cache::object_ptr> object_cache::in_namespace(std::string_view ns) const {
+std::vector<ObjectCache::ObjectPtr> ObjectCache::in_namespace(std::string_view ns) const {
     return objects_of(by_namespace_, ns);
 }
 
-std::vector<object_cache::object_ptr> object_cache::owned_by(std::string_view owner_uid) const {
+std::vector<ObjectCache::ObjectPtr> ObjectCache::owned_by(std::string_view owner_uid) const {
     return objects_of(by_owner_, owner_uid);
 }
 
-void object_cache::for_each(const std::function<void(const boost::json::value&)>& fn) const {
+void ObjectCache::for_each(const std::function<void(const boost::json::value&)>& fn) const {
     for (const auto& [k, e] : objects_) {
         const auto obj = materialize(e);
         if (obj) fn(*obj);
     }
 }
 
-std::vector<object_cache::object_ptr> object_cache::all() const {
-    std::vector<object_ptr> out;
+std::vector<ObjectCache::ObjectPtr> ObjectCache::all() const {
+    std::vector<ObjectPtr> out;
     out.reserve(objects_.size());
     for (const auto& [k, e] : objects_) out.push_back(materialize(e));
     return out;

@@ -16,60 +16,76 @@ namespace json = boost::json;
 
 namespace {
 
-using field = protobuf_reader::field;
-using wire = protobuf_reader::wire;
+using Field = ProtobufReader::Field;
+using Wire = ProtobufReader::Wire;
 
 // Field numbers from k8s.io/api/core/v1 and apimachinery meta/v1
 // generated.proto (they never change once released).
-namespace pod_f { constexpr std::uint32_t metadata = 1, spec = 2, status = 3; }
+namespace pod_f {
+constexpr std::uint32_t kMetadata = 1, kSpec = 2, kStatus = 3;
+}
 namespace meta_f {
-constexpr std::uint32_t name = 1, ns = 3, uid = 5, resource_version = 6, generation = 7, creation = 8, deletion = 9,
-                        labels = 11, annotations = 12, owner_references = 13;
+constexpr std::uint32_t kName = 1, kNs = 3, kUid = 5, kResourceVersion = 6, kGeneration = 7, kCreation = 8,
+                        kDeletion = 9, kLabels = 11, kAnnotations = 12, kOwnerReferences = 13;
 }
-namespace owner_f { constexpr std::uint32_t kind = 1, name = 3, uid = 4, api_version = 5, controller = 6; }
-namespace spec_f { constexpr std::uint32_t containers = 2, node_name = 10, init_containers = 20, resources = 40; }
-namespace container_f { constexpr std::uint32_t name = 1, resources = 8, resize_policy = 23, restart_policy = 24; }
-namespace requirements_f { constexpr std::uint32_t limits = 1, requests = 2, claims = 3; }
+namespace owner_f {
+constexpr std::uint32_t kKind = 1, kName = 3, kUid = 4, kApiVersion = 5, kController = 6;
+}
+namespace spec_f {
+constexpr std::uint32_t kContainers = 2, kNodeName = 10, kInitContainers = 20, kResources = 40;
+}
+namespace container_f {
+constexpr std::uint32_t kName = 1, kResources = 8, kResizePolicy = 23, kRestartPolicy = 24;
+}
+namespace requirements_f {
+constexpr std::uint32_t kLimits = 1, kRequests = 2, kClaims = 3;
+}
 namespace status_f {
-constexpr std::uint32_t phase = 1, conditions = 2, container_statuses = 8, qos_class = 9, init_container_statuses = 10,
-                        resize = 14, observed_generation = 17, allocated_resources = 19, resources = 20;
+constexpr std::uint32_t kPhase = 1, kConditions = 2, kContainerStatuses = 8, kQosClass = 9, kInitContainerStatuses = 10,
+                        kResize = 14, kObservedGeneration = 17, kAllocatedResources = 19, kResources = 20;
 }
-namespace condition_f { constexpr std::uint32_t type = 1, status = 2, reason = 5, message = 6, observed_generation = 7; }
+namespace condition_f {
+constexpr std::uint32_t kType = 1, kStatus = 2, kReason = 5, kMessage = 6, kObservedGeneration = 7;
+}
 namespace cstatus_f {
-constexpr std::uint32_t name = 1, state = 2, last_state = 3, ready = 4, restart_count = 5, allocated_resources = 10,
-                        resources = 11;
+constexpr std::uint32_t kName = 1, kState = 2, kLastState = 3, kReady = 4, kRestartCount = 5, kAllocatedResources = 10,
+                        kResources = 11;
 }
-namespace state_f { constexpr std::uint32_t waiting = 1, running = 2, terminated = 3; }
-namespace terminated_f { constexpr std::uint32_t exit_code = 1, reason = 3, finished_at = 6; }
+namespace state_f {
+constexpr std::uint32_t kWaiting = 1, kRunning = 2, kTerminated = 3;
+}
+namespace terminated_f {
+constexpr std::uint32_t kExitCode = 1, kReason = 3, kFinishedAt = 6;
+}
 
 // A malformed message anywhere makes the whole object fail.
-struct decoder {
+struct Decoder {
     bool ok = true;
 
     // Visits every field of a message; fails on malformed wire data.
     template <class Fn>
     void each(std::string_view message, Fn&& fn) {
-        protobuf_reader r(message);
-        field f;
+        ProtobufReader r(message);
+        Field f;
         while (ok && r.next(f)) fn(f);
         if (r.failed()) ok = false;
     }
 
-    std::string_view bytes(const field& f) {
-        if (f.type != wire::bytes) ok = false;
+    std::string_view bytes(const Field& f) {
+        if (f.type != Wire::Bytes) ok = false;
         return f.bytes;
     }
-    std::int64_t integer(const field& f) {
-        if (f.type != wire::varint) ok = false;
+    std::int64_t integer(const Field& f) {
+        if (f.type != Wire::Varint) ok = false;
         return static_cast<std::int64_t>(f.value);
     }
-    std::int32_t int32(const field& f) { return static_cast<std::int32_t>(integer(f)); }
-    bool boolean(const field& f) { return integer(f) != 0; }
+    std::int32_t int32(const Field& f) { return static_cast<std::int32_t>(integer(f)); }
+    bool boolean(const Field& f) { return integer(f) != 0; }
 
     // map<string, string> / map<string, Quantity> entries: key = 1, value = 2.
-    std::pair<std::string_view, std::string_view> entry(const field& f) {
+    std::pair<std::string_view, std::string_view> entry(const Field& f) {
         std::pair<std::string_view, std::string_view> kv;
-        each(bytes(f), [&](const field& e) {
+        each(bytes(f), [&](const Field& e) {
             if (e.number == 1) kv.first = bytes(e);
             else if (e.number == 2) kv.second = bytes(e);
         });
@@ -78,12 +94,12 @@ struct decoder {
     // resource.Quantity: its canonical string (field 1), as JSON writes it.
     std::string_view quantity(std::string_view message) {
         std::string_view s;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             if (f.number == 1) s = bytes(f);
         });
         return s;
     }
-    void resource_entry(json::object& list, const field& f) {
+    void resource_entry(json::object& list, const Field& f) {
         auto [name, q] = entry(f);
         list[name] = quantity(q);
     }
@@ -91,7 +107,7 @@ struct decoder {
     // metav1.Time as JSON writes it: RFC 3339 in UTC, whole seconds; null when zero.
     json::value time(std::string_view message) {
         std::int64_t seconds = 0, nanos = 0;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             if (f.number == 1) seconds = integer(f);
             else if (f.number == 2) nanos = integer(f);
         });
@@ -101,13 +117,13 @@ struct decoder {
     json::object owner_reference(std::string_view message) {
         std::string_view api_version, kind, name, uid;
         std::optional<bool> controller;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case owner_f::api_version: api_version = bytes(f); break;
-                case owner_f::kind: kind = bytes(f); break;
-                case owner_f::name: name = bytes(f); break;
-                case owner_f::uid: uid = bytes(f); break;
-                case owner_f::controller: controller = boolean(f); break;
+                case owner_f::kApiVersion: api_version = bytes(f); break;
+                case owner_f::kKind: kind = bytes(f); break;
+                case owner_f::kName: name = bytes(f); break;
+                case owner_f::kUid: uid = bytes(f); break;
+                case owner_f::kController: controller = boolean(f); break;
                 default: break;
             }
         });
@@ -127,27 +143,27 @@ struct decoder {
         std::optional<json::value> deleted;
         json::object labels, annotations;
         json::array owners;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case meta_f::name: name = bytes(f); break;
-                case meta_f::ns: ns = bytes(f); break;
-                case meta_f::uid: uid = bytes(f); break;
-                case meta_f::resource_version: rv = bytes(f); break;
-                case meta_f::generation: generation = integer(f); break;
-                case meta_f::creation: created = time(bytes(f)); break;
-                case meta_f::deletion: deleted = time(bytes(f)); break;
-                case meta_f::labels: {
+                case meta_f::kName: name = bytes(f); break;
+                case meta_f::kNs: ns = bytes(f); break;
+                case meta_f::kUid: uid = bytes(f); break;
+                case meta_f::kResourceVersion: rv = bytes(f); break;
+                case meta_f::kGeneration: generation = integer(f); break;
+                case meta_f::kCreation: created = time(bytes(f)); break;
+                case meta_f::kDeletion: deleted = time(bytes(f)); break;
+                case meta_f::kLabels: {
                     auto [k, v] = entry(f);
                     labels[k] = v;
                     break;
                 }
-                case meta_f::annotations: {
+                case meta_f::kAnnotations: {
                     // Only Attune's own, as strip_pod keeps them.
                     auto [k, v] = entry(f);
                     if (k.find(core::kKeyPrefix) != std::string_view::npos) annotations[k] = v;
                     break;
                 }
-                case meta_f::owner_references: owners.push_back(owner_reference(bytes(f))); break;
+                case meta_f::kOwnerReferences: owners.push_back(owner_reference(bytes(f))); break;
                 default: break;
             }
         });
@@ -168,13 +184,13 @@ struct decoder {
     json::object requirements(std::string_view message) {
         json::object limits, requests;
         json::array claims;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case requirements_f::limits: resource_entry(limits, f); break;
-                case requirements_f::requests: resource_entry(requests, f); break;
-                case requirements_f::claims: {
+                case requirements_f::kLimits: resource_entry(limits, f); break;
+                case requirements_f::kRequests: resource_entry(requests, f); break;
+                case requirements_f::kClaims: {
                     std::string_view name, request;
-                    each(bytes(f), [&](const field& c) {
+                    each(bytes(f), [&](const Field& c) {
                         if (c.number == 1) name = bytes(c);
                         else if (c.number == 2) request = bytes(c);
                     });
@@ -199,13 +215,13 @@ struct decoder {
         json::object resources;
         json::array resize_policy;
         std::optional<std::string_view> restart_policy;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case container_f::name: name = bytes(f); break;
-                case container_f::resources: resources = requirements(bytes(f)); break;
-                case container_f::resize_policy: {
+                case container_f::kName: name = bytes(f); break;
+                case container_f::kResources: resources = requirements(bytes(f)); break;
+                case container_f::kResizePolicy: {
                     std::string_view resource, policy;
-                    each(bytes(f), [&](const field& p) {
+                    each(bytes(f), [&](const Field& p) {
                         if (p.number == 1) resource = bytes(p);
                         else if (p.number == 2) policy = bytes(p);
                     });
@@ -215,7 +231,7 @@ struct decoder {
                     resize_policy.push_back(std::move(p));
                     break;
                 }
-                case container_f::restart_policy: restart_policy = bytes(f); break;
+                case container_f::kRestartPolicy: restart_policy = bytes(f); break;
                 default: break;
             }
         });
@@ -232,15 +248,15 @@ struct decoder {
         bool have_containers = false;
         std::string_view node;
         std::optional<json::object> resources;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case spec_f::containers:
+                case spec_f::kContainers:
                     have_containers = true;
                     containers.push_back(container(bytes(f)));
                     break;
-                case spec_f::init_containers: init.push_back(container(bytes(f))); break;
-                case spec_f::node_name: node = bytes(f); break;
-                case spec_f::resources: resources = requirements(bytes(f)); break;
+                case spec_f::kInitContainers: init.push_back(container(bytes(f))); break;
+                case spec_f::kNodeName: node = bytes(f); break;
+                case spec_f::kResources: resources = requirements(bytes(f)); break;
                 default: break;
             }
         });
@@ -257,13 +273,13 @@ struct decoder {
     json::object condition(std::string_view message) {
         std::string_view type, status, reason, msg;
         std::int64_t observed = 0;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case condition_f::type: type = bytes(f); break;
-                case condition_f::status: status = bytes(f); break;
-                case condition_f::reason: reason = bytes(f); break;
-                case condition_f::message: msg = bytes(f); break;
-                case condition_f::observed_generation: observed = integer(f); break;
+                case condition_f::kType: type = bytes(f); break;
+                case condition_f::kStatus: status = bytes(f); break;
+                case condition_f::kReason: reason = bytes(f); break;
+                case condition_f::kMessage: msg = bytes(f); break;
+                case condition_f::kObservedGeneration: observed = integer(f); break;
                 default: break;
             }
         });
@@ -280,11 +296,11 @@ struct decoder {
     // nothing is left (JSON's {} is then erased).
     std::optional<json::object> container_state(std::string_view message) {
         json::object st;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case state_f::waiting: {
+                case state_f::kWaiting: {
                     std::string_view reason;
-                    each(bytes(f), [&](const field& w) {
+                    each(bytes(f), [&](const Field& w) {
                         if (w.number == 1) reason = bytes(w);
                     });
                     json::object w;
@@ -292,9 +308,9 @@ struct decoder {
                     st["waiting"] = std::move(w);
                     break;
                 }
-                case state_f::running: {
+                case state_f::kRunning: {
                     json::value started = nullptr;
-                    each(bytes(f), [&](const field& r) {
+                    each(bytes(f), [&](const Field& r) {
                         if (r.number == 1) started = time(bytes(r));
                     });
                     json::object r;
@@ -302,15 +318,15 @@ struct decoder {
                     st["running"] = std::move(r);
                     break;
                 }
-                case state_f::terminated: {
+                case state_f::kTerminated: {
                     std::int32_t exit_code = 0;
                     std::string_view reason;
                     json::value finished = nullptr;
-                    each(bytes(f), [&](const field& t) {
+                    each(bytes(f), [&](const Field& t) {
                         switch (t.number) {
-                            case terminated_f::exit_code: exit_code = int32(t); break;
-                            case terminated_f::reason: reason = bytes(t); break;
-                            case terminated_f::finished_at: finished = time(bytes(t)); break;
+                            case terminated_f::kExitCode: exit_code = int32(t); break;
+                            case terminated_f::kReason: reason = bytes(t); break;
+                            case terminated_f::kFinishedAt: finished = time(bytes(t)); break;
                             default: break;
                         }
                     });
@@ -334,15 +350,15 @@ struct decoder {
         bool ready = false;
         std::int32_t restarts = 0;
         json::object allocated;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case cstatus_f::name: name = bytes(f); break;
-                case cstatus_f::state: state = container_state(bytes(f)); break;
-                case cstatus_f::last_state: last_state = container_state(bytes(f)); break;
-                case cstatus_f::ready: ready = boolean(f); break;
-                case cstatus_f::restart_count: restarts = int32(f); break;
-                case cstatus_f::allocated_resources: resource_entry(allocated, f); break;
-                case cstatus_f::resources: resources = requirements(bytes(f)); break;
+                case cstatus_f::kName: name = bytes(f); break;
+                case cstatus_f::kState: state = container_state(bytes(f)); break;
+                case cstatus_f::kLastState: last_state = container_state(bytes(f)); break;
+                case cstatus_f::kReady: ready = boolean(f); break;
+                case cstatus_f::kRestartCount: restarts = int32(f); break;
+                case cstatus_f::kAllocatedResources: resource_entry(allocated, f); break;
+                case cstatus_f::kResources: resources = requirements(bytes(f)); break;
                 default: break;
             }
         });
@@ -364,11 +380,11 @@ struct decoder {
         bool have_conditions = false;
         json::object allocated;
         std::optional<json::object> resources;
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case status_f::observed_generation: observed = integer(f); break;
-                case status_f::phase: phase = bytes(f); break;
-                case status_f::conditions: {
+                case status_f::kObservedGeneration: observed = integer(f); break;
+                case status_f::kPhase: phase = bytes(f); break;
+                case status_f::kConditions: {
                     // Only the resize conditions and readiness, as strip_pod keeps them
                     // (the array stays, possibly empty, when the pod had any).
                     have_conditions = true;
@@ -378,12 +394,12 @@ struct decoder {
                         conditions.push_back(std::move(c));
                     break;
                 }
-                case status_f::init_container_statuses: init_statuses.push_back(container_status(bytes(f))); break;
-                case status_f::container_statuses: statuses.push_back(container_status(bytes(f))); break;
-                case status_f::qos_class: qos = bytes(f); break;
-                case status_f::resize: resize = bytes(f); break;
-                case status_f::allocated_resources: resource_entry(allocated, f); break;
-                case status_f::resources: resources = requirements(bytes(f)); break;
+                case status_f::kInitContainerStatuses: init_statuses.push_back(container_status(bytes(f))); break;
+                case status_f::kContainerStatuses: statuses.push_back(container_status(bytes(f))); break;
+                case status_f::kQosClass: qos = bytes(f); break;
+                case status_f::kResize: resize = bytes(f); break;
+                case status_f::kAllocatedResources: resource_entry(allocated, f); break;
+                case status_f::kResources: resources = requirements(bytes(f)); break;
                 default: break;
             }
         });
@@ -403,11 +419,11 @@ struct decoder {
     json::object pod(std::string_view message) {
         json::object md, status;
         json::object spec = pod_spec({});  // an absent spec is an empty one: containers null, as JSON writes it
-        each(message, [&](const field& f) {
+        each(message, [&](const Field& f) {
             switch (f.number) {
-                case pod_f::metadata: md = object_meta(bytes(f)); break;
-                case pod_f::spec: spec = pod_spec(bytes(f)); break;
-                case pod_f::status: status = pod_status(bytes(f)); break;
+                case pod_f::kMetadata: md = object_meta(bytes(f)); break;
+                case pod_f::kSpec: spec = pod_spec(bytes(f)); break;
+                case pod_f::kStatus: status = pod_status(bytes(f)); break;
                 default: break;
             }
         });
@@ -420,24 +436,24 @@ struct decoder {
     }
 };
 
-core::error malformed(std::string_view what) {
+core::Error malformed(std::string_view what) {
     return core::make_error("protobuf_decode", "malformed protobuf " + std::string(what));
 }
 
 // "k8s\0" + runtime.Unknown{typeMeta, raw}: the raw bytes and their kind.
-struct protobuf_envelope {
+struct ProtobufEnvelope {
     std::string_view kind;
     std::string_view raw;
 };
 
-core::result<protobuf_envelope> open_protobuf_envelope(std::string_view body) {
+core::Result<ProtobufEnvelope> open_protobuf_envelope(std::string_view body) {
     if (!is_protobuf_body(body)) return core::make_error("protobuf_decode", "not a protobuf answer (no k8s magic)");
-    decoder d;
-    protobuf_envelope env;
+    Decoder d;
+    ProtobufEnvelope env;
     std::string_view encoding;
-    d.each(body.substr(kProtobufMagic.size()), [&](const field& f) {
+    d.each(body.substr(kProtobufMagic.size()), [&](const Field& f) {
         if (f.number == 1) {
-            d.each(d.bytes(f), [&](const field& t) {
+            d.each(d.bytes(f), [&](const Field& t) {
                 if (t.number == 2) env.kind = d.bytes(t);
             });
         } else if (f.number == 2) {
@@ -454,23 +470,23 @@ core::result<protobuf_envelope> open_protobuf_envelope(std::string_view body) {
 
 }  // namespace
 
-core::result<json::value> pod_from_protobuf(std::string_view message) {
-    decoder d;
+core::Result<json::value> pod_from_protobuf(std::string_view message) {
+    Decoder d;
     auto p = d.pod(message);
     if (!d.ok) return malformed("Pod");
     return json::value(std::move(p));
 }
 
-core::result<json::value> status_from_protobuf(std::string_view body) {
+core::Result<json::value> status_from_protobuf(std::string_view body) {
     auto env = open_protobuf_envelope(body);
     if (!env) return env.error();
     if (env.value().kind != "Status")
         return core::make_error("protobuf_decode", "expected a Status, got " + std::string(env.value().kind));
     // meta/v1 Status: status = 2, message = 3, reason = 4, code = 6.
-    decoder d;
+    Decoder d;
     json::object s;
     s["kind"] = "Status";
-    d.each(env.value().raw, [&](const field& f) {
+    d.each(env.value().raw, [&](const Field& f) {
         switch (f.number) {
             case 2: s["status"] = d.bytes(f); break;
             case 3: s["message"] = d.bytes(f); break;

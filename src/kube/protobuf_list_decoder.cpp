@@ -7,19 +7,19 @@
 
 namespace attune::kube {
 
-protobuf_list_decoder::protobuf_list_decoder(item_decoder decode, item_sink on_item)
+ProtobufListDecoder::ProtobufListDecoder(ItemDecoder decode, ItemSink on_item)
     : decode_(std::move(decode)), sink_(std::move(on_item)) {}
 
-bool protobuf_list_decoder::fail(std::string why) {
+bool ProtobufListDecoder::fail(std::string why) {
     if (error_.empty()) error_ = std::move(why);
     return false;
 }
 
-bool protobuf_list_decoder::read_header(std::uint32_t& number, unsigned& wire_type, std::uint64_t& value,
-                                        std::size_t& header_len) {
+bool ProtobufListDecoder::read_header(std::uint32_t& number, unsigned& wire_type, std::uint64_t& value,
+                                      std::size_t& header_len) {
     std::size_t p = pos_;
     std::uint64_t key = 0;
-    if (!protobuf_reader::read_varint(buf_, p, key)) {
+    if (!ProtobufReader::read_varint(buf_, p, key)) {
         if (buf_.size() - pos_ >= 10) fail("malformed protobuf list: bad field key");
         return false;
     }
@@ -30,7 +30,7 @@ bool protobuf_list_decoder::read_header(std::uint32_t& number, unsigned& wire_ty
     switch (wire_type) {
         case 0:
         case 2:
-            if (!protobuf_reader::read_varint(buf_, p, value)) {
+            if (!ProtobufReader::read_varint(buf_, p, value)) {
                 if (buf_.size() - p >= 10) fail("malformed protobuf list: bad varint");
                 return false;
             }
@@ -44,7 +44,7 @@ bool protobuf_list_decoder::read_header(std::uint32_t& number, unsigned& wire_ty
 }
 
 // One unit of progress; false when more input is needed or on failure.
-bool protobuf_list_decoder::step() {
+bool ProtobufListDecoder::step() {
     if (skip_left_ > 0) {
         const auto n = std::min<std::uint64_t>(skip_left_, buf_.size() - pos_);
         if (n == 0) return false;
@@ -54,14 +54,14 @@ bool protobuf_list_decoder::step() {
         return true;
     }
     switch (state_) {
-        case state::magic:
+        case State::Magic:
             if (buf_.size() - pos_ < kProtobufMagic.size()) return false;
             if (std::string_view(buf_).substr(pos_, kProtobufMagic.size()) != kProtobufMagic)
                 return fail("not a protobuf list (no k8s magic)");
             pos_ += kProtobufMagic.size();
-            state_ = state::envelope;
+            state_ = State::Envelope;
             return true;
-        case state::envelope: {
+        case State::Envelope: {
             std::uint32_t number = 0;
             unsigned wt = 0;
             std::uint64_t value = 0;
@@ -72,7 +72,7 @@ bool protobuf_list_decoder::step() {
                 if (saw_list_) return fail("malformed protobuf list: two lists in one envelope");
                 saw_list_ = true;
                 list_left_ = value;
-                state_ = state::list;
+                state_ = State::List;
                 return true;
             }
             if (number == 3 && wt == 2 && value > 0) return fail("unsupported protobuf content encoding");
@@ -82,9 +82,9 @@ bool protobuf_list_decoder::step() {
             }
             return true;
         }
-        case state::list: {
+        case State::List: {
             if (list_left_ == 0) {
-                state_ = state::envelope;
+                state_ = State::Envelope;
                 return true;
             }
             std::uint32_t number = 0;
@@ -102,10 +102,10 @@ bool protobuf_list_decoder::step() {
                 pos_ += hl + value;
                 list_left_ -= hl + value;
                 if (number == 1) {  // ListMeta: resourceVersion = 2, continue = 3
-                    protobuf_reader r(body);
-                    protobuf_reader::field f;
+                    ProtobufReader r(body);
+                    ProtobufReader::Field f;
                     while (r.next(f)) {
-                        if (f.type != protobuf_reader::wire::bytes) continue;
+                        if (f.type != ProtobufReader::Wire::Bytes) continue;
                         if (f.number == 2) resource_version_ = std::string(f.bytes);
                         else if (f.number == 3) continue_ = std::string(f.bytes);
                     }
@@ -127,12 +127,12 @@ bool protobuf_list_decoder::step() {
             }
             return true;
         }
-        case state::done: return false;
+        case State::Done: return false;
     }
     return false;
 }
 
-bool protobuf_list_decoder::feed(std::string_view chunk) {
+bool ProtobufListDecoder::feed(std::string_view chunk) {
     if (!error_.empty()) return false;
     buf_.append(chunk);
     while (error_.empty() && step()) {
@@ -146,13 +146,12 @@ bool protobuf_list_decoder::feed(std::string_view chunk) {
     return true;
 }
 
-bool protobuf_list_decoder::finish() {
+bool ProtobufListDecoder::finish() {
     if (!error_.empty()) return false;
-    if (state_ == state::magic) return fail("empty protobuf list body");
+    if (state_ == State::Magic) return fail("empty protobuf list body");
     if (!saw_list_) return fail("protobuf envelope without a list");
-    if (state_ != state::envelope || skip_left_ > 0 || pos_ != buf_.size())
-        return fail("truncated protobuf list");
-    state_ = state::done;
+    if (state_ != State::Envelope || skip_left_ > 0 || pos_ != buf_.size()) return fail("truncated protobuf list");
+    state_ = State::Done;
     return true;
 }
 

@@ -2,7 +2,7 @@
 
 namespace attune::kube {
 
-bool protobuf_reader::read_varint(std::string_view data, std::size_t& pos, std::uint64_t& out) noexcept {
+bool ProtobufReader::read_varint(std::string_view data, std::size_t& pos, std::uint64_t& out) noexcept {
     out = 0;
     for (unsigned shift = 0; shift < 70; shift += 7) {
         if (pos >= data.size()) return false;
@@ -13,7 +13,7 @@ bool protobuf_reader::read_varint(std::string_view data, std::size_t& pos, std::
     return false;
 }
 
-bool protobuf_reader::next(field& f) noexcept {
+bool ProtobufReader::next(Field& f) noexcept {
     if (failed_ || pos_ >= data_.size()) return false;
     std::uint64_t key = 0;
     if (!read_varint(data_, pos_, key) || (key >> 3) == 0 || (key >> 3) > 0x1fffffff) {
@@ -25,7 +25,7 @@ bool protobuf_reader::next(field& f) noexcept {
     f.bytes = {};
     switch (key & 7) {
         case 0:
-            f.type = wire::varint;
+            f.type = Wire::Varint;
             if (!read_varint(data_, pos_, f.value)) break;
             return true;
         case 1:
@@ -35,13 +35,13 @@ bool protobuf_reader::next(field& f) noexcept {
             for (std::size_t i = 0; i < n; ++i)
                 f.value |= static_cast<std::uint64_t>(static_cast<std::uint8_t>(data_[pos_ + i])) << (8 * i);
             pos_ += n;
-            f.type = n == 8 ? wire::fixed64 : wire::fixed32;
+            f.type = n == 8 ? Wire::Fixed64 : Wire::Fixed32;
             return true;
         }
         case 2: {
             std::uint64_t len = 0;
             if (!read_varint(data_, pos_, len) || len > data_.size() - pos_) break;
-            f.type = wire::bytes;
+            f.type = Wire::Bytes;
             f.bytes = data_.substr(pos_, static_cast<std::size_t>(len));
             pos_ += static_cast<std::size_t>(len);
             return true;

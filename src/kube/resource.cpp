@@ -3,38 +3,38 @@
 namespace attune::kube {
 
 namespace resources {
-resource_type pods() { return {"", "v1", "pods", "Pod", true}; }
-resource_type nodes() { return {"", "v1", "nodes", "Node", false}; }
-resource_type namespaces() { return {"", "v1", "namespaces", "Namespace", false}; }
-resource_type deployments() { return {"apps", "v1", "deployments", "Deployment", true}; }
-resource_type statefulsets() { return {"apps", "v1", "statefulsets", "StatefulSet", true}; }
-resource_type replicasets() { return {"apps", "v1", "replicasets", "ReplicaSet", true}; }
-resource_type daemonsets() { return {"apps", "v1", "daemonsets", "DaemonSet", true}; }
-resource_type jobs() { return {"batch", "v1", "jobs", "Job", true}; }
-resource_type cronjobs() { return {"batch", "v1", "cronjobs", "CronJob", true}; }
-resource_type horizontal_pod_autoscalers() {
+ResourceType pods() { return {"", "v1", "pods", "Pod", true}; }
+ResourceType nodes() { return {"", "v1", "nodes", "Node", false}; }
+ResourceType namespaces() { return {"", "v1", "namespaces", "Namespace", false}; }
+ResourceType deployments() { return {"apps", "v1", "deployments", "Deployment", true}; }
+ResourceType statefulsets() { return {"apps", "v1", "statefulsets", "StatefulSet", true}; }
+ResourceType replicasets() { return {"apps", "v1", "replicasets", "ReplicaSet", true}; }
+ResourceType daemonsets() { return {"apps", "v1", "daemonsets", "DaemonSet", true}; }
+ResourceType jobs() { return {"batch", "v1", "jobs", "Job", true}; }
+ResourceType cronjobs() { return {"batch", "v1", "cronjobs", "CronJob", true}; }
+ResourceType horizontal_pod_autoscalers() {
     return {"autoscaling", "v2", "horizontalpodautoscalers", "HorizontalPodAutoscaler", true};
 }
-resource_type limit_ranges() { return {"", "v1", "limitranges", "LimitRange", true}; }
-resource_type resource_quotas() { return {"", "v1", "resourcequotas", "ResourceQuota", true}; }
-resource_type leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
-resource_type events() { return {"events.k8s.io", "v1", "events", "Event", true}; }
-resource_type attune_policies() { return {"attune.io", "v1alpha1", "attunepolicies", "AttunePolicy", true}; }
-resource_type attune_defaults() { return {"attune.io", "v1alpha1", "attunedefaults", "AttuneDefaults", false}; }
-resource_type attune_namespace_defaults() {
+ResourceType limit_ranges() { return {"", "v1", "limitranges", "LimitRange", true}; }
+ResourceType resource_quotas() { return {"", "v1", "resourcequotas", "ResourceQuota", true}; }
+ResourceType leases() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
+ResourceType events() { return {"events.k8s.io", "v1", "events", "Event", true}; }
+ResourceType attune_policies() { return {"attune.io", "v1alpha1", "attunepolicies", "AttunePolicy", true}; }
+ResourceType attune_defaults() { return {"attune.io", "v1alpha1", "attunedefaults", "AttuneDefaults", false}; }
+ResourceType attune_namespace_defaults() {
     return {"attune.io", "v1alpha1", "attunenamespacedefaults", "AttuneNamespaceDefaults", true};
 }
-resource_type config_maps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
-resource_type secrets() { return {"", "v1", "secrets", "Secret", true}; }
-resource_type vertical_pod_autoscalers() {
+ResourceType config_maps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
+ResourceType secrets() { return {"", "v1", "secrets", "Secret", true}; }
+ResourceType vertical_pod_autoscalers() {
     return {"autoscaling.k8s.io", "v1", "verticalpodautoscalers", "VerticalPodAutoscaler", true};
 }
-resource_type mutating_webhook_configurations() {
+ResourceType mutating_webhook_configurations() {
     return {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false};
 }
 }  // namespace resources
 
-core::result<resource_type> workload_resource(std::string_view kind) {
+core::Result<ResourceType> workload_resource(std::string_view kind) {
     for (auto rt : {resources::deployments(), resources::statefulsets(), resources::daemonsets(),
                     resources::replicasets(), resources::jobs(), resources::cronjobs()})
         if (rt.kind == kind) return rt;
@@ -42,7 +42,7 @@ core::result<resource_type> workload_resource(std::string_view kind) {
                                                 "\" (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job or CronJob)");
 }
 
-std::string collection_path(const resource_type& rt, std::string_view ns) {
+std::string collection_path(const ResourceType& rt, std::string_view ns) {
     std::string p = rt.group.empty() ? "/api/" + rt.version : "/apis/" + rt.group + "/" + rt.version;
     if (rt.namespaced && !ns.empty()) {
         p += "/namespaces/";
@@ -53,7 +53,7 @@ std::string collection_path(const resource_type& rt, std::string_view ns) {
     return p;
 }
 
-std::string object_path(const resource_type& rt, std::string_view ns, std::string_view name,
+std::string object_path(const ResourceType& rt, std::string_view ns, std::string_view name,
                         std::string_view subresource) {
     std::string p = collection_path(rt, ns);
     p += "/";
@@ -82,16 +82,14 @@ std::string percent_encode(std::string_view s) {
     return out;
 }
 
-query& query::add(std::string_view key, std::string_view value) {
+Query& Query::add(std::string_view key, std::string_view value) {
     if (!value.empty()) params_.emplace_back(std::string(key), std::string(value));
     return *this;
 }
 
-query& query::add(std::string_view key, long long value) {
-    return add(key, std::string_view(std::to_string(value)));
-}
+Query& Query::add(std::string_view key, long long value) { return add(key, std::string_view(std::to_string(value))); }
 
-std::string query::encode() const {
+std::string Query::encode() const {
     std::string out;
     for (const auto& [k, v] : params_) {
         out += out.empty() ? '?' : '&';

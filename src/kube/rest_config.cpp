@@ -7,30 +7,30 @@
 
 namespace attune::kube {
 
-std::shared_ptr<token_source> token_source::fixed(std::string token) {
-    auto t = std::shared_ptr<token_source>(new token_source());
+std::shared_ptr<TokenSource> TokenSource::fixed(std::string token) {
+    auto t = std::shared_ptr<TokenSource>(new TokenSource());
     t->token_ = std::move(token);
     return t;
 }
 
-std::shared_ptr<token_source> token_source::from_file(std::filesystem::path path, std::chrono::seconds refresh,
-                                                     bool reread_when_changed) {
-    auto t = std::shared_ptr<token_source>(new token_source());
+std::shared_ptr<TokenSource> TokenSource::from_file(std::filesystem::path path, std::chrono::seconds refresh,
+                                                    bool reread_when_changed) {
+    auto t = std::shared_ptr<TokenSource>(new TokenSource());
     t->path_ = std::move(path);
     t->refresh_ = refresh;
     t->watch_mtime_ = reread_when_changed;
-    if (!t->reread()) throw config_error("token file " + t->path_.string() + ": cannot read a non-empty token");
-    t->read_at_ = clock::now();
+    if (!t->reread()) throw ConfigError("token file " + t->path_.string() + ": cannot read a non-empty token");
+    t->read_at_ = Clock::now();
     return t;
 }
 
-std::filesystem::file_time_type token_source::mtime() const {
+std::filesystem::file_time_type TokenSource::mtime() const {
     std::error_code ec;
     const auto t = std::filesystem::last_write_time(path_, ec);
     return ec ? std::filesystem::file_time_type{} : t;
 }
 
-bool token_source::reread() {
+bool TokenSource::reread() {
     const auto seen = watch_mtime_ ? mtime() : std::filesystem::file_time_type{};
     std::ifstream in(path_, std::ios::binary);
     if (!in) return false;
@@ -45,9 +45,9 @@ bool token_source::reread() {
     return true;
 }
 
-bool token_source::force_reread() { return !path_.empty() && reread(); }
+bool TokenSource::force_reread() { return !path_.empty() && reread(); }
 
-const std::string& token_source::current(clock::time_point now) {
+const std::string& TokenSource::current(Clock::time_point now) {
     if (path_.empty()) return token_;
     if (now - read_at_ >= refresh_ || (watch_mtime_ && mtime() != mtime_)) {
         reread();  // on failure the previous token stays in use
@@ -56,29 +56,29 @@ const std::string& token_source::current(clock::time_point now) {
     return token_;
 }
 
-boost::asio::awaitable<credential_result> token_source::get(boost::asio::any_io_executor, clock::time_point) {
-    credential_result r;
-    const auto& t = current(clock::now());
-    r.value = credential{t, {}, {}, generation_};
+boost::asio::awaitable<CredentialResult> TokenSource::get(boost::asio::any_io_executor, Clock::time_point) {
+    CredentialResult r;
+    const auto& t = current(Clock::now());
+    r.value = Credential{t, {}, {}, generation_};
     co_return r;
 }
 
-bool token_source::refused(std::uint64_t generation) {
+bool TokenSource::refused(std::uint64_t generation) {
     if (generation != generation_) return true;  // already re-read since that request
     const auto before = generation_;
     force_reread();
-    read_at_ = clock::now();
+    read_at_ = Clock::now();
     return generation_ != before;
 }
 
-void parse_server_url(std::string_view url, rest_config& out) {
-    http::server_url u;
+void parse_server_url(std::string_view url, RestConfig& out) {
+    http::ServerUrl u;
     try {
         u = http::split_server_url(url);
     } catch (const std::invalid_argument& e) {
-        throw config_error(e.what());
+        throw ConfigError(e.what());
     }
-    if (u.scheme != "https") throw config_error("server URL '" + std::string(url) + "': only https:// is supported");
+    if (u.scheme != "https") throw ConfigError("server URL '" + std::string(url) + "': only https:// is supported");
     out.host = std::move(u.host);
     out.port = std::move(u.port);
     out.path_prefix = std::move(u.path_prefix);

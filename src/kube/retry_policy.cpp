@@ -15,23 +15,19 @@ std::optional<std::chrono::seconds> parse_retry_after(std::string_view v) noexce
     return std::chrono::seconds(n);
 }
 
-retry_decision decide_retry(const retry_options& opts, const attempt_outcome& o, unsigned retries_done,
-                            const random_source& rnd) {
-    retry_decision d;
+RetryDecision decide_retry(const RetryOptions& opts, const AttemptOutcome& o, unsigned retries_done,
+                           const RandomSource& rnd) {
+    RetryDecision d;
     if (retries_done >= opts.max_retries) return d;
     const bool idempotent = http::is_idempotent(o.method);
 
-    if (o.transport != http::failure::none) {
+    if (o.transport != http::Failure::None) {
         switch (o.transport) {
-            case http::failure::resolve:
-            case http::failure::connect:
-            case http::failure::pool_exhausted:
-                d.retry = true;
-                break;
-            case http::failure::timeout:
-            case http::failure::connection_reset:
-                d.retry = !o.request_sent || idempotent;
-                break;
+            case http::Failure::Resolve:
+            case http::Failure::Connect:
+            case http::Failure::PoolExhausted: d.retry = true; break;
+            case http::Failure::Timeout:
+            case http::Failure::ConnectionReset: d.retry = !o.request_sent || idempotent; break;
             default:  // TLS verification, oversized body, bad HTTP, cancellation: retrying won't help
                 d.retry = false;
         }

@@ -18,9 +18,9 @@ namespace asio = boost::asio;
 
 namespace {
 asio::awaitable<void> supervise_loop(std::string name, std::function<asio::awaitable<void>()> body,
-                                     backoff_policy policy, prometheus::Family<prometheus::Counter>* crashes,
+                                     BackoffPolicy policy, prometheus::Family<prometheus::Counter>* crashes,
                                      std::shared_ptr<bool> stop) {
-    backoff_state backoff(policy);
+    BackoffState backoff(policy);
     auto rnd = make_random_source(std::random_device{}());
     asio::steady_timer timer(co_await asio::this_coro::executor);
     while (!*stop) {
@@ -46,10 +46,10 @@ asio::awaitable<void> supervise_loop(std::string name, std::function<asio::await
 }
 }  // namespace
 
-supervisor_handle spawn_supervised(asio::any_io_executor ex, std::string name,
-                                   std::function<asio::awaitable<void>()> body, backoff_policy backoff,
-                                   prometheus::Family<prometheus::Counter>* crashes) {
-    supervisor_handle h;
+SupervisorHandle spawn_supervised(asio::any_io_executor ex, std::string name,
+                                  std::function<asio::awaitable<void>()> body, BackoffPolicy backoff,
+                                  prometheus::Family<prometheus::Counter>* crashes) {
+    SupervisorHandle h;
     asio::co_spawn(ex, supervise_loop(std::move(name), std::move(body), backoff, crashes, h.stop), asio::detached);
     return h;
 }

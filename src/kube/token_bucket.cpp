@@ -5,17 +5,17 @@
 
 namespace attune::kube {
 
-token_bucket::token_bucket(double qps, int burst, clock::time_point now) noexcept
+TokenBucket::TokenBucket(double qps, int burst, Clock::time_point now) noexcept
     : qps_(qps), burst_(std::max(burst, 1)), tokens_(static_cast<double>(std::max(burst, 1))), last_(now) {}
 
-double token_bucket::available(clock::time_point now) const noexcept {
+double TokenBucket::available(Clock::time_point now) const noexcept {
     if (qps_ <= 0) return static_cast<double>(burst_);
     // A clock that goes backwards (or an out-of-order caller) refills nothing.
     const double elapsed = std::max(0.0, std::chrono::duration<double>(now - last_).count());
     return std::min(static_cast<double>(burst_), tokens_ + elapsed * qps_);
 }
 
-std::chrono::nanoseconds token_bucket::reserve(clock::time_point now) noexcept {
+std::chrono::nanoseconds TokenBucket::reserve(Clock::time_point now) noexcept {
     ++reservations_;
     if (qps_ <= 0) return std::chrono::nanoseconds::zero();
     tokens_ = available(now);

@@ -8,55 +8,54 @@ namespace {
 constexpr std::string_view kNotOlderThan = "NotOlderThan";
 }
 
-watch_fsm::watch_fsm(options opts, random_source rnd)
-    : opts_(opts), rnd_(std::move(rnd)), backoff_(opts.backoff) {}
+WatchFsm::WatchFsm(Options opts, RandomSource rnd) : opts_(opts), rnd_(std::move(rnd)), backoff_(opts.backoff) {}
 
-long long watch_fsm::watch_timeout() {
+long long WatchFsm::watch_timeout() {
     const double r = std::clamp(rnd_ ? rnd_() : 0.0, 0.0, 0.999);
     const auto base = std::max<long long>(opts_.watch_timeout_base.count(), 1);
     return base + static_cast<long long>(static_cast<double>(base) * r);
 }
 
-watch_fsm::step watch_fsm::next() {
+WatchFsm::Step WatchFsm::next() {
     if (pending_wait_.count() > 0) {
         auto d = pending_wait_;
         pending_wait_ = std::chrono::milliseconds(0);
-        return wait_step{d};
+        return WaitStep{d};
     }
     switch (phase_) {
-        case phase::empty: {
+        case Phase::Empty: {
             continue_.clear();
             if (opts_.watch_list) {
-                phase_ = phase::streaming;
-                watch_step w;
+                phase_ = Phase::Streaming;
+                WatchStep w;
                 w.resource_version = relist_rv_;
                 w.timeout_seconds = watch_timeout();
                 w.send_initial_events = true;
                 w.resource_version_match = std::string(kNotOlderThan);
                 return w;
             }
-            phase_ = phase::listing;
-            list_step l{"", opts_.page_size, relist_rv_, relist_rv_.empty() ? "" : std::string(kNotOlderThan)};
+            phase_ = Phase::Listing;
+            ListStep l{"", opts_.page_size, relist_rv_, relist_rv_.empty() ? "" : std::string(kNotOlderThan)};
             return l;
         }
-        case phase::streaming:
+        case Phase::Streaming:
             // A stream that ended before its initial state was complete starts over.
-            phase_ = phase::empty;
+            phase_ = Phase::Empty;
             return next();
-        case phase::listing:
+        case Phase::Listing:
             // resourceVersion must not be combined with continue.
-            return list_step{continue_, opts_.page_size, "", ""};
-        case phase::watching: {
-            watch_step w;
+            return ListStep{continue_, opts_.page_size, "", ""};
+        case Phase::Watching: {
+            WatchStep w;
             w.resource_version = rv_;
             w.timeout_seconds = watch_timeout();
             return w;
         }
     }
-    return list_step{"", opts_.page_size, "", ""};
+    return ListStep{"", opts_.page_size, "", ""};
 }
 
-bool watch_fsm::on_list_page(std::string_view list_rv, std::string_view continue_token) {
+bool WatchFsm::on_list_page(std::string_view list_rv, std::string_view continue_token) {
     if (!continue_token.empty()) {
         continue_ = std::string(continue_token);
         return false;
@@ -64,77 +63,77 @@ bool watch_fsm::on_list_page(std::string_view list_rv, std::string_view continue
     continue_.clear();
     rv_ = std::string(list_rv);
     relist_rv_.clear();
-    phase_ = phase::watching;
+    phase_ = Phase::Watching;
     backoff_.reset();
     return true;
 }
 
-void watch_fsm::on_list_failed(bool gone, std::chrono::milliseconds at_least) {
+void WatchFsm::on_list_failed(bool gone, std::chrono::milliseconds at_least) {
     // Either way the list starts over: a list is one snapshot.
     if (gone) {
         ++relists_;
         relist_rv_.clear();  // the version was refused: quorum read
     }
-    phase_ = phase::empty;
+    phase_ = Phase::Empty;
     continue_.clear();
     pending_wait_ = std::max(backoff_.next(rnd_), at_least);
 }
 
-void watch_fsm::on_watch_started() { progressed_ = false; }
+void WatchFsm::on_watch_started() { progressed_ = false; }
 
-watch_fsm::event_action watch_fsm::on_event(std::string_view type, std::string_view rv, bool is_gone_error,
-                                            bool initial_events_end) {
+WatchFsm::EventAction WatchFsm::on_event(std::string_view type, std::string_view rv, bool is_gone_error,
+                                         bool initial_events_end) {
     if (type == "ERROR") {
         if (is_gone_error) {
-            if (phase_ == phase::streaming) relist_rv_.clear();  // the WatchList's version was refused
+            if (phase_ == Phase::Streaming) relist_rv_.clear();  // the WatchList's version was refused
             relist();
-            return event_action::relist;
+            return EventAction::Relist;
         }
         fail();
-        return event_action::restart;
+        return EventAction::Restart;
     }
     // The resume point only ever comes from the server, never from arithmetic.
     if (!rv.empty()) rv_ = std::string(rv);
     progressed_ = true;
     decode_failures_ = 0;
     if (type != "BOOKMARK") {
-        if (phase_ != phase::streaming) backoff_.reset();
-        return event_action::apply;
+        if (phase_ != Phase::Streaming) backoff_.reset();
+        return EventAction::Apply;
     }
-    if (phase_ == phase::streaming && initial_events_end) {
-        phase_ = phase::watching;
+    if (phase_ == Phase::Streaming && initial_events_end) {
+        phase_ = Phase::Watching;
         relist_rv_.clear();
         backoff_.reset();
-        return event_action::synced;
+        return EventAction::Synced;
     }
-    if (phase_ != phase::streaming) backoff_.reset();
-    return event_action::skip;
+    if (phase_ != Phase::Streaming) backoff_.reset();
+    return EventAction::Skip;
 }
 
-void watch_fsm::on_watch_ended(end_reason why, std::chrono::milliseconds at_least) {
+void WatchFsm::on_watch_ended(EndReason why, std::chrono::milliseconds at_least) {
     switch (why) {
-        case end_reason::gone:
-            if (phase_ == phase::streaming) relist_rv_.clear();
+        case EndReason::Gone:
+            if (phase_ == Phase::Streaming) relist_rv_.clear();
             relist();
             break;
-        case end_reason::failed: fail(at_least); break;
-        case end_reason::closed:
+        case EndReason::Failed: fail(at_least); break;
+        case EndReason::Closed:
             // A server-side timeout after progress: resume at once. A stream
             // that closes without delivering anything is treated as a failure
             // so a misbehaving server can't spin us in a hot loop. A WatchList
             // cut short always waits: its initial state starts over.
-            if (!progressed_ || phase_ == phase::streaming) fail(at_least);
+            if (!progressed_ || phase_ == Phase::Streaming) fail(at_least);
             break;
     }
 }
 
-void watch_fsm::on_watch_list_refused() {
+void WatchFsm::on_watch_list_refused() {
     opts_.watch_list = false;
-    phase_ = phase::empty;
+    phase_ = Phase::Empty;
     pending_wait_ = std::chrono::milliseconds(0);
 }
 
-bool watch_fsm::on_decode_failed() {
+bool WatchFsm::on_decode_failed() {
     if (decode_failures_ > 0 && decode_failed_at_ == rv_) {
         ++decode_failures_;
     } else {
@@ -150,18 +149,18 @@ bool watch_fsm::on_decode_failed() {
     return false;
 }
 
-void watch_fsm::relist() {
+void WatchFsm::relist() {
     ++relists_;
     // Resume at the last version seen; the list (or WatchList) says
     // NotOlderThan, so the apiserver can answer from its watch cache.
-    if (phase_ == phase::watching) relist_rv_ = rv_;
-    phase_ = phase::empty;
+    if (phase_ == Phase::Watching) relist_rv_ = rv_;
+    phase_ = Phase::Empty;
     continue_.clear();
     // client-go waits 0.8-1.6 s before it relists; so do we, and back-to-back
     // relists without progress back off further.
     pending_wait_ = backoff_.next(rnd_);
 }
 
-void watch_fsm::fail(std::chrono::milliseconds at_least) { pending_wait_ = std::max(backoff_.next(rnd_), at_least); }
+void WatchFsm::fail(std::chrono::milliseconds at_least) { pending_wait_ = std::max(backoff_.next(rnd_), at_least); }
 
 }  // namespace attune::kube

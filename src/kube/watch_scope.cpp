@@ -17,7 +17,7 @@ std::string dns1123_label_error(std::string_view name) {
     return {};
 }
 
-core::result<std::vector<std::string>> parse_namespace_list(std::string_view value) {
+core::Result<std::vector<std::string>> parse_namespace_list(std::string_view value) {
     std::vector<std::string> out;
     if (value.empty()) return out;
     auto bad = [](std::string msg) { return core::make_error("bad_namespace_list", std::move(msg)); };
@@ -38,15 +38,15 @@ core::result<std::vector<std::string>> parse_namespace_list(std::string_view val
     return out;
 }
 
-bool watch_scope::contains(std::string_view ns) const noexcept {
+bool WatchScope::contains(std::string_view ns) const noexcept {
     return cluster_wide() || std::find(namespaces_.begin(), namespaces_.end(), ns) != namespaces_.end();
 }
 
-std::vector<list_watch_target> list_watch_targets(const resource_type& rt, const watch_scope& scope,
-                                                  std::string_view field_selector) {
+std::vector<ListWatchTarget> list_watch_targets(const ResourceType& rt, const WatchScope& scope,
+                                                std::string_view field_selector) {
     const std::string base(field_selector);
-    if (scope.cluster_wide()) return {list_watch_target("", base)};
-    std::vector<list_watch_target> out;
+    if (scope.cluster_wide()) return {ListWatchTarget("", base)};
+    std::vector<ListWatchTarget> out;
     const bool namespace_objects = !rt.namespaced && rt.group.empty() && rt.plural == "namespaces";
     if (rt.namespaced) {
         for (const auto& ns : scope.namespaces()) out.emplace_back(ns, base);
@@ -59,7 +59,7 @@ std::vector<list_watch_target> list_watch_targets(const resource_type& rt, const
     return out;
 }
 
-std::string watched_namespace_of(const list_watch_target& t) {
+std::string watched_namespace_of(const ListWatchTarget& t) {
     if (!t.ns.empty()) return t.ns;
     constexpr std::string_view by_name = "metadata.name=";
     const std::string_view f = t.field_selector;

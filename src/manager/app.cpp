@@ -29,12 +29,13 @@ namespace {
 // wiring"). Each feature builds its own informers' needs, workers and
 // routes; this class only orders them: build, bind, start, the sync gate in
 // front of leader election and the workers, and the shutdown.
-class manager {
+class Manager {
 public:
-    manager(asio::io_context& io, const manager_options& opts, kube::rest_config cfg)
+    Manager(asio::io_context& io, const ManagerOptions& opts, kube::RestConfig cfg)
         : ctx_(io, opts, std::move(cfg)), informers_(ctx_), vpa_(ctx_),
           probes_(ctx_, [this] { return not_ready_reason(); }),
-          shutdown_(ctx_, [this] { stop_work(); }, [this] { return release(); }) {
+          shutdown_(
+              ctx_, [this] { stop_work(); }, [this] { return release(); }) {
         informers_.fence_namespaces({opts.leader_elect ? lease_namespace(opts) : std::string(),
                                      opts.webhook.enabled ? webhook_namespace(opts) : std::string()});
         const auto views = informers_.need_feature_caches([this] { return vpa_.synced(); });
@@ -108,26 +109,26 @@ private:
         probes_.stop();
     }
 
-    manager_context ctx_;
-    informers_feature informers_;
-    vpa_feature vpa_;
-    probes_feature probes_;
-    shutdown_feature shutdown_;
-    std::optional<controller_feature> controller_;
-    std::optional<executor_feature> executor_;
-    std::optional<webhook_feature> webhook_;
-    std::optional<leader_election_feature> election_;
+    ManagerContext ctx_;
+    InformersFeature informers_;
+    VpaFeature vpa_;
+    ProbesFeature probes_;
+    ShutdownFeature shutdown_;
+    std::optional<ControllerFeature> controller_;
+    std::optional<ExecutorFeature> executor_;
+    std::optional<WebhookFeature> webhook_;
+    std::optional<LeaderElectionFeature> election_;
     bool workers_started_ = false;
 };
 
 }  // namespace
 
-int run_manager(const manager_options& opts) {
-    kube::rest_config cfg;
+int run_manager(const ManagerOptions& opts) {
+    kube::RestConfig cfg;
     try {
         // A daemon has nobody at a terminal: an exec plugin never gets stdin,
         // and one that insists on it (interactiveMode Always) fails clearly.
-        kube::exec_plugin_options exec;
+        kube::ExecPluginOptions exec;
         exec.stdin_unavailable = true;
         exec.stdin_unavailable_reason = "attune-manager runs unattended";
         cfg = kube::load_default_config(opts.kubeconfig, opts.context, opts.allow_insecure_tls, exec);
@@ -151,9 +152,9 @@ int run_manager(const manager_options& opts) {
     // may leave coroutine frames that still point into the manager, and the
     // process exits right after. The OS reclaims both.
     auto* io = new asio::io_context(1);
-    manager* m = nullptr;
+    Manager* m = nullptr;
     try {
-        m = new manager(*io, opts, std::move(cfg));
+        m = new Manager(*io, opts, std::move(cfg));
         m->listen();
     } catch (const std::exception& e) {
         spdlog::error("cannot start error=\"{}\"", e.what());

@@ -9,8 +9,8 @@
 
 namespace attune::manager {
 
-boost::asio::awaitable<void> probe_capabilities(manager_context& ctx, controller::controller& controller,
-                                                controller::resize_executor& executor) {
+boost::asio::awaitable<void> probe_capabilities(ManagerContext& ctx, controller::Controller& controller,
+                                                controller::ResizeExecutor& executor) {
     try {
         const auto probes = co_await kube::probe_all(ctx.client);
         auto decided = core::decide_capabilities(probes.version, probes.resources, probes.openapi, probes.nodes);

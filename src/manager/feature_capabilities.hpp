@@ -5,13 +5,13 @@
 #include "manager_context.hpp"
 
 namespace attune::controller {
-class controller;
-class resize_executor;
+class Controller;
+class ResizeExecutor;
 }  // namespace attune::controller
 
 namespace attune::manager {
 
-boost::asio::awaitable<void> probe_capabilities(manager_context& ctx, controller::controller& c,
-                                                controller::resize_executor& e);
+boost::asio::awaitable<void> probe_capabilities(ManagerContext& ctx, controller::Controller& c,
+                                                controller::ResizeExecutor& e);
 
 }  // namespace attune::manager

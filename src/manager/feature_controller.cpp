@@ -8,9 +8,9 @@ namespace attune::manager {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-controller_feature::controller_feature(manager_context& ctx, const policy::cache_views& views) : ctx_(ctx) {
+ControllerFeature::ControllerFeature(ManagerContext& ctx, const policy::CacheViews& views) : ctx_(ctx) {
     const auto& opts = ctx_.opts;
-    controller::controller_options co;
+    controller::ControllerOptions co;
     co.workers = opts.workers;
     co.validation.allow_local_metrics_addresses = opts.allow_local_metrics_addresses;
     co.validation.allow_secret_reads = opts.allow_secret_reads;
@@ -19,7 +19,7 @@ controller_feature::controller_feature(manager_context& ctx, const policy::cache
     co.prometheus.token_origins = opts.prometheus_token_origins;
     co.validation.allow_plaintext_credentials = opts.allow_plaintext_prometheus_credentials;
     co.validation.allow_insecure_tls = opts.allow_prometheus_insecure_tls;
-    controller_ = std::make_unique<controller::controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
+    controller_ = std::make_unique<controller::Controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
                                                            ctx_.metrics.controller, views, co);
     auto& reg = ctx_.informers;
     reg.need("deployments").add_handler(controller_->on_workload_change("Deployment"));
@@ -35,7 +35,7 @@ controller_feature::controller_feature(manager_context& ctx, const policy::cache
     reg.need("pods").add_handler(controller_->on_pod_change());
 }
 
-void controller_feature::start_workers() {
+void ControllerFeature::start_workers() {
     controller_->enqueue_all_policies();
     ctx_.spawn("status-aggregator", [this] { return controller_->aggregator().run(); });
     ctx_.spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
@@ -44,7 +44,7 @@ void controller_feature::start_workers() {
     for (int i = 0; i < ctx_.opts.workers; ++i) ctx_.spawn("worker", [this] { return controller_->run_worker(); });
 }
 
-void controller_feature::start_event_flush() {
+void ControllerFeature::start_event_flush() {
     ctx_.spawn("event-flush", [this]() -> asio::awaitable<void> {
         asio::steady_timer t(ctx_.io);
         while (!ctx_.stopping) {

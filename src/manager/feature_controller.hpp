@@ -12,12 +12,12 @@
 
 namespace attune::manager {
 
-class controller_feature {
+class ControllerFeature {
 public:
     // Builds the controller on `views` and hangs its handlers on the informers.
-    controller_feature(manager_context& ctx, const policy::cache_views& views);
+    ControllerFeature(ManagerContext& ctx, const policy::CacheViews& views);
 
-    controller::controller& get() { return *controller_; }
+    controller::Controller& get() { return *controller_; }
 
     // Once leading (or at sync without leader election): every policy gets a
     // pass, and the aggregator, status writer, Event queue and workers run.
@@ -27,8 +27,8 @@ public:
     void shut_down() { controller_->shut_down(); }
 
 private:
-    manager_context& ctx_;
-    std::unique_ptr<controller::controller> controller_;
+    ManagerContext& ctx_;
+    std::unique_ptr<controller::Controller> controller_;
 };
 
 }  // namespace attune::manager

@@ -13,11 +13,11 @@
 
 namespace attune::manager {
 
-class executor_feature {
+class ExecutorFeature {
 public:
-    executor_feature(manager_context& ctx, controller::controller& c, const policy::cache_views& views);
+    ExecutorFeature(ManagerContext& ctx, controller::Controller& c, const policy::CacheViews& views);
 
-    controller::resize_executor& get() { return *executor_; }
+    controller::ResizeExecutor& get() { return *executor_; }
 
     // Once the controller's workers run: every recommendation gets a pass
     // and the resize workers run.
@@ -25,8 +25,8 @@ public:
     void shut_down() { executor_->shut_down(); }
 
 private:
-    manager_context& ctx_;
-    std::unique_ptr<controller::resize_executor> executor_;
+    ManagerContext& ctx_;
+    std::unique_ptr<controller::ResizeExecutor> executor_;
 };
 
 }  // namespace attune::manager

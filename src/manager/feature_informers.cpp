@@ -28,7 +28,7 @@ long long rss_kib() {
 
 }  // namespace
 
-informers_feature::informers_feature(manager_context& ctx) : ctx_(ctx), sync_wait_(ctx.io) {
+InformersFeature::InformersFeature(ManagerContext& ctx) : ctx_(ctx), sync_wait_(ctx.io) {
     define_informers(
         ctx_.informers, ctx_.opts.watch_list, ctx_.opts.protobuf_lists,
         [this] {
@@ -38,18 +38,17 @@ informers_feature::informers_feature(manager_context& ctx) : ctx_(ctx), sync_wai
         ctx_.scope);
 }
 
-void informers_feature::fence_namespaces(std::vector<std::string> also_allowed) {
+void InformersFeature::fence_namespaces(std::vector<std::string> also_allowed) {
     if (ctx_.scope.cluster_wide()) return;
     auto allowed = ctx_.scope.namespaces();
     for (auto& ns : also_allowed)
         if (!ns.empty()) allowed.push_back(std::move(ns));
     spdlog::info("watching only namespaces={} requests_allowed_in={}", join(ctx_.scope.namespaces()), join(allowed));
-    ctx_.client.set_namespace_fence([allowed = kube::watch_scope(std::move(allowed))](std::string_view ns) {
-        return allowed.contains(ns);
-    });
+    ctx_.client.set_namespace_fence(
+        [allowed = kube::WatchScope(std::move(allowed))](std::string_view ns) { return allowed.contains(ns); });
 }
 
-policy::cache_views informers_feature::need_feature_caches(std::function<bool()> vpa_synced) {
+policy::CacheViews InformersFeature::need_feature_caches(std::function<bool()> vpa_synced) {
     auto& reg = ctx_.informers;
     vpa_synced_ = std::move(vpa_synced);
     // What each enabled feature reads; only these informers run.
@@ -65,7 +64,7 @@ policy::cache_views informers_feature::need_feature_caches(std::function<bool()>
         reg.need(name);
     for (const auto& name : ctx_.opts.start_informers) reg.need(name);
 
-    policy::cache_views views;
+    policy::CacheViews views;
     views.deployments = &reg.need("deployments").cache();
     views.statefulsets = &reg.need("statefulsets").cache();
     views.replicasets = &reg.need("replicasets").cache();
@@ -82,7 +81,7 @@ policy::cache_views informers_feature::need_feature_caches(std::function<bool()>
 }
 
 // The informer of `what` (a workload kind, a defaults kind, the VPAs) has listed once.
-bool informers_feature::cache_synced(std::string_view what) const {
+bool InformersFeature::cache_synced(std::string_view what) const {
     static const std::map<std::string_view, std::string_view> informer_of = {
         {"Deployment", "deployments"}, {"StatefulSet", "statefulsets"}, {"ReplicaSet", "replicasets"},
         {"DaemonSet", "daemonsets"},   {"Job", "jobs"},                  {"CronJob", "cronjobs"},
@@ -94,7 +93,7 @@ bool informers_feature::cache_synced(std::string_view what) const {
     return inf && inf->has_synced();
 }
 
-void informers_feature::start() {
+void InformersFeature::start() {
     std::string running;
     for (const auto& [name, inf] : ctx_.informers.needed()) {
         auto* i = inf.get();
@@ -104,7 +103,7 @@ void informers_feature::start() {
     spdlog::info("starting informers informers={}", running);
 }
 
-asio::awaitable<void> informers_feature::wait_for_sync() {
+asio::awaitable<void> InformersFeature::wait_for_sync() {
     auto& t = sync_wait_;
     const auto started = std::chrono::steady_clock::now();
     auto last_report = started;
@@ -133,14 +132,14 @@ asio::awaitable<void> informers_feature::wait_for_sync() {
                  rss_kib());
 }
 
-std::string informers_feature::not_ready_reason() const {
+std::string InformersFeature::not_ready_reason() const {
     if (ready_) return "";
     std::string body = "informers not synced:";
     for (const auto& name : ctx_.informers.not_synced()) body += " " + name;
     return body + "\n";
 }
 
-void informers_feature::stop() {
+void InformersFeature::stop() {
     for (auto& [name, inf] : ctx_.informers.needed()) inf->stop();
 }
 

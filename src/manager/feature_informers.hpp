@@ -16,10 +16,10 @@
 
 namespace attune::manager {
 
-class informers_feature {
+class InformersFeature {
 public:
     // Defines the catalog's informers; nothing runs yet.
-    explicit informers_feature(manager_context& ctx);
+    explicit InformersFeature(ManagerContext& ctx);
 
     // --watch-namespaces: no request (read or write) may name another
     // namespace than the watched ones and `also_allowed` (the Lease's, the
@@ -32,7 +32,7 @@ public:
     // Needs what the recommendations and the resize executor read, and
     // --start-informers; returns the caches the controller reads. `vpa_synced`
     // answers for the VPA informer, which is not in the registry.
-    policy::cache_views need_feature_caches(std::function<bool()> vpa_synced);
+    policy::CacheViews need_feature_caches(std::function<bool()> vpa_synced);
 
     // Spawns every needed informer.
     void start();
@@ -47,7 +47,7 @@ public:
 private:
     bool cache_synced(std::string_view what) const;
 
-    manager_context& ctx_;
+    ManagerContext& ctx_;
     boost::asio::steady_timer sync_wait_;
     std::function<bool()> vpa_synced_;
     bool ready_ = false;

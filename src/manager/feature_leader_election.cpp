@@ -14,20 +14,20 @@ namespace {
 constexpr auto kLeaseReleaseWait = 5s;  // part of the shutdown deadline, for the lease release
 }
 
-std::string lease_namespace(const manager_options& opts) {
+std::string lease_namespace(const ManagerOptions& opts) {
     if (!opts.leader_election_namespace.empty()) return opts.leader_election_namespace;
     auto ns = pod_namespace();
     return ns.empty() ? "default" : ns;
 }
 
-leader_election_feature::leader_election_feature(manager_context& ctx, std::function<void()> on_started,
-                                                 std::function<void()> on_lost)
+LeaderElectionFeature::LeaderElectionFeature(ManagerContext& ctx, std::function<void()> on_started,
+                                             std::function<void()> on_lost)
     : ctx_(ctx) {
-    kube::leader_election_config lc;
+    kube::LeaderElectionConfig lc;
     lc.ns = lease_namespace(ctx_.opts);
     lc.name = ctx_.opts.leader_election_id;
     lc.identity = ctx_.identity;
-    elector_ = std::make_unique<kube::leader_elector>(ctx_.client, lc);
+    elector_ = std::make_unique<kube::LeaderElector>(ctx_.client, lc);
     // Every write (status, Events, and the executor's) is fenced on
     // the lease: none leaves once the renew deadline passed without a
     // renewal, retries included. The lease itself goes through
@@ -43,14 +43,14 @@ leader_election_feature::leader_election_feature(manager_context& ctx, std::func
     });
 }
 
-void leader_election_feature::start() {
+void LeaderElectionFeature::start() {
     ctx_.spawn("leader-election", [this]() -> asio::awaitable<void> {
         co_await elector_->run();
         done_ = true;
     });
 }
 
-asio::awaitable<void> leader_election_feature::release() {
+asio::awaitable<void> LeaderElectionFeature::release() {
     elector_->stop();
     asio::steady_timer t(ctx_.io);
     const auto until = std::chrono::steady_clock::now() + kLeaseReleaseWait;

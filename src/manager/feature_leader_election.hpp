@@ -13,13 +13,13 @@
 namespace attune::manager {
 
 // The Lease's namespace: --leader-election-namespace, else the pod's own, else "default".
-std::string lease_namespace(const manager_options& opts);
+std::string lease_namespace(const ManagerOptions& opts);
 
-class leader_election_feature {
+class LeaderElectionFeature {
 public:
     // `on_started` runs on becoming leader; `on_lost` when the lease is
     // lost other than by our own release at shutdown.
-    leader_election_feature(manager_context& ctx, std::function<void()> on_started, std::function<void()> on_lost);
+    LeaderElectionFeature(ManagerContext& ctx, std::function<void()> on_started, std::function<void()> on_lost);
 
     // Campaigns (and renews) until stop().
     void start();
@@ -27,8 +27,8 @@ public:
     boost::asio::awaitable<void> release();
 
 private:
-    manager_context& ctx_;
-    std::unique_ptr<kube::leader_elector> elector_;
+    ManagerContext& ctx_;
+    std::unique_ptr<kube::LeaderElector> elector_;
     bool done_ = false;
 };
 

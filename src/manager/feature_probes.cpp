@@ -22,8 +22,8 @@ std::int64_t unix_now() {
 }
 
 // A scraper sends a GET without a body; anything larger is not a scrape.
-http::server_options metrics_server_options() {
-    http::server_options o;
+http::ServerOptions metrics_server_options() {
+    http::ServerOptions o;
     o.max_connections = 32;
     o.small_body_bytes = 4u << 10;
     o.max_large_requests = 1;
@@ -37,10 +37,10 @@ constexpr std::chrono::seconds kCertificatePoll{30};
 
 }  // namespace
 
-probes_feature::probes_feature(manager_context& ctx, std::function<std::string()> not_ready)
+ProbesFeature::ProbesFeature(ManagerContext& ctx, std::function<std::string()> not_ready)
     : ctx_(ctx), not_ready_(std::move(not_ready)) {}
 
-void probes_feature::load_certificate() {
+void ProbesFeature::load_certificate() {
     const auto& dir = ctx_.opts.metrics_cert_dir;
     if (dir.empty()) {
         // Self-signed: a scraper that does not pin it (Prometheus with
@@ -49,7 +49,7 @@ void probes_feature::load_certificate() {
         const auto now = unix_now();
         const auto ca = webhook::generate_ca("attune-metrics-ca", now - 300, now + 365 * 86400);
         char host[256] = {};
-        webhook::serving_names names;
+        webhook::ServingNames names;
         names.dns.push_back("localhost");
         if (gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') names.dns.emplace_back(host);
         names.ips.push_back("127.0.0.1");
@@ -58,40 +58,43 @@ void probes_feature::load_certificate() {
         spdlog::info("metrics certificate self-signed names={}", join(names.dns));
         return;
     }
-    cert_files_ = std::make_unique<webhook::certificate_files>(*secure_server_, dir, kCertificatePoll,
-                                                               webhook::certificate_files::observer{"metrics"});
+    cert_files_ = std::make_unique<webhook::CertificateFiles>(*secure_server_, dir, kCertificatePoll,
+                                                              webhook::CertificateFiles::Observer{"metrics"});
     if (std::string error; !cert_files_->reload(error))
         throw std::runtime_error("--metrics-cert-dir " + dir + ": " + error);
 }
 
-void probes_feature::listen() {
+void ProbesFeature::listen() {
     const auto& opts = ctx_.opts;
     if (opts.metrics_secure) {
-        authorizer_ = std::make_unique<metrics_authorizer>(ctx_.client);
-        secure_server_ = std::make_unique<http::https_server>(
-            ctx_.io.get_executor(),
-            http::https_server::async_handler([this](http::server_request r) { return serve_secure(r); }),
-            metrics_server_options());
+        authorizer_ = std::make_unique<MetricsAuthorizer>(ctx_.client);
+        secure_server_ =
+            std::make_unique<http::HttpsServer>(ctx_.io.get_executor(),
+                                                http::HttpsServer::AsyncHandler(
+                                                    [this](http::ServerRequest r) { return serve_secure(r); }),
+                                                metrics_server_options());
         load_certificate();
         secure_server_->listen(opts.metrics.host, opts.metrics.port);
         spdlog::info("serving /metrics /healthz /readyz address={}:{} scheme=https", opts.metrics.host,
                      secure_server_->port());
     } else {
-        metrics_server_ = std::make_unique<probe_server>(
-            ctx_.io.get_executor(), [this](std::string_view target) { return serve(target, true); });
+        metrics_server_ = std::make_unique<ProbeServer>(ctx_.io.get_executor(), [this](std::string_view target) {
+            return serve(target, true);
+        });
         metrics_server_->listen(opts.metrics.host, opts.metrics.port);
         spdlog::info("serving /metrics /healthz /readyz address={}:{} scheme=http", opts.metrics.host,
                      metrics_server_->port());
     }
     if (!opts.health.host.empty()) {
-        health_server_ = std::make_unique<probe_server>(
-            ctx_.io.get_executor(), [this](std::string_view target) { return serve(target, false); });
+        health_server_ = std::make_unique<ProbeServer>(ctx_.io.get_executor(), [this](std::string_view target) {
+            return serve(target, false);
+        });
         health_server_->listen(opts.health.host, opts.health.port);
         spdlog::info("serving /healthz /readyz address={}:{}", opts.health.host, health_server_->port());
     }
 }
 
-void probes_feature::start_metrics() {
+void ProbesFeature::start_metrics() {
     if (secure_server_) {
         ctx_.spawn("metrics-server", [this] { return secure_server_->run(); });
         if (cert_files_) ctx_.spawn("metrics-certificate", [this] { return cert_files_->run(); });
@@ -100,30 +103,30 @@ void probes_feature::start_metrics() {
     ctx_.spawn("probe-server", [this] { return metrics_server_->run(); });
 }
 
-void probes_feature::start_health() {
+void ProbesFeature::start_health() {
     if (health_server_) ctx_.spawn("health-server", [this] { return health_server_->run(); });
 }
 
-void probes_feature::stop() {
+void ProbesFeature::stop() {
     if (metrics_server_) metrics_server_->stop();
     if (secure_server_) secure_server_->stop();
     if (cert_files_) cert_files_->stop();
     if (health_server_) health_server_->stop();
 }
 
-boost::asio::awaitable<http::server_reply> probes_feature::serve_secure(http::server_request req) {
+boost::asio::awaitable<http::ServerReply> ProbesFeature::serve_secure(http::ServerRequest req) {
     const auto path = strip_query(req.target);
     if (req.method != "GET" && req.method != "HEAD")
-        co_return http::server_reply(405, "text/plain; charset=utf-8", "method not allowed\n");
+        co_return http::ServerReply(405, "text/plain; charset=utf-8", "method not allowed\n");
     if (path == "/metrics") {
         auto refused = co_await authorizer_->refusal(std::string(req.authorization), path);
         if (refused) co_return std::move(*refused);
     }
     auto r = serve(req.target, true);
-    co_return http::server_reply(r.status, std::move(r.content_type), std::move(r.body));
+    co_return http::ServerReply(r.status, std::move(r.content_type), std::move(r.body));
 }
 
-probe_response probes_feature::serve(std::string_view target, bool with_metrics) const {
+ProbeResponse ProbesFeature::serve(std::string_view target, bool with_metrics) const {
     const auto path = strip_query(target);
     if (path == "/metrics" && with_metrics)
         return {200, "text/plain; version=0.0.4; charset=utf-8", ctx_.metrics.text()};

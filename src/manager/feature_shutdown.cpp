@@ -15,12 +15,12 @@ namespace {
 constexpr auto kShutdownDeadline = 10s;  // SIGTERM to exit, whatever hangs
 }
 
-shutdown_feature::shutdown_feature(manager_context& ctx, std::function<void()> stop_work,
-                                     std::function<asio::awaitable<void>()> release)
+ShutdownFeature::ShutdownFeature(ManagerContext& ctx, std::function<void()> stop_work,
+                                 std::function<asio::awaitable<void>()> release)
     : ctx_(ctx), stop_work_(std::move(stop_work)), release_(std::move(release)), signals_(ctx.io, SIGTERM, SIGINT),
       deadline_(ctx.io) {}
 
-void shutdown_feature::watch_signals() {
+void ShutdownFeature::watch_signals() {
     signals_.async_wait([this](const boost::system::error_code& ec, int sig) {
         if (ec) return;
         spdlog::info("signal received signal={}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -28,7 +28,7 @@ void shutdown_feature::watch_signals() {
     });
 }
 
-void shutdown_feature::begin_shutdown(int code) {
+void ShutdownFeature::begin_shutdown(int code) {
     if (ctx_.stopping) return;
     ctx_.stopping = true;
     exit_code_ = code;
@@ -44,7 +44,7 @@ void shutdown_feature::begin_shutdown(int code) {
     asio::co_spawn(ctx_.io, finish_shutdown(), asio::detached);
 }
 
-asio::awaitable<void> shutdown_feature::finish_shutdown() {
+asio::awaitable<void> ShutdownFeature::finish_shutdown() {
     co_await release_();
     boost::system::error_code ignored;
     signals_.cancel(ignored);

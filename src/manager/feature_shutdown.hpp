@@ -12,13 +12,13 @@
 
 namespace attune::manager {
 
-class shutdown_feature {
+class ShutdownFeature {
 public:
     // `stop_work` runs once at the start of the shutdown, after the
     // supervisors stopped restarting; `release` is awaited after it, before
     // the io_context stops.
-    shutdown_feature(manager_context& ctx, std::function<void()> stop_work,
-                      std::function<boost::asio::awaitable<void>()> release);
+    ShutdownFeature(ManagerContext& ctx, std::function<void()> stop_work,
+                    std::function<boost::asio::awaitable<void>()> release);
 
     void watch_signals();
     void begin_shutdown(int code);
@@ -27,7 +27,7 @@ public:
 private:
     boost::asio::awaitable<void> finish_shutdown();
 
-    manager_context& ctx_;
+    ManagerContext& ctx_;
     std::function<void()> stop_work_;
     std::function<boost::asio::awaitable<void>()> release_;
     boost::asio::signal_set signals_;

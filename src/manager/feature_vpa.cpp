@@ -15,7 +15,7 @@ namespace attune::manager {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-asio::awaitable<void> vpa_feature::run(controller::controller& c) {
+asio::awaitable<void> VpaFeature::run(controller::Controller& c) {
     asio::steady_timer t(ctx_.io);
     while (!ctx_.stopping && !informer_) {
         auto r = co_await ctx_.client.get_path("/apis/autoscaling.k8s.io/v1");
@@ -24,7 +24,7 @@ asio::awaitable<void> vpa_feature::run(controller::controller& c) {
             if (const auto* list = core::array_at(r.value(), {"resources"}))
                 for (const auto& res : *list) served = served || core::string_at(res, {"name"}) == "verticalpodautoscalers";
         if (served) {
-            informer_ = std::make_unique<kube::informer>(ctx_.client, vpa_informer(ctx_.scope));
+            informer_ = std::make_unique<kube::Informer>(ctx_.client, vpa_informer(ctx_.scope));
             informer_->add_handler(c.on_vpa_change());
             auto* i = informer_.get();
             ctx_.spawn("informer/verticalpodautoscalers", [i] { return i->run(); });
@@ -42,7 +42,7 @@ asio::awaitable<void> vpa_feature::run(controller::controller& c) {
     if (!ctx_.stopping && informer_) c.enqueue_all_policies();
 }
 
-void vpa_feature::stop() {
+void VpaFeature::stop() {
     if (informer_) informer_->stop();
 }
 

@@ -9,24 +9,24 @@
 #include <memory>
 
 namespace attune::controller {
-class controller;
+class Controller;
 }
 
 namespace attune::manager {
 
-class vpa_feature {
+class VpaFeature {
 public:
-    explicit vpa_feature(manager_context& ctx) : ctx_(ctx) {}
+    explicit VpaFeature(ManagerContext& ctx) : ctx_(ctx) {}
 
     // Looks for the VPA API every minute until found, then watches VPAs
     // into `c`'s cache and, once they listed, enqueues every policy.
-    boost::asio::awaitable<void> run(controller::controller& c);
+    boost::asio::awaitable<void> run(controller::Controller& c);
     bool synced() const { return informer_ && informer_->has_synced(); }
     void stop();
 
 private:
-    manager_context& ctx_;
-    std::unique_ptr<kube::informer> informer_;  // started once the VPA API is served
+    ManagerContext& ctx_;
+    std::unique_ptr<kube::Informer> informer_;  // started once the VPA API is served
 };
 
 }  // namespace attune::manager

@@ -20,16 +20,16 @@ namespace {
 constexpr auto kWebhookDrain = 3s;  // part of the shutdown deadline: requests already arriving are answered
 }
 
-std::string webhook_namespace(const manager_options& opts) {
+std::string webhook_namespace(const ManagerOptions& opts) {
     const auto& w = opts.webhook;
     return !w.ns.empty() ? w.ns : (pod_namespace().empty() ? "attune-system" : pod_namespace());
 }
 
-webhook_feature::webhook_feature(manager_context& ctx, const core::Capabilities* caps) : ctx_(ctx) {
+WebhookFeature::WebhookFeature(ManagerContext& ctx, const core::Capabilities* caps) : ctx_(ctx) {
     const auto& opts = ctx_.opts;
     const auto& w = opts.webhook;
     auto caches = webhook_caches(ctx_.informers);
-    webhook::webhook_service_options o;
+    webhook::WebhookServiceOptions o;
     o.host = w.bind.host;
     o.port = w.bind.port;
     o.ns = webhook_namespace(opts);
@@ -75,21 +75,21 @@ webhook_feature::webhook_feature(manager_context& ctx, const core::Capabilities*
                  o.ns, o.secret_name, o.configuration_name, o.service_name, o.url.empty() ? "-" : o.url,
                  o.cert_dir.empty() ? "-" : o.cert_dir, core::format_duration(w.cert_validity),
                  core::format_duration(w.ca_validity), core::format_duration(w.ca_overlap));
-    service_ = std::make_unique<webhook::webhook_service>(ctx_.io.get_executor(), ctx_.client, std::move(caches), caps,
-                                                          ctx_.metrics.webhook, std::move(o));
+    service_ = std::make_unique<webhook::WebhookService>(ctx_.io.get_executor(), ctx_.client, std::move(caches), caps,
+                                                         ctx_.metrics.webhook, std::move(o));
 }
 
-void webhook_feature::listen() {
+void WebhookFeature::listen() {
     service_->listen();
     spdlog::info("admission webhook bound address={}:{}", ctx_.opts.webhook.bind.host, service_->port());
 }
 
-void webhook_feature::start() {
+void WebhookFeature::start() {
     // Every replica serves admission, leader or not.
     ctx_.spawn("webhook-certificates", [this] { return service_->run_certificates(); });
     ctx_.spawn("webhook-server", [this] { return service_->run_server(); });
 }
 
-asio::awaitable<void> webhook_feature::drain() { co_await service_->shutdown(kWebhookDrain); }
+asio::awaitable<void> WebhookFeature::drain() { co_await service_->shutdown(kWebhookDrain); }
 
 }  // namespace attune::manager

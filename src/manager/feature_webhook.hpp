@@ -13,13 +13,13 @@
 namespace attune::manager {
 
 // Where the webhook's Secret lives: --webhook-namespace, else the pod's own.
-std::string webhook_namespace(const manager_options& opts);
+std::string webhook_namespace(const ManagerOptions& opts);
 
-class webhook_feature {
+class WebhookFeature {
 public:
     // Reads the webhook flags and --webhook-client-ca (throws when unusable)
     // and needs the caches the webhook reads.
-    webhook_feature(manager_context& ctx, const core::Capabilities* caps);
+    WebhookFeature(ManagerContext& ctx, const core::Capabilities* caps);
 
     // Throws std::system_error when the address cannot be bound.
     void listen();
@@ -30,8 +30,8 @@ public:
     boost::asio::awaitable<void> drain();
 
 private:
-    manager_context& ctx_;
-    std::unique_ptr<webhook::webhook_service> service_;
+    ManagerContext& ctx_;
+    std::unique_ptr<webhook::WebhookService> service_;
 };
 
 }  // namespace attune::manager

@@ -14,17 +14,17 @@
 
 namespace attune::manager {
 
-void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
-                      std::function<void()> on_listed, const kube::watch_scope& scope) {
+void define_informers(kube::InformerRegistry& registry, bool watch_list, bool protobuf_lists,
+                      std::function<void()> on_listed, const kube::WatchScope& scope) {
     // Every cache holds compact JSON text (parsed on read): a tree costs about
     // three times its text, and reads are one object per event.
-    auto define = [&](const char* name, kube::resource_type type, kube::transform_fn transform,
-                      std::function<void(kube::object_cache&)> setup = nullptr,
-                      kube::protobuf_list_decoder::item_decoder protobuf_items = nullptr) {
-        kube::informer_options o;
+    auto define = [&](const char* name, kube::ResourceType type, kube::TransformFn transform,
+                      std::function<void(kube::ObjectCache&)> setup = nullptr,
+                      kube::ProtobufListDecoder::ItemDecoder protobuf_items = nullptr) {
+        kube::InformerOptions o;
         o.type = std::move(type);
         o.transform = std::move(transform);
-        o.storage = kube::cache_storage::compact_text;
+        o.storage = kube::CacheStorage::CompactText;
         o.setup_cache = std::move(setup);
         o.on_listed = on_listed;
         o.fsm.watch_list = watch_list;
@@ -35,7 +35,7 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
     // Pods are nine tenths of what the manager lists: their pages come in
     // protobuf, decoded into what strip_pod keeps (watch events stay JSON).
     define("pods", kube::resources::pods(), kube::strip_pod, nullptr,
-           protobuf_lists ? kube::protobuf_list_decoder::item_decoder(kube::pod_from_protobuf) : nullptr);
+           protobuf_lists ? kube::ProtobufListDecoder::ItemDecoder(kube::pod_from_protobuf) : nullptr);
     define("deployments", kube::resources::deployments(), kube::strip_workload);
     define("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
     define("daemonsets", kube::resources::daemonsets(), kube::strip_workload);
@@ -64,31 +64,31 @@ void define_informers(kube::informer_registry& registry, bool watch_list, bool p
     define("resourcequotas", kube::resources::resource_quotas(), kube::strip_generic);
 }
 
-kube::informer_options vpa_informer(const kube::watch_scope& scope) {
-    kube::informer_options o;
+kube::InformerOptions vpa_informer(const kube::WatchScope& scope) {
+    kube::InformerOptions o;
     o.type = kube::resources::vertical_pod_autoscalers();
     o.transform = kube::strip_generic;
-    o.storage = kube::cache_storage::compact_text;
+    o.storage = kube::CacheStorage::CompactText;
     if (!scope.cluster_wide()) o.targets = kube::list_watch_targets(o.type, scope);
     return o;
 }
 
-webhook::admission_caches webhook_caches(kube::informer_registry& registry) {
-    using views_t = policy::cache_views;
-    // What the webhook reads, by the name cache_views::has_synced asks for.
-    const std::tuple<std::string_view, const char*, const kube::object_cache* views_t::*> reads[] = {
-        {"AttunePolicy", "attunepolicies", &views_t::policies},
-        {"AttuneDefaults", "attunedefaults", &views_t::cluster_defaults},
-        {"AttuneNamespaceDefaults", "attunenamespacedefaults", &views_t::namespace_defaults},
-        {"Deployment", "deployments", &views_t::deployments},
-        {"StatefulSet", "statefulsets", &views_t::statefulsets},
-        {"DaemonSet", "daemonsets", &views_t::daemonsets},
-        {"ReplicaSet", "replicasets", &views_t::replicasets},
-        {"Job", "jobs", &views_t::jobs},
-        {"CronJob", "cronjobs", &views_t::cronjobs},
+webhook::AdmissionCaches webhook_caches(kube::InformerRegistry& registry) {
+    using Views = policy::CacheViews;
+    // What the webhook reads, by the name CacheViews::has_synced asks for.
+    const std::tuple<std::string_view, const char*, const kube::ObjectCache * Views::*> reads[] = {
+        {"AttunePolicy", "attunepolicies", &Views::policies},
+        {"AttuneDefaults", "attunedefaults", &Views::cluster_defaults},
+        {"AttuneNamespaceDefaults", "attunenamespacedefaults", &Views::namespace_defaults},
+        {"Deployment", "deployments", &Views::deployments},
+        {"StatefulSet", "statefulsets", &Views::statefulsets},
+        {"DaemonSet", "daemonsets", &Views::daemonsets},
+        {"ReplicaSet", "replicasets", &Views::replicasets},
+        {"Job", "jobs", &Views::jobs},
+        {"CronJob", "cronjobs", &Views::cronjobs},
     };
-    webhook::admission_caches caches;
-    std::map<std::string_view, const kube::informer*> informers;
+    webhook::AdmissionCaches caches;
+    std::map<std::string_view, const kube::Informer*> informers;
     const auto& ns = registry.need("namespaces");
     caches.namespaces = &ns.cache();
     informers.emplace("Namespace", &ns);

@@ -11,7 +11,7 @@
 #include <string_view>
 
 namespace attune::kube {
-class informer_registry;
+class InformerRegistry;
 }
 
 namespace attune::manager {
@@ -31,15 +31,15 @@ inline bool is_informer_name(std::string_view name) {
 // `protobuf_lists`: the pod informer's LIST pages in protobuf.
 // `scope` (--watch-namespaces): each informer's list/watch streams
 // (kube::list_watch_targets); cluster-wide, one stream each as before.
-void define_informers(kube::informer_registry& registry, bool watch_list, bool protobuf_lists,
-                      std::function<void()> on_listed, const kube::watch_scope& scope);
+void define_informers(kube::InformerRegistry& registry, bool watch_list, bool protobuf_lists,
+                      std::function<void()> on_listed, const kube::WatchScope& scope);
 
 // The VerticalPodAutoscaler informer, started only once its API is served.
-kube::informer_options vpa_informer(const kube::watch_scope& scope);
+kube::InformerOptions vpa_informer(const kube::WatchScope& scope);
 
 // The caches the admission webhook reads (needed from the registry, which
 // must hold define_informers' definitions), every one of them counted in
 // `synced`: the webhook sizes nothing before all have listed.
-webhook::admission_caches webhook_caches(kube::informer_registry& registry);
+webhook::AdmissionCaches webhook_caches(kube::InformerRegistry& registry);
 
 }  // namespace attune::manager

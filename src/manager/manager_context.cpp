@@ -26,8 +26,8 @@ std::string leader_identity() {
     return std::string(host) + "_" + std::string(suffix, 8);
 }
 
-kube::client_settings settings(const manager_options& o) {
-    kube::client_settings s;
+kube::ClientSettings settings(const ManagerOptions& o) {
+    kube::ClientSettings s;
     s.qps = o.kube_qps;
     s.burst = o.kube_burst;
     return s;
@@ -35,22 +35,22 @@ kube::client_settings settings(const manager_options& o) {
 
 }  // namespace
 
-manager_context::manager_context(asio::io_context& io_, const manager_options& opts_, kube::rest_config cfg)
+ManagerContext::ManagerContext(asio::io_context& io_, const ManagerOptions& opts_, kube::RestConfig cfg)
     : io(io_), opts(opts_), identity(leader_identity()),
       client(io_.get_executor(), std::move(cfg), settings(opts_), metrics.kube),
       events(client, "attune.io/attune-manager", identity), scope(opts_.watch_namespaces) {}
 
-void manager_context::spawn(std::string task, std::function<asio::awaitable<void>()> body) {
+void ManagerContext::spawn(std::string task, std::function<asio::awaitable<void>()> body) {
     supervisors_.push_back(kube::spawn_supervised(io.get_executor(), std::move(task), std::move(body),
-                                                  kube::backoff_policy{500ms, 2.0, 30s, 0.2},
+                                                  kube::BackoffPolicy{500ms, 2.0, 30s, 0.2},
                                                   &metrics.controller.coroutine_restarts));
 }
 
-void manager_context::stop_supervisors() {
+void ManagerContext::stop_supervisors() {
     for (auto& s : supervisors_) s.request_stop();
 }
 
-void manager_context::release_free_memory_soon() {
+void ManagerContext::release_free_memory_soon() {
     if (trim_pending_) return;
     trim_pending_ = true;
     asio::post(io, [this] {

@@ -23,8 +23,8 @@
 
 namespace attune::manager {
 
-struct manager_context {
-    manager_context(boost::asio::io_context& io, const manager_options& opts, kube::rest_config cfg);
+struct ManagerContext {
+    ManagerContext(boost::asio::io_context& io, const ManagerOptions& opts, kube::RestConfig cfg);
 
     // Every long-lived task goes through supervise(): failures are logged,
     // counted and restarted at this one place.
@@ -38,17 +38,17 @@ struct manager_context {
     void release_free_memory_soon();
 
     boost::asio::io_context& io;
-    const manager_options& opts;
+    const ManagerOptions& opts;
     std::string identity;  // the leader lease holder and the Events' reporting instance
-    manager_metrics metrics;
-    kube::client client;
-    kube::event_recorder events;
-    kube::informer_registry informers{client};
-    kube::watch_scope scope;  // --watch-namespaces; cluster-wide when empty
+    ManagerMetrics metrics;
+    kube::Client client;
+    kube::EventRecorder events;
+    kube::InformerRegistry informers{client};
+    kube::WatchScope scope;  // --watch-namespaces; cluster-wide when empty
     bool stopping = false;
 
 private:
-    std::vector<kube::supervisor_handle> supervisors_;
+    std::vector<kube::SupervisorHandle> supervisors_;
     bool trim_pending_ = false;
 };
 

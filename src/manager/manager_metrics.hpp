@@ -14,12 +14,12 @@
 
 namespace attune::manager {
 
-struct manager_metrics {
+struct ManagerMetrics {
     std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
-    std::shared_ptr<kube::kube_metrics> kube = std::make_shared<kube::kube_metrics>(*registry);
-    controller::controller_metrics controller{*registry};
-    webhook::webhook_metrics webhook{*registry};
-    controller::executor_metrics executor{*registry};
+    std::shared_ptr<kube::KubeMetrics> kube = std::make_shared<kube::KubeMetrics>(*registry);
+    controller::ControllerMetrics controller{*registry};
+    webhook::WebhookMetrics webhook{*registry};
+    controller::ExecutorMetrics executor{*registry};
 
     std::string text() const { return prometheus::TextSerializer().Serialize(registry->Collect()); }
 };

@@ -13,21 +13,21 @@
 
 namespace attune::manager {
 
-class metrics_authorizer {
+class MetricsAuthorizer {
 public:
-    explicit metrics_authorizer(kube::client& client) : client_(client) {}
+    explicit MetricsAuthorizer(kube::Client& client) : client_(client) {}
 
     // nullopt when the request may read `path`; otherwise the answer to send
     // (401 with WWW-Authenticate, 403, or 503 when the apiserver could not
     // tell: that one is not cached, the next scrape asks again).
-    boost::asio::awaitable<std::optional<http::server_reply>> refusal(std::string authorization, std::string path);
+    boost::asio::awaitable<std::optional<http::ServerReply>> refusal(std::string authorization, std::string path);
 
 private:
     // The client does not fence reviews (they store nothing), so a standby
     // replica without the leader lease still serves its metrics.
-    boost::asio::awaitable<core::result<core::MetricsAccess>> review(std::string token, std::string path);
+    boost::asio::awaitable<core::Result<core::MetricsAccess>> review(std::string token, std::string path);
 
-    kube::client& client_;
+    kube::Client& client_;
     core::MetricsAccessCache cache_;
 };
 

@@ -19,7 +19,7 @@ std::string known_informers() {
     for (auto n : kInformerNames) out.append(out.empty() ? "" : ", ").append(n);
     return out;
 }
-core::error bad(std::string msg) { return core::make_error("bad_flag", std::move(msg)); }
+core::Error bad(std::string msg) { return core::make_error("bad_flag", std::move(msg)); }
 
 template <class T>
 std::optional<T> parse_number(std::string_view s) {
@@ -36,9 +36,9 @@ std::optional<bool> parse_bool(std::string_view s) {
 }
 }  // namespace
 
-core::result<bind_address> parse_bind_address(std::string_view flag, std::string_view value) {
+core::Result<BindAddress> parse_bind_address(std::string_view flag, std::string_view value) {
     const auto where = "--" + std::string(flag) + "=" + std::string(value);
-    bind_address out;
+    BindAddress out;
     std::string_view port;
     if (!value.empty() && value.front() == '[') {
         const auto close = value.find(']');
@@ -60,8 +60,8 @@ core::result<bind_address> parse_bind_address(std::string_view flag, std::string
     return out;
 }
 
-core::result<manager_options> parse_options(std::span<const std::string_view> args) {
-    manager_options o;
+core::Result<ManagerOptions> parse_options(std::span<const std::string_view> args) {
+    ManagerOptions o;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string_view arg = args[i];
         if (arg == "-h" || arg == "--help") {
@@ -78,7 +78,7 @@ core::result<manager_options> parse_options(std::span<const std::string_view> ar
             has_value = true;
         }
         const std::string flag(name);
-        auto boolean = [&](bool& target) -> std::optional<core::error> {
+        auto boolean = [&](bool& target) -> std::optional<core::Error> {
             if (!has_value) {
                 target = true;
                 return std::nullopt;

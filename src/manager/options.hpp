@@ -12,15 +12,15 @@
 
 namespace attune::manager {
 
-struct bind_address {
+struct BindAddress {
     std::string host;  // "127.0.0.1", "::1", "0.0.0.0"
     std::string port;  // "0" picks a free port
 };
 
 // The admission webhook (docs/webhook.md). Off unless --webhook.
-struct webhook_options {
+struct WebhookOptions {
     bool enabled = false;
-    bind_address bind{"127.0.0.1", "9443"};
+    BindAddress bind{"127.0.0.1", "9443"};
     std::string ns;  // "" : the pod's namespace in-cluster, else "attune-system"
     std::string secret_name = "attune-webhook-tls";
     std::string configuration_name = "attune-webhook";  // the MutatingWebhookConfiguration
@@ -35,7 +35,7 @@ struct webhook_options {
     core::Duration ca_validity = std::chrono::hours(24 * 365);
     core::Duration ca_overlap = std::chrono::minutes(10);
     core::Duration cert_resync = std::chrono::seconds(30);
-    // The server's caps (http::server_options; docs/webhook.md "Limits").
+    // The server's caps (http::ServerOptions; docs/webhook.md "Limits").
     std::size_t max_connections = 64;
     std::size_t max_large_requests = 8;
     std::size_t max_body_bytes = 0;  // 0: http::kAdmissionReviewBodyBytes
@@ -43,14 +43,14 @@ struct webhook_options {
     std::string client_ca_file;
 };
 
-struct manager_options {
+struct ManagerOptions {
     std::string kubeconfig;
     std::string context;
     bool allow_insecure_tls = false;
     bool leader_elect = false;
     std::string leader_election_namespace;  // "" : the pod's namespace in-cluster, else "default"
     std::string leader_election_id = "attune-manager";
-    bind_address metrics{"127.0.0.1", "8080"};
+    BindAddress metrics{"127.0.0.1", "8080"};
     // /metrics over TLS, each request authenticated (TokenReview) and
     // authorised (SubjectAccessReview: get on the non-resource URL /metrics);
     // false: plain HTTP to anyone who can reach the address (local use).
@@ -58,7 +58,7 @@ struct manager_options {
     // tls.crt and tls.key for the secure /metrics; empty: a self-signed
     // certificate made at start.
     std::string metrics_cert_dir;
-    bind_address health;  // empty host: /healthz and /readyz only on the metrics address
+    BindAddress health;               // empty host: /healthz and /readyz only on the metrics address
     std::string log_format = "json";  // json | text
     std::string log_level = "info";   // trace | debug | info | warn | error
     double kube_qps = 20;
@@ -69,7 +69,7 @@ struct manager_options {
     // reads for bearerTokenSecret / tls.caSecret (needs the secret-reads RBAC).
     bool allow_local_metrics_addresses = false;
     bool allow_secret_reads = false;
-    webhook_options webhook;
+    WebhookOptions webhook;
     // --watch-namespaces: list, watch and write only in these namespaces
     // (one list/watch per namespace and resource, Roles suffice there;
     // docs/manager.md). Empty: cluster-wide.
@@ -101,10 +101,10 @@ struct manager_options {
 };
 
 // `args` excludes argv[0]. Error code "bad_flag" with a message naming the flag.
-core::result<manager_options> parse_options(std::span<const std::string_view> args);
+core::Result<ManagerOptions> parse_options(std::span<const std::string_view> args);
 
 // "host:port", "[v6]:port" or ":port" (all interfaces). Error code "bad_flag".
-core::result<bind_address> parse_bind_address(std::string_view flag, std::string_view value);
+core::Result<BindAddress> parse_bind_address(std::string_view flag, std::string_view value);
 
 std::string usage();
 

@@ -22,7 +22,7 @@ namespace attune::manager {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using tcp = asio::ip::tcp;
+using Tcp = asio::ip::tcp;
 
 namespace {
 constexpr auto kIdleTimeout = std::chrono::seconds(30);  // between requests on a kept-alive connection
@@ -30,15 +30,15 @@ constexpr auto kIoTimeout = std::chrono::seconds(10);    // one request read or 
 constexpr std::size_t kMaxRequestBytes = 16 * 1024;
 }  // namespace
 
-struct probe_server::impl : std::enable_shared_from_this<impl> {
-    impl(asio::any_io_executor ex, handler h) : acceptor(ex), on_request(std::move(h)) {}
+struct ProbeServer::impl : std::enable_shared_from_this<impl> {
+    impl(asio::any_io_executor ex, Handler h) : acceptor(ex), on_request(std::move(h)) {}
 
-    tcp::acceptor acceptor;
-    handler on_request;
+    Tcp::acceptor acceptor;
+    Handler on_request;
     std::list<beast::tcp_stream*> open;  // for stop()
     bool stopping = false;
 
-    asio::awaitable<void> serve(tcp::socket socket) {
+    asio::awaitable<void> serve(Tcp::socket socket) {
         auto self = shared_from_this();
         beast::tcp_stream stream(std::move(socket));
         auto it = open.insert(open.end(), &stream);
@@ -73,23 +73,23 @@ struct probe_server::impl : std::enable_shared_from_this<impl> {
             if (wec || !res.keep_alive()) break;
         }
         beast::error_code ignored;
-        stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        stream.socket().shutdown(Tcp::socket::shutdown_both, ignored);
         stream.close();
         open.erase(it);
     }
 };
 
-probe_server::probe_server(asio::any_io_executor ex, handler h) : impl_(std::make_shared<impl>(ex, std::move(h))) {}
+ProbeServer::ProbeServer(asio::any_io_executor ex, Handler h) : impl_(std::make_shared<impl>(ex, std::move(h))) {}
 
-probe_server::~probe_server() { stop(); }
+ProbeServer::~ProbeServer() { stop(); }
 
-void probe_server::listen(const std::string& host, const std::string& port) {
+void ProbeServer::listen(const std::string& host, const std::string& port) {
     http::bind_and_listen(impl_->acceptor, host, port);
 }
 
-unsigned short probe_server::port() const { return http::bound_port(impl_->acceptor); }
+unsigned short ProbeServer::port() const { return http::bound_port(impl_->acceptor); }
 
-asio::awaitable<void> probe_server::run() {
+asio::awaitable<void> ProbeServer::run() {
     auto self = impl_;
     while (!self->stopping) {
         auto [ec, socket] = co_await self->acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
@@ -111,7 +111,7 @@ asio::awaitable<void> probe_server::run() {
     }
 }
 
-void probe_server::stop() noexcept {
+void ProbeServer::stop() noexcept {
     impl_->stopping = true;
     boost::system::error_code ignored;
     impl_->acceptor.close(ignored);

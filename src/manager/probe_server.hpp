@@ -12,19 +12,19 @@
 
 namespace attune::manager {
 
-struct probe_response {
+struct ProbeResponse {
     unsigned status = 200;
     std::string content_type = "text/plain; charset=utf-8";
     std::string body;
 };
 
-class probe_server {
+class ProbeServer {
 public:
     // `target` is the request path (query included); only GET/HEAD reach the handler.
-    using handler = std::function<probe_response(std::string_view target)>;
+    using Handler = std::function<ProbeResponse(std::string_view target)>;
 
-    probe_server(boost::asio::any_io_executor ex, handler h);
-    ~probe_server();
+    ProbeServer(boost::asio::any_io_executor ex, Handler h);
+    ~ProbeServer();
 
     // Binds and listens; throws std::system_error when the address is unusable.
     void listen(const std::string& host, const std::string& port);

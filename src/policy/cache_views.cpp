@@ -6,7 +6,7 @@
 
 namespace attune::policy {
 
-const kube::object_cache* cache_views::for_kind(std::string_view kind) const noexcept {
+const kube::ObjectCache* CacheViews::for_kind(std::string_view kind) const noexcept {
     if (kind == "Deployment") return deployments;
     if (kind == "StatefulSet") return statefulsets;
     if (kind == "ReplicaSet") return replicasets;
@@ -17,8 +17,8 @@ const kube::object_cache* cache_views::for_kind(std::string_view kind) const noe
     return nullptr;
 }
 
-void index_policies(kube::object_cache& policies) {
-    policies.decode_as<policy_view>(kube::decoded_view<policy_view>([](const boost::json::value& obj) {
+void index_policies(kube::ObjectCache& policies) {
+    policies.decode_as<PolicyView>(kube::decoded_view<PolicyView>([](const boost::json::value& obj) {
         auto p = decode_policy(obj);
         if (!p)
             spdlog::debug("AttunePolicy does not decode; ignored namespace={} name={} error=\"{}\"",
@@ -27,22 +27,22 @@ void index_policies(kube::object_cache& policies) {
     }));
 }
 
-std::vector<policy_view> policies_in(const kube::object_cache& policies, std::string_view ns) {
-    std::vector<policy_view> out;
-    for (const auto& p : policies.decoded_in_namespace<policy_view>(ns)) out.push_back(*p);
+std::vector<PolicyView> policies_in(const kube::ObjectCache& policies, std::string_view ns) {
+    std::vector<PolicyView> out;
+    for (const auto& p : policies.decoded_in_namespace<PolicyView>(ns)) out.push_back(*p);
     return out;
 }
 
-std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns) {
+std::vector<PolicyView> policies_in(const CacheViews& caches, const std::string& ns) {
     if (!caches.policies) return {};
     return policies_in(*caches.policies, ns);
 }
 
-void index_defaults(kube::object_cache& defaults) {
+void index_defaults(kube::ObjectCache& defaults) {
     // Every named object gets a view, an undecodable one with its error: the
     // resolution must fail on it, not skip it.
-    defaults.decode_as<defaults_view>([](const boost::json::value& obj) -> std::shared_ptr<const void> {
-        auto v = std::make_shared<defaults_view>();
+    defaults.decode_as<DefaultsView>([](const boost::json::value& obj) -> std::shared_ptr<const void> {
+        auto v = std::make_shared<DefaultsView>();
         v->name = std::string(kube::meta_string(obj, "name"));
         if (auto d = core::decode_attune_defaults(obj)) v->defaults = std::move(d).value();
         else v->error = d.error().message;
@@ -50,9 +50,9 @@ void index_defaults(kube::object_cache& defaults) {
     });
 }
 
-std::vector<std::shared_ptr<const defaults_view>> defaults_in(const kube::object_cache* defaults, std::string_view ns) {
+std::vector<std::shared_ptr<const DefaultsView>> defaults_in(const kube::ObjectCache* defaults, std::string_view ns) {
     if (!defaults) return {};
-    auto out = defaults->decoded_in_namespace<defaults_view>(ns);
+    auto out = defaults->decoded_in_namespace<DefaultsView>(ns);
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
     return out;
 }

@@ -4,7 +4,7 @@ namespace attune::policy {
 
 namespace {
 
-std::vector<core::DefaultsInput> inputs_of(const std::vector<std::shared_ptr<const defaults_view>>& views) {
+std::vector<core::DefaultsInput> inputs_of(const std::vector<std::shared_ptr<const DefaultsView>>& views) {
     std::vector<core::DefaultsInput> out;
     out.reserve(views.size());
     for (const auto& v : views) out.push_back({v->name, v->defaults ? &*v->defaults : nullptr, v->error});
@@ -13,10 +13,10 @@ std::vector<core::DefaultsInput> inputs_of(const std::vector<std::shared_ptr<con
 
 }  // namespace
 
-resolved policy_resolver::resolve(const cache_views& caches, const std::string& ns, const std::string& name) {
-    resolved out;
+Resolved PolicyResolver::resolve(const CacheViews& caches, const std::string& ns, const std::string& name) {
+    Resolved out;
     const std::string key = ns + "/" + name;
-    if (caches.policies) out.view = caches.policies->decoded<policy_view>(key);
+    if (caches.policies) out.view = caches.policies->decoded<PolicyView>(key);
     if (!out.view) {
         out.failure = core::ResolutionFailure::InvalidPolicy;
         out.message = "the policy is not in the cache";
@@ -46,23 +46,23 @@ resolved policy_resolver::resolve(const cache_views& caches, const std::string& 
     in.cluster_defaults = c;
     in.namespace_defaults = n;
     take(core::resolve_effective_policy(in));
-    memo_[key] = entry{out.view, std::move(cluster), std::move(namespaced), out};
+    memo_[key] = Entry{out.view, std::move(cluster), std::move(namespaced), out};
     if (memo_.size() > 2 * caches.policies->size() + 64) prune(caches);
     return out;
 }
 
-void policy_resolver::forget(const std::string& ns, const std::string& name) { memo_.erase(ns + "/" + name); }
+void PolicyResolver::forget(const std::string& ns, const std::string& name) { memo_.erase(ns + "/" + name); }
 
-void policy_resolver::prune(const cache_views& caches) {
+void PolicyResolver::prune(const CacheViews& caches) {
     for (auto it = memo_.begin(); it != memo_.end();) {
-        if (!caches.policies->decoded<policy_view>(it->first)) it = memo_.erase(it);
+        if (!caches.policies->decoded<PolicyView>(it->first)) it = memo_.erase(it);
         else ++it;
     }
 }
 
-managing_policy resolve_managing_policy(const cache_views& caches, policy_resolver& resolver,
-                                        const workload_ref& workload) {
-    managing_policy out;
+ManagingPolicy resolve_managing_policy(const CacheViews& caches, PolicyResolver& resolver,
+                                       const WorkloadRef& workload) {
+    ManagingPolicy out;
     out.selection = select_policy(policies_in(caches, workload.ns), workload);
     if (!out.selection.winner.empty()) out.policy = resolver.resolve(caches, workload.ns, out.selection.winner);
     return out;

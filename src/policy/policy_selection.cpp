@@ -9,8 +9,8 @@
 namespace attune::policy {
 namespace json = boost::json;
 
-core::result<policy_view> decode_policy(const json::value& policy) {
-    policy_view out;
+core::Result<PolicyView> decode_policy(const json::value& policy) {
+    PolicyView out;
     out.ns = std::string(core::string_at(policy, {"metadata", "namespace"}));
     out.name = std::string(core::string_at(policy, {"metadata", "name"}));
     if (out.ns.empty() || out.name.empty())
@@ -49,8 +49,8 @@ std::string controller_kind(const json::value& obj) {
     return ref ? std::move(ref->kind) : std::string();
 }
 
-workload_ref workload_ref_from(std::string kind, const json::value& workload) {
-    workload_ref w;
+WorkloadRef workload_ref_from(std::string kind, const json::value& workload) {
+    WorkloadRef w;
     w.ns = std::string(core::string_at(workload, {"metadata", "namespace"}));
     w.kind = std::move(kind);
     w.name = std::string(core::string_at(workload, {"metadata", "name"}));
@@ -62,7 +62,7 @@ workload_ref workload_ref_from(std::string kind, const json::value& workload) {
     return w;
 }
 
-bool policy_matches(const policy_view& policy, const workload_ref& workload) {
+bool policy_matches(const PolicyView& policy, const WorkloadRef& workload) {
     if (!policy.error.empty()) return false;
     if (workload.ns != policy.ns || workload.name.empty() || workload.owned_by_workload) return false;
     if (workload.kind != core::to_string(policy.target.kind)) return false;
@@ -70,7 +70,7 @@ bool policy_matches(const policy_view& policy, const workload_ref& workload) {
     return policy.target.selector && policy.target.selector->matches(workload.labels);
 }
 
-std::vector<std::string> select_targets(const policy_view& policy, std::span<const workload_ref> workloads) {
+std::vector<std::string> select_targets(const PolicyView& policy, std::span<const WorkloadRef> workloads) {
     std::vector<std::string> out;
     for (const auto& w : workloads)
         if (policy_matches(policy, w)) out.push_back(w.key());
@@ -79,14 +79,14 @@ std::vector<std::string> select_targets(const policy_view& policy, std::span<con
     return out;
 }
 
-bool outranks(const policy_view& a, const policy_view& b) noexcept {
+bool outranks(const PolicyView& a, const PolicyView& b) noexcept {
     if (a.weight != b.weight) return a.weight > b.weight;
     return a.name < b.name;
 }
 
-workload_selection select_policy(std::span<const policy_view> policies, const workload_ref& workload) {
-    workload_selection out;
-    const policy_view* best = nullptr;
+WorkloadSelection select_policy(std::span<const PolicyView> policies, const WorkloadRef& workload) {
+    WorkloadSelection out;
+    const PolicyView* best = nullptr;
     std::vector<std::string> matched;
     for (const auto& p : policies) {
         if (!policy_matches(p, workload)) continue;

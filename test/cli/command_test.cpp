@@ -11,19 +11,19 @@ struct Run {
     int code;
     std::string out, err;
     std::string seen_ns, seen_target;
-    output_format seen_output = output_format::table;
+    OutputFormat seen_output = OutputFormat::Table;
 };
 
 Run run(std::vector<std::string_view> args) {
     Run r{};
-    std::vector<command> cmds;
-    command c;
+    std::vector<Command> cmds;
+    Command c;
     c.name = "probe";
     c.summary = "a test command";
     c.usage = "kubectl attune probe [--target 1.N]";
-    c.flags = {{"target", 0, flag_kind::value, "1.N", "the target"}};
+    c.flags = {{"target", 0, FlagKind::Value, "1.N", "the target"}};
     c.usage_exit = 3;
-    c.run = [&r](invocation& inv) {
+    c.run = [&r](Invocation& inv) {
         r.seen_ns = inv.common.ns;
         r.seen_target = inv.flags.get("target");
         r.seen_output = inv.common.output;
@@ -44,7 +44,7 @@ TEST(Dispatch, SharedAndOwnFlagsOnEitherSideOfTheCommand) {
     EXPECT_EQ(r.out, "ran\n");
     EXPECT_EQ(r.seen_ns, "kube-system");
     EXPECT_EQ(r.seen_target, "1.36");
-    EXPECT_EQ(r.seen_output, output_format::json);
+    EXPECT_EQ(r.seen_output, OutputFormat::Json);
 }
 
 TEST(Dispatch, HelpPerCommandAndForTheRoot) {

@@ -69,15 +69,15 @@ TEST(DoctorCgroupRow, EachNodeAndKernelCase) {
         const auto row = cgroup_row(c.nodes, 1, c.minor);
         EXPECT_EQ(row.name, "cgroup v2") << c.name;
         // Never ok (a heuristic proves nothing) and never FAIL on a heuristic.
-        EXPECT_EQ(row.status, doctor_status::warn) << c.name;
+        EXPECT_EQ(row.status, DoctorStatus::Warn) << c.name;
         EXPECT_FALSE(row.required) << c.name;
         for (const auto& part : c.in_detail) EXPECT_TRUE(has(row.detail, part)) << c.name << ": " << row.detail;
         for (const auto& part : c.not_in_detail) EXPECT_FALSE(has(row.detail, part)) << c.name << ": " << row.detail;
         // doctorFailed is false for every cgroup WARN, even beside an ok required row.
-        doctor_row required_ok;
+        DoctorRow required_ok;
         required_ok.name = "pods/resize";
         required_ok.required = true;
-        const std::vector<doctor_row> rows = {required_ok, row};
+        const std::vector<DoctorRow> rows = {required_ok, row};
         EXPECT_FALSE(doctor_failed(rows)) << c.name;
     }
 }
@@ -92,7 +92,7 @@ TEST(DoctorCgroupRow, ManySuspectNodesAreSummarised) {
     for (int i = 0; i < 8; ++i) nodes.push_back(node("n" + std::to_string(i), "4.19.0"));
     const auto row = cgroup_row(listed(nodes), 1, 33);
     EXPECT_TRUE(has(row.detail, "and 3 more")) << row.detail;
-    EXPECT_EQ(row.status, doctor_status::warn);
+    EXPECT_EQ(row.status, DoctorStatus::Warn);
 }
 
 }  // namespace

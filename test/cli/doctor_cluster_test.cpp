@@ -34,8 +34,8 @@ core::Capabilities caps(const std::string& v, const core::NodeListProbe& nodes, 
     return c.ok() ? c.value() : core::Capabilities{};
 }
 
-const doctor_row* find(const std::vector<doctor_row>& rows, std::string_view name) {
-    auto it = std::find_if(rows.begin(), rows.end(), [&](const doctor_row& r) { return r.name == name; });
+const DoctorRow* find(const std::vector<DoctorRow>& rows, std::string_view name) {
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const DoctorRow& r) { return r.name == name; });
     return it == rows.end() ? nullptr : &*it;
 }
 
@@ -44,18 +44,18 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 TEST(DoctorVersionRow, StancePerMinor) {
     struct Case {
         const char* version;
-        doctor_status status;
+        DoctorStatus status;
         const char* in_detail;
     } cases[] = {
-        {"v1.31.4", doctor_status::fail, "needs 1.32 or newer"},
-        {"v1.32.9", doctor_status::ok, "InPlacePodVerticalScaling=true"},
-        {"v1.33.13", doctor_status::ok, "memory-limit decreases stay clamped"},
-        {"v1.34.4", doctor_status::ok, "not resizable in place"},
-        {"v1.35.4", doctor_status::ok, "GA"},
-        {"v1.36.3", doctor_status::ok, "pod-level in-place resize on by default"},
-        {"v1.37.2", doctor_status::ok, "HPA scale-to-zero"},
-        {"v1.38.0", doctor_status::warn, "newer than Attune has tested"},
-        {"garbage", doctor_status::fail, "cannot parse"},
+        {"v1.31.4", DoctorStatus::Fail, "needs 1.32 or newer"},
+        {"v1.32.9", DoctorStatus::Ok, "InPlacePodVerticalScaling=true"},
+        {"v1.33.13", DoctorStatus::Ok, "memory-limit decreases stay clamped"},
+        {"v1.34.4", DoctorStatus::Ok, "not resizable in place"},
+        {"v1.35.4", DoctorStatus::Ok, "GA"},
+        {"v1.36.3", DoctorStatus::Ok, "pod-level in-place resize on by default"},
+        {"v1.37.2", DoctorStatus::Ok, "HPA scale-to-zero"},
+        {"v1.38.0", DoctorStatus::Warn, "newer than Attune has tested"},
+        {"garbage", DoctorStatus::Fail, "cannot parse"},
     };
     for (const auto& c : cases) {
         const auto r = kubernetes_version_row({c.version, ""});
@@ -63,16 +63,16 @@ TEST(DoctorVersionRow, StancePerMinor) {
         EXPECT_TRUE(r.required);
         EXPECT_TRUE(has(r.detail, c.in_detail)) << c.version << ": " << r.detail;
     }
-    EXPECT_EQ(kubernetes_version_row({"", "connection refused"}).status, doctor_status::fail);
+    EXPECT_EQ(kubernetes_version_row({"", "connection refused"}).status, DoctorStatus::Fail);
 }
 
 TEST(DoctorPodsResizeRow, AdvertisedOrFail) {
-    EXPECT_EQ(pods_resize_row(kResize, {"v1.35.4", ""}).status, doctor_status::ok);
+    EXPECT_EQ(pods_resize_row(kResize, {"v1.35.4", ""}).status, DoctorStatus::Ok);
     const auto missing = pods_resize_row(core::ApiResourcesProbe{{"pods"}, ""}, {"v1.32.9", ""});
-    EXPECT_EQ(missing.status, doctor_status::fail);
+    EXPECT_EQ(missing.status, DoctorStatus::Fail);
     EXPECT_TRUE(missing.required);
     EXPECT_TRUE(has(missing.detail, "InPlacePodVerticalScaling=true")) << missing.detail;
-    EXPECT_EQ(pods_resize_row(core::ApiResourcesProbe{{}, "timeout"}, {"v1.35.4", ""}).status, doctor_status::fail);
+    EXPECT_EQ(pods_resize_row(core::ApiResourcesProbe{{}, "timeout"}, {"v1.35.4", ""}).status, DoctorStatus::Fail);
 }
 
 TEST(DoctorCapabilityRows, NoPodLevelRowsOn1_32) {
@@ -91,21 +91,38 @@ TEST(DoctorCapabilityRows, PodLevelResizeThreeWay) {
         const char* name;
         const char* version;
         core::NodeListProbe nodes;
-        doctor_status status;
+        DoctorStatus status;
         std::vector<std::string> in_detail;
     } cases[] = {
-        {"declared on 1.36", "v1.36.3", listed({node("a", std::vector{kFeature}), node("b", std::vector{kFeature})}),
-         doctor_status::ok, {"on: 2 of 2 Ready node(s) declare InPlacePodLevelResourcesVerticalScaling"}},
-        {"gate off", "v1.36.3", listed({node("a", std::vector<std::string>{"InPlacePodVerticalScalingInitContainers"})}),
-         doctor_status::ok, {"off: 1 of 1 Ready node(s) declare features without", "the gate is off"}},
-        {"nobody declares, 1.36", "v1.36.3", listed({node("a", std::vector<std::string>{}), node("b", std::nullopt)}),
-         doctor_status::ok, {"on: no Ready node declares features", "v1.36.3 >= 1.36 (fallback)"}},
-        {"nobody declares, 1.35", "v1.35.4", listed({node("a", std::nullopt)}), doctor_status::ok,
+        {"declared on 1.36",
+         "v1.36.3",
+         listed({node("a", std::vector{kFeature}), node("b", std::vector{kFeature})}),
+         DoctorStatus::Ok,
+         {"on: 2 of 2 Ready node(s) declare InPlacePodLevelResourcesVerticalScaling"}},
+        {"gate off",
+         "v1.36.3",
+         listed({node("a", std::vector<std::string>{"InPlacePodVerticalScalingInitContainers"})}),
+         DoctorStatus::Ok,
+         {"off: 1 of 1 Ready node(s) declare features without", "the gate is off"}},
+        {"nobody declares, 1.36",
+         "v1.36.3",
+         listed({node("a", std::vector<std::string>{}), node("b", std::nullopt)}),
+         DoctorStatus::Ok,
+         {"on: no Ready node declares features", "v1.36.3 >= 1.36 (fallback)"}},
+        {"nobody declares, 1.35",
+         "v1.35.4",
+         listed({node("a", std::nullopt)}),
+         DoctorStatus::Ok,
          {"off: no Ready node declares features", "v1.35.4 < 1.36 (fallback)"}},
-        {"mixed: a silent node", "v1.36.3", listed({node("a", std::vector{kFeature}), node("quiet", std::vector<std::string>{})}),
-         doctor_status::warn, {"on: 1 of 2 Ready node(s) declare", "but not on quiet"}},
-        {"mixed: a node without the name", "v1.36.3",
-         listed({node("a", std::vector{kFeature}), node("other", std::vector<std::string>{"X"})}), doctor_status::warn,
+        {"mixed: a silent node",
+         "v1.36.3",
+         listed({node("a", std::vector{kFeature}), node("quiet", std::vector<std::string>{})}),
+         DoctorStatus::Warn,
+         {"on: 1 of 2 Ready node(s) declare", "but not on quiet"}},
+        {"mixed: a node without the name",
+         "v1.36.3",
+         listed({node("a", std::vector{kFeature}), node("other", std::vector<std::string>{"X"})}),
+         DoctorStatus::Warn,
          {"but not on other"}},
     };
     for (const auto& c : cases) {
@@ -127,7 +144,7 @@ TEST(DoctorCapabilityRows, ForbiddenNodesFallBackAndSayWhy) {
     const auto rows = capability_rows(c, kOpenApi, n);
     const auto* r = find(rows, "pod-level resize");
     ASSERT_NE(r, nullptr);
-    EXPECT_EQ(r->status, doctor_status::warn);
+    EXPECT_EQ(r->status, DoctorStatus::Warn);
     EXPECT_TRUE(has(r->detail, "on: nodes could not be listed (forbidden), so the git version decides: v1.36.3 >= 1.36 (fallback)"))
         << r->detail;
 }
@@ -153,7 +170,7 @@ TEST(DoctorCapabilityRows, OpenApiFailureIsAFallback) {
     const auto rows = capability_rows(caps("v1.35.4", n, broken), broken, n);
     const auto* r = find(rows, "pod-level resources");
     ASSERT_NE(r, nullptr);
-    EXPECT_EQ(r->status, doctor_status::warn);
+    EXPECT_EQ(r->status, DoctorStatus::Warn);
     EXPECT_TRUE(has(r->detail, "on: OpenAPI unavailable")) << r->detail;
     EXPECT_TRUE(has(find(rows, "HPA scale-to-zero")->detail, "off")) << find(rows, "HPA scale-to-zero")->detail;
 }

@@ -37,53 +37,54 @@ json::value crd(std::string_view name, std::vector<std::string> props, bool esta
                                                                         {"status", established ? "True" : "False"}}}}}}};
 }
 
-std::vector<crd_lookup> all_current() {
-    std::vector<crd_lookup> out;
+std::vector<CrdLookup> all_current() {
+    std::vector<CrdLookup> out;
     for (const auto& k : known_crds()) {
         std::vector<std::string> props(k.properties.begin(), k.properties.end());
-        out.push_back({std::string(k.name), object_lookup::of(crd(k.name, props))});
+        out.push_back({std::string(k.name), ObjectLookup::of(crd(k.name, props))});
     }
     return out;
 }
 
 TEST(DoctorCrdsRow, AllCurrent) {
     const auto r = crds_row(all_current());
-    EXPECT_EQ(r.status, doctor_status::ok) << r.detail;
+    EXPECT_EQ(r.status, DoctorStatus::Ok) << r.detail;
     EXPECT_TRUE(r.required);
     EXPECT_TRUE(has(r.detail, "attunepolicies, attunedefaults, attunenamespacedefaults at v1alpha1")) << r.detail;
 }
 
 TEST(DoctorCrdsRow, MissingIsARequiredFail) {
     auto crds = all_current();
-    crds[0].lookup = object_lookup::failed(404, "404 NotFound");
+    crds[0].lookup = ObjectLookup::failed(404, "404 NotFound");
     const auto r = crds_row(crds);
-    EXPECT_EQ(r.status, doctor_status::fail);
+    EXPECT_EQ(r.status, DoctorStatus::Fail);
     EXPECT_TRUE(has(r.detail, "missing: attunepolicies.attune.io")) << r.detail;
     EXPECT_TRUE(has(r.detail, "kubectl apply -k deploy/kustomize/base")) << r.detail;
 }
 
 TEST(DoctorCrdsRow, OlderSchemaNotEstablishedWrongVersionForbidden) {
     auto older = all_current();
-    older[0].lookup = object_lookup::of(crd("attunepolicies.attune.io", {"spec.targetRef", "status.conditions"}));
+    older[0].lookup = ObjectLookup::of(crd("attunepolicies.attune.io", {"spec.targetRef", "status.conditions"}));
     const auto o = crds_row(older);
-    EXPECT_EQ(o.status, doctor_status::warn);
+    EXPECT_EQ(o.status, DoctorStatus::Warn);
     EXPECT_TRUE(has(o.detail, "attunepolicies lacks spec.updateStrategy")) << o.detail;
     EXPECT_TRUE(has(o.detail, "status.idleWorkloads")) << o.detail;
 
     auto pending = all_current();
-    pending[1].lookup = object_lookup::of(crd("attunedefaults.attune.io", {"spec.metricsSource", "spec.updateStrategy"}, false));
-    EXPECT_EQ(crds_row(pending).status, doctor_status::fail);
+    pending[1].lookup =
+        ObjectLookup::of(crd("attunedefaults.attune.io", {"spec.metricsSource", "spec.updateStrategy"}, false));
+    EXPECT_EQ(crds_row(pending).status, DoctorStatus::Fail);
     EXPECT_TRUE(has(crds_row(pending).detail, "not Established"));
 
     auto not_storage = all_current();
-    not_storage[2].lookup =
-        object_lookup::of(crd("attunenamespacedefaults.attune.io", {"spec.metricsSource", "spec.updateStrategy"}, true, false));
-    EXPECT_EQ(crds_row(not_storage).status, doctor_status::fail);
+    not_storage[2].lookup = ObjectLookup::of(
+        crd("attunenamespacedefaults.attune.io", {"spec.metricsSource", "spec.updateStrategy"}, true, false));
+    EXPECT_EQ(crds_row(not_storage).status, DoctorStatus::Fail);
 
     auto hidden = all_current();
-    hidden[0].lookup = object_lookup::failed(403, "403 Forbidden");
+    hidden[0].lookup = ObjectLookup::failed(403, "403 Forbidden");
     const auto h = crds_row(hidden);
-    EXPECT_EQ(h.status, doctor_status::warn);
+    EXPECT_EQ(h.status, DoctorStatus::Warn);
     EXPECT_TRUE(has(h.detail, "forbidden")) << h.detail;
 }
 
@@ -104,8 +105,8 @@ json::value lease(std::string holder, std::string renew, int duration = 15) {
 
 const core::Timestamp kNow = core::parse_timestamp("2026-12-01T10:00:20Z").value();
 
-manager_facts facts(object_lookup d, object_lookup l) {
-    manager_facts m;
+ManagerFacts facts(ObjectLookup d, ObjectLookup l) {
+    ManagerFacts m;
     m.ns = "attune-system";
     m.name = "attune-manager";
     m.deployment = std::move(d);
@@ -114,29 +115,37 @@ manager_facts facts(object_lookup d, object_lookup l) {
 }
 
 TEST(DoctorManagerRow, Table) {
-    const auto nf = object_lookup::failed(404, "404");
-    const auto fb = object_lookup::failed(403, "403");
+    const auto nf = ObjectLookup::failed(404, "404");
+    const auto fb = ObjectLookup::failed(403, "403");
     struct Case {
         const char* name;
-        manager_facts m;
-        doctor_status status;
+        ManagerFacts m;
+        DoctorStatus status;
         std::vector<std::string> in_detail;
     } cases[] = {
         {"ready and leading",
-         facts(object_lookup::of(deployment(2, 2)), object_lookup::of(lease("attune-manager-7d9-x", "2026-12-01T10:00:18.123456Z"))),
-         doctor_status::ok,
+         facts(ObjectLookup::of(deployment(2, 2)),
+               ObjectLookup::of(lease("attune-manager-7d9-x", "2026-12-01T10:00:18.123456Z"))),
+         DoctorStatus::Ok,
          {"running", "2/2 ready", "version v0.1.0", "leader attune-manager-7d9-x (renewed 2s ago, lease 15s)"}},
-        {"a local process holds the lease, no Deployment", facts(nf, object_lookup::of(lease("host_abc", "2026-12-01T10:00:15Z"))),
-         doctor_status::ok, {"running", "no Deployment attune-system/attune-manager (version unknown)", "leader host_abc"}},
+        {"a local process holds the lease, no Deployment",
+         facts(nf, ObjectLookup::of(lease("host_abc", "2026-12-01T10:00:15Z"))),
+         DoctorStatus::Ok,
+         {"running", "no Deployment attune-system/attune-manager (version unknown)", "leader host_abc"}},
         {"stale lease, no ready replica",
-         facts(object_lookup::of(deployment(1, 0)), object_lookup::of(lease("gone", "2026-12-01T09:00:00Z"))),
-         doctor_status::fail, {"not running", "0/1 ready", "stale Lease: last leader gone"}},
-        {"nothing installed", facts(nf, nf), doctor_status::fail, {"not running", "no Deployment", "no Lease"}},
-        {"cannot read", facts(fb, fb), doctor_status::warn, {"could not tell", "forbidden"}},
-        {"ready without leader election", facts(object_lookup::of(deployment(1, 1)), nf), doctor_status::ok,
+         facts(ObjectLookup::of(deployment(1, 0)), ObjectLookup::of(lease("gone", "2026-12-01T09:00:00Z"))),
+         DoctorStatus::Fail,
+         {"not running", "0/1 ready", "stale Lease: last leader gone"}},
+        {"nothing installed", facts(nf, nf), DoctorStatus::Fail, {"not running", "no Deployment", "no Lease"}},
+        {"cannot read", facts(fb, fb), DoctorStatus::Warn, {"could not tell", "forbidden"}},
+        {"ready without leader election",
+         facts(ObjectLookup::of(deployment(1, 1)), nf),
+         DoctorStatus::Ok,
          {"1/1 ready", "no Lease attune-manager"}},
-        {"released lease", facts(object_lookup::of(deployment(1, 0)), object_lookup::of(lease("", "2026-12-01T10:00:19Z"))),
-         doctor_status::fail, {"held by nobody"}},
+        {"released lease",
+         facts(ObjectLookup::of(deployment(1, 0)), ObjectLookup::of(lease("", "2026-12-01T10:00:19Z"))),
+         DoctorStatus::Fail,
+         {"held by nobody"}},
     };
     for (const auto& c : cases) {
         const auto r = manager_row(c.m, kNow);

@@ -51,40 +51,41 @@ TEST(PrometheusTargets, OnePerAddressWithItsPolicies) {
 }
 
 TEST(PrometheusRows, Outcomes) {
-    const std::vector<prometheus_target> targets = prometheus_targets(std::vector{
-        with_prometheus("a", "x", "http://127.0.0.1:16447"), with_prometheus("a", "y", "http://prometheus.mon.svc:9090"),
-        with_prometheus("a", "z", "http://10.0.0.9:9090")});
-    prometheus_probe healthy;
+    const std::vector<PrometheusTarget> targets =
+        prometheus_targets(std::vector{with_prometheus("a", "x", "http://127.0.0.1:16447"),
+                                       with_prometheus("a", "y", "http://prometheus.mon.svc:9090"),
+                                       with_prometheus("a", "z", "http://10.0.0.9:9090")});
+    PrometheusProbe healthy;
     healthy.healthy = true;
     healthy.took = std::chrono::milliseconds(12);
-    prometheus_probe skipped;
+    PrometheusProbe skipped;
     skipped.skipped = true;
     skipped.skip_reason = "\"prometheus.mon.svc\" is a Service name only cluster DNS resolves";
-    prometheus_probe down;
+    PrometheusProbe down;
     down.error = "prometheus http://10.0.0.9:9090 did not answer in time";
     // targets are in address order: 10.0.0.9, 127.0.0.1, prometheus.mon.svc
-    const std::vector<prometheus_probe> probes = {down, healthy, skipped};
+    const std::vector<PrometheusProbe> probes = {down, healthy, skipped};
     const auto rows = prometheus_rows(targets, probes, "");
     ASSERT_EQ(rows.size(), 3u);
-    EXPECT_EQ(rows[0].status, doctor_status::warn);
+    EXPECT_EQ(rows[0].status, DoctorStatus::Warn);
     EXPECT_TRUE(has(rows[0].detail, "not healthy from here")) << rows[0].detail;
-    EXPECT_EQ(rows[1].status, doctor_status::ok);
+    EXPECT_EQ(rows[1].status, DoctorStatus::Ok);
     EXPECT_TRUE(has(rows[1].detail, "healthy (/-/healthy in 12 ms) (policy a/x)")) << rows[1].detail;
-    EXPECT_EQ(rows[2].status, doctor_status::ok);
+    EXPECT_EQ(rows[2].status, DoctorStatus::Ok);
     EXPECT_TRUE(has(rows[2].detail, "skipped")) << rows[2].detail;
     for (const auto& r : rows) EXPECT_FALSE(r.required);
 
     // Past the probes: not probed, said so.
-    const auto capped = prometheus_rows(targets, std::vector<prometheus_probe>{down}, "");
+    const auto capped = prometheus_rows(targets, std::vector<PrometheusProbe>{down}, "");
     ASSERT_EQ(capped.size(), 3u);
-    EXPECT_EQ(capped[2].status, doctor_status::warn);
+    EXPECT_EQ(capped[2].status, DoctorStatus::Warn);
     EXPECT_TRUE(has(capped[2].detail, "not probed: doctor probes at most 10 addresses")) << capped[2].detail;
 
     const auto none = prometheus_rows({}, {}, "");
     ASSERT_EQ(none.size(), 1u);
     EXPECT_TRUE(has(none[0].detail, "no policy names a Prometheus address"));
     const auto cannot = prometheus_rows({}, {}, "403 Forbidden");
-    EXPECT_EQ(cannot.at(0).status, doctor_status::warn);
+    EXPECT_EQ(cannot.at(0).status, DoctorStatus::Warn);
 }
 
 }  // namespace

@@ -17,14 +17,14 @@ TEST(DoctorRbac, ReviewsAndTheRow) {
     EXPECT_EQ(attrs.at("resource").as_string(), "nodes");
     EXPECT_FALSE(attrs.contains("namespace"));
 
-    std::vector<access_answer> all(checks.size());
+    std::vector<AccessAnswer> all(checks.size());
     for (auto& a : all) a.allowed = true;
-    EXPECT_EQ(rbac_row(checks, all).status, doctor_status::ok);
+    EXPECT_EQ(rbac_row(checks, all).status, DoctorStatus::Ok);
 
     auto no_nodes = all;
     no_nodes[0].allowed = false;
     const auto r = rbac_row(checks, no_nodes);
-    EXPECT_EQ(r.status, doctor_status::warn);
+    EXPECT_EQ(r.status, DoctorStatus::Warn);
     EXPECT_FALSE(r.required);
     EXPECT_TRUE(has(r.detail, "denied: list nodes (cgroup v2, pod-level resize)")) << r.detail;
 

@@ -5,15 +5,15 @@
 namespace attune::cli {
 namespace {
 
-doctor_row row(std::string name, doctor_status s, bool required, std::string detail) {
+DoctorRow row(std::string name, DoctorStatus s, bool required, std::string detail) {
     return make_row(std::move(name), required, s, std::move(detail));
 }
 
 TEST(DoctorTable, SeedFormat) {
-    const std::vector<doctor_row> rows = {
-        row("Kubernetes version", doctor_status::ok, true, "v1.36.3: supported"),
-        row("cgroup v2", doctor_status::warn, false, "could not determine"),
-        row("CRDs", doctor_status::fail, true, "missing: attunepolicies.attune.io"),
+    const std::vector<DoctorRow> rows = {
+        row("Kubernetes version", DoctorStatus::Ok, true, "v1.36.3: supported"),
+        row("cgroup v2", DoctorStatus::Warn, false, "could not determine"),
+        row("CRDs", DoctorStatus::Fail, true, "missing: attunepolicies.attune.io"),
     };
     // %-22s %-4s [%s] %s
     EXPECT_EQ(render_doctor_table(rows, false),
@@ -23,20 +23,20 @@ TEST(DoctorTable, SeedFormat) {
 }
 
 TEST(DoctorTable, ColourPaintsOnlyTheStatusWord) {
-    const std::vector<doctor_row> rows = {row("manager", doctor_status::ok, true, "running")};
+    const std::vector<DoctorRow> rows = {row("manager", DoctorStatus::Ok, true, "running")};
     EXPECT_EQ(render_doctor_table(rows, true), "manager                \x1b[32mok\x1b[0m   [required] running\n");
 }
 
 TEST(DoctorFailed, OnlyARequiredFailCounts) {
     struct Case {
         const char* name;
-        std::vector<doctor_row> rows;
+        std::vector<DoctorRow> rows;
         bool failed;
     } cases[] = {
-        {"all ok", {row("a", doctor_status::ok, true, "")}, false},
-        {"required WARN", {row("a", doctor_status::warn, true, "")}, false},
-        {"optional FAIL", {row("a", doctor_status::fail, false, "")}, false},
-        {"required FAIL", {row("a", doctor_status::ok, false, ""), row("b", doctor_status::fail, true, "")}, true},
+        {"all ok", {row("a", DoctorStatus::Ok, true, "")}, false},
+        {"required WARN", {row("a", DoctorStatus::Warn, true, "")}, false},
+        {"optional FAIL", {row("a", DoctorStatus::Fail, false, "")}, false},
+        {"required FAIL", {row("a", DoctorStatus::Ok, false, ""), row("b", DoctorStatus::Fail, true, "")}, true},
         {"no rows", {}, false},
     };
     for (const auto& c : cases) EXPECT_EQ(doctor_failed(c.rows), c.failed) << c.name;
@@ -51,7 +51,7 @@ TEST(JoinNames, AllOrTheFirstFewAndACount) {
 }
 
 TEST(DoctorJson, RowsAndTheVerdict) {
-    const std::vector<doctor_row> rows = {row("CRDs", doctor_status::fail, true, "missing")};
+    const std::vector<DoctorRow> rows = {row("CRDs", DoctorStatus::Fail, true, "missing")};
     const auto j = doctor_json(rows);
     EXPECT_TRUE(j.at("failed").as_bool());
     const auto& r = j.at("rows").as_array().at(0).as_object();

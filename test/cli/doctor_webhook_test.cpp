@@ -28,8 +28,8 @@ json::value mwc(std::string ca_bundle_b64, bool url = true) {
 
 const core::Timestamp kNow{std::chrono::seconds(1'800'000'000)};
 
-webhook_check check(std::int64_t not_before, std::int64_t not_after, bool reachable) {
-    webhook_check k;
+WebhookCheck check(std::int64_t not_before, std::int64_t not_after, bool reachable) {
+    WebhookCheck k;
     k.ca = {core::CertificateInfo{not_before, not_after, "fp"}};
     k.reachable = reachable;
     k.endpoint = "https://127.0.0.1:16448/mutate-v1-pod";
@@ -39,23 +39,27 @@ webhook_check check(std::int64_t not_before, std::int64_t not_after, bool reacha
 
 TEST(DoctorWebhookRow, Table) {
     const std::int64_t t = kNow.time_since_epoch().count();
-    const auto present = object_lookup::of(mwc(core::base64_encode("PEM")));
+    const auto present = ObjectLookup::of(mwc(core::base64_encode("PEM")));
     struct Case {
         const char* name;
-        object_lookup mwc;
-        std::vector<webhook_check> checks;
-        doctor_status status;
+        ObjectLookup mwc;
+        std::vector<WebhookCheck> checks;
+        DoctorStatus status;
         const char* in_detail;
     } cases[] = {
-        {"not installed", object_lookup::failed(404, "404"), {}, doctor_status::warn, "not installed"},
-        {"forbidden", object_lookup::failed(403, "403"), {}, doctor_status::warn, "forbidden"},
-        {"healthy", present, {check(t - 86400, t + 30 * 86400, true)}, doctor_status::ok, "caBundle valid 30d more"},
-        {"expired", present, {check(t - 90 * 86400, t - 2 * 86400, true)}, doctor_status::fail, "caBundle expired 2d ago"},
-        {"not yet valid", present, {check(t + 3600, t + 86400, true)}, doctor_status::fail, "not valid yet"},
-        {"no certificate in the bundle", present, {webhook_check{}}, doctor_status::fail, "holds no PEM certificate"},
-        {"unreachable", present, {check(t - 10, t + 86400, false)}, doctor_status::warn, "not reachable"},
-        {"no caBundle", object_lookup::of(mwc("")), {webhook_check{}}, doctor_status::fail, "no caBundle"},
-        {"bad base64", object_lookup::of(mwc("%%%")), {webhook_check{}}, doctor_status::fail, "not base64"},
+        {"not installed", ObjectLookup::failed(404, "404"), {}, DoctorStatus::Warn, "not installed"},
+        {"forbidden", ObjectLookup::failed(403, "403"), {}, DoctorStatus::Warn, "forbidden"},
+        {"healthy", present, {check(t - 86400, t + 30 * 86400, true)}, DoctorStatus::Ok, "caBundle valid 30d more"},
+        {"expired",
+         present,
+         {check(t - 90 * 86400, t - 2 * 86400, true)},
+         DoctorStatus::Fail,
+         "caBundle expired 2d ago"},
+        {"not yet valid", present, {check(t + 3600, t + 86400, true)}, DoctorStatus::Fail, "not valid yet"},
+        {"no certificate in the bundle", present, {WebhookCheck{}}, DoctorStatus::Fail, "holds no PEM certificate"},
+        {"unreachable", present, {check(t - 10, t + 86400, false)}, DoctorStatus::Warn, "not reachable"},
+        {"no caBundle", ObjectLookup::of(mwc("")), {WebhookCheck{}}, DoctorStatus::Fail, "no caBundle"},
+        {"bad base64", ObjectLookup::of(mwc("%%%")), {WebhookCheck{}}, DoctorStatus::Fail, "not base64"},
     };
     for (const auto& c : cases) {
         const auto r = webhook_row(c.mwc, "attune-webhook", c.checks, kNow);
@@ -67,10 +71,11 @@ TEST(DoctorWebhookRow, Table) {
 
 TEST(DoctorWebhookRow, ARotationBundleIsValidWhileOneCaIs) {
     const std::int64_t t = kNow.time_since_epoch().count();
-    webhook_check k = check(t - 400 * 86400, t - 86400, true);  // the old CA, expired
+    WebhookCheck k = check(t - 400 * 86400, t - 86400, true);                               // the old CA, expired
     k.ca.push_back(core::CertificateInfo{t - 86400, t + 365 * 86400, "fp2"});               // the new one
-    const auto r = webhook_row(object_lookup::of(mwc(core::base64_encode("PEM"))), "attune-webhook", std::vector{k}, kNow);
-    EXPECT_EQ(r.status, doctor_status::ok) << r.detail;
+    const auto r =
+        webhook_row(ObjectLookup::of(mwc(core::base64_encode("PEM"))), "attune-webhook", std::vector{k}, kNow);
+    EXPECT_EQ(r.status, DoctorStatus::Ok) << r.detail;
 }
 
 TEST(WebhookClients, UrlAndServiceClientConfigs) {

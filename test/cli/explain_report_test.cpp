@@ -45,12 +45,12 @@ json::value event(std::string kind, std::string name, std::string type, std::str
                         {"eventTime", when}};
 }
 
-explain_inputs inputs(std::string mode = "Auto", bool opted_out = false) {
-    explain_inputs in;
+ExplainInputs inputs(std::string mode = "Auto", bool opted_out = false) {
+    ExplainInputs in;
     in.ns = "shop";
     in.kind = "Deployment";
     in.name = "web";
-    in.workload = object_lookup::of(deployment(opted_out));
+    in.workload = ObjectLookup::of(deployment(opted_out));
     in.policies = {test::web_policy(mode)};
     in.pods = {pod("web-abc", "web", true), pod("webhook-1", "webhook", false)};
     in.events = {

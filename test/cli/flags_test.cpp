@@ -5,15 +5,13 @@
 namespace attune::cli {
 namespace {
 
-const std::vector<flag_spec> kSpecs = {
-    {"namespace", 'n', flag_kind::value, "NAME", "ns"},
-    {"all-namespaces", 'A', flag_kind::boolean, "", "all"},
-    {"output", 'o', flag_kind::value, "FORMAT", "fmt"},
-    {"target", 0, flag_kind::value, "1.N", "target"},
-    {"no-headers", 0, flag_kind::boolean, "", "nh"},
+const std::vector<FlagSpec> kSpecs = {
+    {"namespace", 'n', FlagKind::Value, "NAME", "ns"}, {"all-namespaces", 'A', FlagKind::Boolean, "", "all"},
+    {"output", 'o', FlagKind::Value, "FORMAT", "fmt"}, {"target", 0, FlagKind::Value, "1.N", "target"},
+    {"no-headers", 0, FlagKind::Boolean, "", "nh"},
 };
 
-core::result<parsed_flags> parse(std::vector<std::string_view> args) { return parse_flags(args, kSpecs); }
+core::Result<ParsedFlags> parse(std::vector<std::string_view> args) { return parse_flags(args, kSpecs); }
 
 TEST(ParseFlags, EveryKubectlSpellingOfAValueFlag) {
     struct Case {
@@ -96,8 +94,8 @@ TEST(ParseDuration, KubectlUnitsAndBareSeconds) {
 }
 
 TEST(FlagsHelp, AlignsTheHelpColumn) {
-    const std::vector<flag_spec> specs = {{"namespace", 'n', flag_kind::value, "NAME", "the namespace"},
-                                          {"all-namespaces", 'A', flag_kind::boolean, "", "every namespace"}};
+    const std::vector<FlagSpec> specs = {{"namespace", 'n', FlagKind::Value, "NAME", "the namespace"},
+                                         {"all-namespaces", 'A', FlagKind::Boolean, "", "every namespace"}};
     EXPECT_EQ(flags_help(specs),
               "  -n, --namespace NAME   the namespace\n"
               "  -A, --all-namespaces   every namespace\n");

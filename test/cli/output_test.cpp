@@ -13,8 +13,10 @@ const boost::json::array kRecords = boost::json::parse(R"([
   {"name": "db",  "ns": "a", "replicas": 100}
 ])").as_array();
 
-const std::vector<column> kColumns = {
-    {"Name", "name"}, {"Phase", "status.phase"}, {"Replicas", "replicas"}, {"Extra", "extra", true}};
+const std::vector<Column> kColumns = {{"Name", "name"},
+                                      {"Phase", "status.phase"},
+                                      {"Replicas", "replicas"},
+                                      {"Extra", "extra", true}};
 
 TEST(RenderTable, KubectlLayoutWithNoneForMissingFields) {
     auto t = render_table(kRecords, kColumns, {});
@@ -27,7 +29,7 @@ TEST(RenderTable, KubectlLayoutWithNoneForMissingFields) {
 }
 
 TEST(RenderTable, WideAddsWideColumnsAndNoHeadersDropsTheHeader) {
-    table_options o;
+    TableOptions o;
     o.wide = true;
     o.no_headers = true;
     auto t = render_table(kRecords, kColumns, o);
@@ -48,7 +50,7 @@ TEST(RenderTable, SortByJsonPathOrHeaderNumericWhenNumbers) {
         {"Replicas", "api web db "},       {".status.phase", "db api web "},  // <none> sorts first
     };
     for (const auto& c : cases) {
-        table_options o;
+        TableOptions o;
         o.no_headers = true;
         o.sort_by = c.sort_by;
         auto t = render_table(kRecords, kColumns, o);
@@ -66,7 +68,7 @@ TEST(RenderTable, SortByJsonPathOrHeaderNumericWhenNumbers) {
 }
 
 TEST(RenderTable, UnknownSortFieldIsAUsageError) {
-    table_options o;
+    TableOptions o;
     o.sort_by = ".nope";
     auto t = render_table(kRecords, kColumns, o);
     ASSERT_FALSE(t.ok());
@@ -74,11 +76,11 @@ TEST(RenderTable, UnknownSortFieldIsAUsageError) {
 }
 
 TEST(ParseOutputFormat, AcceptsKubectlNamesOnly) {
-    EXPECT_EQ(parse_output_format("").value(), output_format::table);
-    EXPECT_EQ(parse_output_format("table").value(), output_format::table);
-    EXPECT_EQ(parse_output_format("wide").value(), output_format::wide);
-    EXPECT_EQ(parse_output_format("json").value(), output_format::json);
-    EXPECT_EQ(parse_output_format("yaml").value(), output_format::yaml);
+    EXPECT_EQ(parse_output_format("").value(), OutputFormat::Table);
+    EXPECT_EQ(parse_output_format("table").value(), OutputFormat::Table);
+    EXPECT_EQ(parse_output_format("wide").value(), OutputFormat::Wide);
+    EXPECT_EQ(parse_output_format("json").value(), OutputFormat::Json);
+    EXPECT_EQ(parse_output_format("yaml").value(), OutputFormat::Yaml);
     EXPECT_FALSE(parse_output_format("xml").ok());
 }
 
@@ -100,8 +102,8 @@ TEST(Colour, OnlyOnATerminalWithoutNoColorOrDumbTerm) {
     EXPECT_FALSE(colour_enabled(true, "1", "xterm"));
     EXPECT_TRUE(colour_enabled(true, "", "xterm"));  // NO_COLOR set but empty does not count
     EXPECT_FALSE(colour_enabled(true, nullptr, "dumb"));
-    EXPECT_EQ(paint(colour::red, "x", false), "x");
-    EXPECT_EQ(paint(colour::red, "x", true), "\x1b[31mx\x1b[0m");
+    EXPECT_EQ(paint(Colour::Red, "x", false), "x");
+    EXPECT_EQ(paint(Colour::Red, "x", true), "\x1b[31mx\x1b[0m");
 }
 
 }  // namespace

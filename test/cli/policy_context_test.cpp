@@ -23,7 +23,7 @@ TEST(PolicyContext, EveryPolicyResolvesAsTheManagerResolvesIt) {
     const auto broken = json::parse(
         R"({"metadata":{"namespace":"shop","name":"broken","resourceVersion":"1"},"spec":{"costPricing":{"cpuPerCoreHour":"cheap"}}})");
     const std::string inverted = R"(,"cpu":{"maxAllowed":"1"},"containerPolicies":[{"containerName":"app","cpu":{"minAllowed":"2"}}])";
-    struct row {
+    struct Row {
         const char* what;
         std::vector<json::value> namespace_defaults;
         std::string defaults_error;
@@ -31,19 +31,31 @@ TEST(PolicyContext, EveryPolicyResolvesAsTheManagerResolvesIt) {
         F want;
         std::string message_prefix;
     };
-    const std::vector<row> rows = {
+    const std::vector<Row> rows = {
         // A loopback address is the manager's flag to allow: not the CLI's to refuse.
         {"valid, merged with the namespace's defaults", {team}, "", "", F::None, ""},
-        {"a defaults object that does not decode is not dropped", {team, broken}, "", "", F::InvalidDefaults,
+        {"a defaults object that does not decode is not dropped",
+         {team, broken},
+         "",
+         "",
+         F::InvalidDefaults,
          "AttuneNamespaceDefaults broken: spec.costPricing.cpuPerCoreHour: "},
-        {"the defaults could not be listed", {team}, "AttuneDefaults: 403 Forbidden", "", F::DefaultsNotSynced,
+        {"the defaults could not be listed",
+         {team},
+         "AttuneDefaults: 403 Forbidden",
+         "",
+         F::DefaultsNotSynced,
          "Failed to fetch defaults: AttuneDefaults: 403 Forbidden"},
-        {"the merge fails validation", {}, "", inverted, F::ValidationFailed,
+        {"the merge fails validation",
+         {},
+         "",
+         inverted,
+         F::ValidationFailed,
          "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1"},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
-        policy_context ctx;
+        PolicyContext ctx;
         ctx.policies = {policy("web", r.extra)};
         ctx.namespace_defaults = r.namespace_defaults;
         ctx.defaults_error = r.defaults_error;
@@ -61,7 +73,7 @@ TEST(PolicyContext, EveryPolicyResolvesAsTheManagerResolvesIt) {
 }
 
 TEST(PolicyContext, APolicyWithoutANameIsLeftOut) {
-    policy_context ctx;
+    PolicyContext ctx;
     ctx.policies = {json::parse(R"({"metadata":{"namespace":"shop"},"spec":{}})"), policy("web")};
     const auto resolved = resolve_policies(ctx);
     EXPECT_EQ(resolved.size(), 1u);

@@ -51,7 +51,7 @@ TEST(StatusRecord, TheEffectiveModeWins) {
 
 TEST(StatusTable, ColumnsNarrowAndWide) {
     const json::array recs{status_record(test::web_policy(), nullptr)};
-    table_options o;
+    TableOptions o;
     auto t = render_table(recs, status_columns(false), o);
     ASSERT_TRUE(t.ok());
     EXPECT_EQ(t.value(),
@@ -84,7 +84,7 @@ TEST(RecommendationRecords, PerContainerWithArrows) {
     EXPECT_TRUE(recommendation_records(test::web_policy(), "statefulset/web").empty());
     EXPECT_TRUE(recommendation_records(test::web_policy("Auto", false), "").empty());
 
-    auto t = render_table(recs, recommendation_columns(false), table_options{});
+    auto t = render_table(recs, recommendation_columns(false), TableOptions{});
     ASSERT_TRUE(t.ok());
     EXPECT_EQ(t.value(),
               "POLICY   WORKLOAD         CONTAINER   CPU REQUEST    MEMORY REQUEST   CONFIDENCE   DATA POINTS\n"

@@ -23,9 +23,9 @@
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
-using kube::watch_event_type;
-using attune::test::scripted_reply;
-using attune::test::scripted_tls_server;
+using attune::test::ScriptedReply;
+using attune::test::ScriptedTlsServer;
+using kube::WatchEventType;
 
 constexpr double kNow = 1'767'225'600;
 
@@ -40,42 +40,46 @@ std::string matrix(const char* container, double value, int points, int nan = 0)
            container + R"("},"values":[)" + values + "]}]}}";
 }
 
-struct fixture {
+struct Fixture {
     boost::asio::io_context io;
-    scripted_tls_server apiserver{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
-    scripted_tls_server prom{io, "", "", scripted_tls_server::mode::plain};
-    std::unique_ptr<kube::client> client = test::scripted_client(io, apiserver);
+    ScriptedTlsServer apiserver{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
+    ScriptedTlsServer prom{io, "", "", ScriptedTlsServer::Mode::Plain};
+    std::unique_ptr<kube::Client> client = test::scripted_client(io, apiserver);
     prometheus::Registry registry;
-    controller_metrics metrics{registry};
-    test::fake_caches caches;
-    std::unique_ptr<controller> c;
+    ControllerMetrics metrics{registry};
+    test::FakeCaches caches;
+    std::unique_ptr<Controller> c;
 
-    explicit fixture(const std::string& update_type = "Recommend") {
-        caches.deployments.apply(watch_event_type::added, json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+    explicit Fixture(const std::string& update_type = "Recommend") {
+        caches.deployments.apply(WatchEventType::Added, json::parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
           "metadata":{"namespace":"ns","name":"web","uid":"web-uid","resourceVersion":"1"},
           "spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"300m","memory":"256Mi"}}}]}}}})"));
-        caches.policies.apply(watch_event_type::added,
-                       json::parse(R"({"metadata":{"namespace":"ns","name":"p","uid":"p-uid","resourceVersion":"1","generation":1},
+        caches.policies
+            .apply(WatchEventType::Added,
+                   json::parse(
+                       R"({"metadata":{"namespace":"ns","name":"p","uid":"p-uid","resourceVersion":"1","generation":1},
           "spec":{"targetRef":{"kind":"Deployment","name":"web"},"cpu":{},"memory":{},
-          "updateStrategy":{"type":")" + update_type + R"("},
+          "updateStrategy":{"type":")" +
+                       update_type + R"("},
           "metricsSource":{"minimumDataPoints":5,"queryStep":"30s","historyWindow":"1h",
-                           "prometheus":{"address":"http://127.0.0.1:)" + std::to_string(prom.port()) + R"("}}}})"));
-        controller_options o;
+                           "prometheus":{"address":"http://127.0.0.1:)" +
+                       std::to_string(prom.port()) + R"("}}}})"));
+        ControllerOptions o;
         o.validation.allow_local_metrics_addresses = true;
         o.prometheus.query_timeout = std::chrono::milliseconds(2000);
-        c = std::make_unique<controller>(io.get_executor(), *client, nullptr, metrics, caches.views(), o, [] {
+        c = std::make_unique<Controller>(io.get_executor(), *client, nullptr, metrics, caches.views(), o, [] {
             return std::chrono::system_clock::time_point(std::chrono::seconds(static_cast<long long>(kNow)));
         });
     }
     void process() { attune::test::run_coro(io, c->process("ns/Deployment/web")); }
     std::string text() { return prometheus::TextSerializer().Serialize(registry.Collect()); }
-    const stored_recommendation* entry() { return c->store().get({"ns", "Deployment", "web"}); }
+    const StoredRecommendation* entry() { return c->store().get({"ns", "Deployment", "web"}); }
 };
 
 TEST(ControllerPipeline, OneWorkloadIsTwoBatchedQueriesAStoreEntryAndItsGauges) {
-    fixture f;
-    f.prom.script(scripted_reply::http(200, matrix("app", 0.25, 10, 2)));
-    f.prom.script(scripted_reply::http(200, matrix("app", 104857600, 10)));
+    Fixture f;
+    f.prom.script(ScriptedReply::http(200, matrix("app", 0.25, 10, 2)));
+    f.prom.script(ScriptedReply::http(200, matrix("app", 104857600, 10)));
     f.process();
 
     const auto& r = f.prom.requests();
@@ -106,14 +110,14 @@ TEST(ControllerPipeline, OneWorkloadIsTwoBatchedQueriesAStoreEntryAndItsGauges) 
 }
 
 TEST(ControllerPipeline, AFailedQueryKeepsTheOlderEntryButMarksItStale) {
-    fixture f;
-    f.prom.script(scripted_reply::http(200, matrix("app", 0.25, 10)));
-    f.prom.script(scripted_reply::http(200, matrix("app", 104857600, 10)));
+    Fixture f;
+    f.prom.script(ScriptedReply::http(200, matrix("app", 0.25, 10)));
+    f.prom.script(ScriptedReply::http(200, matrix("app", 104857600, 10)));
     f.process();
     ASSERT_NE(f.entry(), nullptr);
     const auto generation = f.entry()->generation;
 
-    f.prom.script(scripted_reply::http(503, "upstream unavailable"));
+    f.prom.script(ScriptedReply::http(503, "upstream unavailable"));
     f.process();
     EXPECT_EQ(f.prom.requests().size(), 3u);  // the memory query is not sent after a failed cpu query
     ASSERT_NE(f.entry(), nullptr);
@@ -125,10 +129,10 @@ TEST(ControllerPipeline, AFailedQueryKeepsTheOlderEntryButMarksItStale) {
 }
 
 TEST(ControllerPipeline, AHungPrometheusIsNotAskedAgainForAWhile) {
-    fixture f;
-    auto hang = scripted_reply::http(200, "");
+    Fixture f;
+    auto hang = ScriptedReply::http(200, "");
     hang.pieces.clear();
-    hang.after = scripted_reply::then::hang;
+    hang.after = ScriptedReply::Then::Hang;
     f.prom.script(hang);
     const auto t0 = std::chrono::steady_clock::now();
     f.process();  // times out after the 2 s budget
@@ -144,7 +148,7 @@ TEST(ControllerPipeline, AHungPrometheusIsNotAskedAgainForAWhile) {
 }
 
 TEST(ControllerPipeline, ObserveAsksNoSourceAndKeepsNoEntry) {
-    fixture f("Observe");
+    Fixture f("Observe");
     f.process();
     EXPECT_TRUE(f.prom.requests().empty());
     EXPECT_EQ(f.entry(), nullptr);
@@ -152,12 +156,13 @@ TEST(ControllerPipeline, ObserveAsksNoSourceAndKeepsNoEntry) {
 }
 
 TEST(ControllerPipeline, ADeletedWorkloadLeavesTheStoreAndItsGaugesGo) {
-    fixture f;
-    f.prom.script(scripted_reply::http(200, matrix("app", 0.25, 10)));
-    f.prom.script(scripted_reply::http(200, matrix("app", 104857600, 10)));
+    Fixture f;
+    f.prom.script(ScriptedReply::http(200, matrix("app", 0.25, 10)));
+    f.prom.script(ScriptedReply::http(200, matrix("app", 104857600, 10)));
     f.process();
     ASSERT_NE(f.entry(), nullptr);
-    f.caches.deployments.apply(watch_event_type::deleted, json::parse(R"({"metadata":{"namespace":"ns","name":"web","resourceVersion":"2"}})"));
+    f.caches.deployments.apply(WatchEventType::Deleted,
+                               json::parse(R"({"metadata":{"namespace":"ns","name":"web","resourceVersion":"2"}})"));
     f.process();
     EXPECT_EQ(f.entry(), nullptr);
     EXPECT_EQ(f.text().find("attune_recommendation_cpu_cores{"), std::string::npos);

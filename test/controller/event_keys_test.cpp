@@ -7,7 +7,7 @@
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
-using kube::object_cache;
+using kube::ObjectCache;
 
 json::value hpa(const char* target, const char* scaled_to_zero, const char* rv = "1") {
     return json::parse(std::string(R"({"metadata":{"namespace":"ns","name":"h-)") + target + R"(","resourceVersion":")" +
@@ -25,29 +25,29 @@ json::value policy(const char* name, long long generation) {
 }
 
 TEST(EventKeys, WorkloadHpaAndPolicyChanges) {
-    object_cache::delta d;
+    ObjectCache::Delta d;
     d.key = "ns/web";
     EXPECT_EQ(keys_for_workload_change("StatefulSet", d), (std::vector<std::string>{"ns/StatefulSet/web"}));
 
-    object_cache::delta h;
-    h.what = object_cache::delta::kind::updated;
+    ObjectCache::Delta h;
+    h.what = ObjectCache::Delta::Kind::Updated;
     h.old_object = std::make_shared<const json::value>(hpa("old", "True"));
     h.new_object = std::make_shared<const json::value>(hpa("new", "True"));
     EXPECT_EQ(keys_for_hpa_change(h), (std::vector<std::string>{"ns/Deployment/old", "ns/Deployment/new"}));
     h.old_object = h.new_object;
     EXPECT_EQ(keys_for_hpa_change(h), (std::vector<std::string>{"ns/Deployment/new"}));
 
-    object_cache::delta p;
+    ObjectCache::Delta p;
     p.key = "ns/p";
-    p.what = object_cache::delta::kind::added;
+    p.what = ObjectCache::Delta::Kind::Added;
     p.new_object = std::make_shared<const json::value>(policy("p", 1));
     EXPECT_EQ(keys_for_policy_change(p), (std::vector<std::string>{"ns/AttunePolicy/p"}));
-    p.what = object_cache::delta::kind::updated;
+    p.what = ObjectCache::Delta::Kind::Updated;
     p.old_object = p.new_object;  // a status write: same generation, no new pass
     EXPECT_TRUE(keys_for_policy_change(p).empty());
     p.new_object = std::make_shared<const json::value>(policy("p", 2));
     EXPECT_EQ(keys_for_policy_change(p).size(), 1u);
-    p.what = object_cache::delta::kind::deleted;
+    p.what = ObjectCache::Delta::Kind::Deleted;
     p.new_object = nullptr;
     EXPECT_EQ(keys_for_policy_change(p).size(), 1u);
 }
@@ -60,36 +60,48 @@ json::value pod(const char* owner_kind, const char* owner, const char* phase, co
 }
 
 TEST(EventKeys, PodChangesReachTheWorkloadThatOwnsThem) {
-    object_cache replicasets, jobs;
-    replicasets.apply(kube::watch_event_type::added, json::parse(R"({"metadata":{"namespace":"ns","name":"web-abc","resourceVersion":"1",
+    ObjectCache replicasets, jobs;
+    replicasets.apply(kube::WatchEventType::Added,
+                      json::parse(R"({"metadata":{"namespace":"ns","name":"web-abc","resourceVersion":"1",
         "ownerReferences":[{"kind":"Deployment","name":"web","uid":"d","controller":true}]}})"));
-    jobs.apply(kube::watch_event_type::added, json::parse(R"({"metadata":{"namespace":"ns","name":"nightly-1","resourceVersion":"1",
+    jobs.apply(kube::WatchEventType::Added,
+               json::parse(R"({"metadata":{"namespace":"ns","name":"nightly-1","resourceVersion":"1",
         "ownerReferences":[{"kind":"CronJob","name":"nightly","uid":"c","controller":true}]}})"));
-    auto change = [](object_cache::delta::kind what, json::value before, json::value after) {
-        object_cache::delta d;
+    auto change = [](ObjectCache::Delta::Kind what, json::value before, json::value after) {
+        ObjectCache::Delta d;
         d.what = what;
         if (!before.is_null()) d.old_object = std::make_shared<const json::value>(std::move(before));
         if (!after.is_null()) d.new_object = std::make_shared<const json::value>(std::move(after));
         return d;
     };
-    using k = object_cache::delta::kind;
-    const auto added = change(k::added, nullptr, pod("ReplicaSet", "web-abc", "Pending"));
+    using K = ObjectCache::Delta::Kind;
+    const auto added = change(K::Added, nullptr, pod("ReplicaSet", "web-abc", "Pending"));
     EXPECT_EQ(keys_for_pod_change(added, &replicasets, &jobs), (std::vector<std::string>{"ns/Deployment/web"}));
-    EXPECT_EQ(keys_for_pod_change(change(k::deleted, pod("Job", "nightly-1", "Running"), nullptr), &replicasets, &jobs),
+    EXPECT_EQ(keys_for_pod_change(change(K::Deleted, pod("Job", "nightly-1", "Running"), nullptr), &replicasets, &jobs),
               (std::vector<std::string>{"ns/CronJob/nightly"}));
-    EXPECT_EQ(keys_for_pod_change(change(k::added, nullptr, pod("StatefulSet", "db", "Pending")), &replicasets, &jobs),
+    EXPECT_EQ(keys_for_pod_change(change(K::Added, nullptr, pod("StatefulSet", "db", "Pending")), &replicasets, &jobs),
               (std::vector<std::string>{"ns/StatefulSet/db"}));
     // A bare ReplicaSet (no Deployment above it) is the workload itself.
-    EXPECT_EQ(keys_for_pod_change(change(k::added, nullptr, pod("ReplicaSet", "lonely", "Pending")), &replicasets, &jobs),
+    EXPECT_EQ(keys_for_pod_change(change(K::Added, nullptr, pod("ReplicaSet", "lonely", "Pending")), &replicasets,
+                                  &jobs),
               (std::vector<std::string>{"ns/ReplicaSet/lonely"}));
     // Phase and resources matter; other status updates do not.
-    EXPECT_EQ(keys_for_pod_change(change(k::updated, pod("ReplicaSet", "web-abc", "Pending"), pod("ReplicaSet", "web-abc", "Running")),
-                                  &replicasets, &jobs).size(), 1u);
-    EXPECT_EQ(keys_for_pod_change(change(k::updated, pod("ReplicaSet", "web-abc", "Running"), pod("ReplicaSet", "web-abc", "Running", "200m")),
-                                  &replicasets, &jobs).size(), 1u);
-    EXPECT_TRUE(keys_for_pod_change(change(k::updated, pod("ReplicaSet", "web-abc", "Running"), pod("ReplicaSet", "web-abc", "Running")),
-                                    &replicasets, &jobs).empty());
-    EXPECT_TRUE(keys_for_pod_change(change(k::added, nullptr, pod("Node", "n", "Running")), &replicasets, &jobs).empty());
+    EXPECT_EQ(keys_for_pod_change(change(K::Updated, pod("ReplicaSet", "web-abc", "Pending"),
+                                         pod("ReplicaSet", "web-abc", "Running")),
+                                  &replicasets, &jobs)
+                  .size(),
+              1u);
+    EXPECT_EQ(keys_for_pod_change(change(K::Updated, pod("ReplicaSet", "web-abc", "Running"),
+                                         pod("ReplicaSet", "web-abc", "Running", "200m")),
+                                  &replicasets, &jobs)
+                  .size(),
+              1u);
+    EXPECT_TRUE(keys_for_pod_change(change(K::Updated, pod("ReplicaSet", "web-abc", "Running"),
+                                           pod("ReplicaSet", "web-abc", "Running")),
+                                    &replicasets, &jobs)
+                    .empty());
+    EXPECT_TRUE(
+        keys_for_pod_change(change(K::Added, nullptr, pod("Node", "n", "Running")), &replicasets, &jobs).empty());
 }
 
 }  // namespace

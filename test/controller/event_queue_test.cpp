@@ -12,29 +12,29 @@
 namespace attune::controller {
 namespace {
 
-using verdict = event_queue::verdict;
+using Verdict = EventQueue::Verdict;
 
-queued_event conflict(const char* uid, const char* note, std::string suppress = "") {
+QueuedEvent conflict(const char* uid, const char* note, std::string suppress = "") {
     core::EventIntent intent{"Warning", "PolicyConflict", "recommend", note, true};
     return policy_event({"attune.io/v1alpha1", "AttunePolicy", "ns", "loser", uid}, intent, std::move(suppress));
 }
 
-struct fixture {
+struct Fixture {
     boost::asio::io_context io;
     prometheus::Registry registry;
-    controller_metrics metrics{registry};
+    ControllerMetrics metrics{registry};
     core::Timestamp now{std::chrono::seconds(1'767'225'600)};
-    event_queue q{io.get_executor(), nullptr, 3, &metrics, [this] { return now; }};
+    EventQueue q{io.get_executor(), nullptr, 3, &metrics, [this] { return now; }};
     std::string text() { return prometheus::TextSerializer().Serialize(registry.Collect()); }
 };
 
 TEST(EventQueue, DEventsPassOncePerHourPerPolicyReasonAndMessage) {
-    fixture f;
-    EXPECT_EQ(f.q.push(conflict("u1", "w yielded")), verdict::queued);
-    EXPECT_EQ(f.q.push(conflict("u1", "w yielded")), verdict::deduplicated);
-    EXPECT_EQ(f.q.push(conflict("u2", "w yielded")), verdict::queued);
+    Fixture f;
+    EXPECT_EQ(f.q.push(conflict("u1", "w yielded")), Verdict::Queued);
+    EXPECT_EQ(f.q.push(conflict("u1", "w yielded")), Verdict::Deduplicated);
+    EXPECT_EQ(f.q.push(conflict("u2", "w yielded")), Verdict::Queued);
     f.now += std::chrono::hours(1);
-    EXPECT_EQ(f.q.push(conflict("u1", "w yielded")), verdict::queued);
+    EXPECT_EQ(f.q.push(conflict("u1", "w yielded")), Verdict::Queued);
     ASSERT_EQ(f.q.size(), 3u);
     EXPECT_EQ(f.q.pending()[0].regarding.kind, "AttunePolicy");
     EXPECT_EQ(f.q.pending()[0].reason, "PolicyConflict");
@@ -42,28 +42,28 @@ TEST(EventQueue, DEventsPassOncePerHourPerPolicyReasonAndMessage) {
 }
 
 TEST(EventQueue, SuppressWarningsSilencesOnlyDEvents) {
-    fixture f;
-    EXPECT_EQ(f.q.push(conflict("u1", "w yielded", "HPAConflict,PolicyConflict")), verdict::suppressed);
+    Fixture f;
+    EXPECT_EQ(f.q.push(conflict("u1", "w yielded", "HPAConflict,PolicyConflict")), Verdict::Suppressed);
     core::EventIntent ready{"Normal", "RecommendationsReady", "recommend", "First recommendations", false};
-    EXPECT_EQ(f.q.push(policy_event({"attune.io/v1alpha1", "AttunePolicy", "ns", "p", "u"}, ready,
-                                    "RecommendationsReady")),
-              verdict::queued);
+    EXPECT_EQ(f.q.push(
+                  policy_event({"attune.io/v1alpha1", "AttunePolicy", "ns", "p", "u"}, ready, "RecommendationsReady")),
+              Verdict::Queued);
     // Not D: no deduplication either.
     EXPECT_EQ(f.q.push(policy_event({"attune.io/v1alpha1", "AttunePolicy", "ns", "p", "u"}, ready, "")),
-              verdict::queued);
+              Verdict::Queued);
 }
 
 TEST(EventQueue, AFullQueueDropsAndCounts) {
-    fixture f;
-    for (const char* uid : {"a", "b", "c"}) ASSERT_EQ(f.q.push(conflict(uid, "m")), verdict::queued);
-    EXPECT_EQ(f.q.push(conflict("d", "m")), verdict::dropped);
+    Fixture f;
+    for (const char* uid : {"a", "b", "c"}) ASSERT_EQ(f.q.push(conflict(uid, "m")), Verdict::Queued);
+    EXPECT_EQ(f.q.push(conflict("d", "m")), Verdict::Dropped);
     EXPECT_EQ(f.q.size(), 3u);
     const auto t = f.text();
     EXPECT_NE(t.find(R"(attune_policy_events_total{result="dropped"} 1)"), std::string::npos) << t;
     EXPECT_NE(t.find(R"(attune_policy_events_total{result="queued"} 3)"), std::string::npos) << t;
     EXPECT_NE(t.find("attune_event_queue_depth 3"), std::string::npos) << t;
     f.q.stop();
-    EXPECT_EQ(f.q.push(conflict("e", "m")), verdict::dropped);
+    EXPECT_EQ(f.q.push(conflict("e", "m")), Verdict::Dropped);
 }
 
 }  // namespace

@@ -9,21 +9,21 @@
 
 namespace attune::test {
 
-struct fake_caches {
+struct FakeCaches {
     // As the manager's informer catalog sets them up.
-    fake_caches() {
+    FakeCaches() {
         controller::index_hpas(hpas);
         policy::index_policies(policies);
         policy::index_defaults(cluster_defaults);
         policy::index_defaults(namespace_defaults);
     }
-    kube::object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa},
+    kube::ObjectCache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa},
         policies, pods, cluster_defaults, namespace_defaults, vpas;
     bool with_vpas = false;                         // the VPA API is served
     std::function<bool(std::string_view)> synced;  // null: every cache listed
 
-    policy::cache_views views() {
-        policy::cache_views v;
+    policy::CacheViews views() {
+        policy::CacheViews v;
         v.deployments = &deployments;
         v.statefulsets = &statefulsets;
         v.replicasets = &replicasets;

@@ -7,7 +7,7 @@
 namespace attune::manager {
 namespace {
 
-core::result<manager_options> parse(std::vector<std::string_view> args) { return parse_options(args); }
+core::Result<ManagerOptions> parse(std::vector<std::string_view> args) { return parse_options(args); }
 
 TEST(ManagerOptions, Defaults) {
     auto o = parse({});
@@ -65,14 +65,14 @@ TEST(ManagerOptions, PolicyValidationFlagsAreOffUntilGiven) {
 }
 
 TEST(ManagerOptions, WatchNamespacesParsesAListAndRefusesBadOnesAtStart) {
-    struct row {
+    struct Row {
         std::vector<std::string_view> args;
         std::vector<std::string> want;  // when ok
         std::string_view error;         // substring of the message; "" : ok
     };
-    const row rows[] = {
-        {{}, {}, ""},                                                // cluster-wide by default
-        {{"--watch-namespaces="}, {}, ""},                           // empty: cluster-wide, exactly as without it
+    const Row rows[] = {
+        {{}, {}, ""},                       // cluster-wide by default
+        {{"--watch-namespaces="}, {}, ""},  // empty: cluster-wide, exactly as without it
         {{"--watch-namespaces", "team-a"}, {"team-a"}, ""},
         {{"--watch-namespaces=team-a,team-b"}, {"team-a", "team-b"}, ""},
         {{"--watch-namespaces=a", "--watch-namespaces=b"}, {"b"}, ""},  // the last one wins, like every flag

@@ -10,7 +10,7 @@ namespace {
 
 TEST(ControllerMetrics, WorkloadIdleGaugeLabels) {
     prometheus::Registry reg;
-    controller_metrics m(reg);
+    ControllerMetrics m(reg);
     m.set_idle("team-a", "web", 2, 1);
     const auto text = prometheus::TextSerializer().Serialize(reg.Collect());
     EXPECT_NE(text.find(R"(attune_workload_idle{namespace="team-a",policy="web",reason="hpa_scaled_to_zero"} 2)"),
@@ -31,7 +31,7 @@ TEST(ControllerMetrics, ReasonLabelValues) {
 
 TEST(ControllerMetrics, CoroutineRestartsByTask) {
     prometheus::Registry reg;
-    controller_metrics m(reg);
+    ControllerMetrics m(reg);
     m.coroutine_restarts.Add({{"task", "worker"}}).Increment();
     const auto text = prometheus::TextSerializer().Serialize(reg.Collect());
     EXPECT_NE(text.find(R"(attune_coroutine_restarts_total{task="worker"} 1)"), std::string::npos) << text;
@@ -39,7 +39,7 @@ TEST(ControllerMetrics, CoroutineRestartsByTask) {
 
 TEST(ControllerMetrics, RecommendationGaugesFollowTheContainersAWorkloadHas) {
     prometheus::Registry reg;
-    controller_metrics m(reg);
+    ControllerMetrics m(reg);
     m.set_recommendation("ns", "web", {{"app", 0.25, 268435456, 0.5}, {"side", 0.01, 1048576, 0.5}});
     auto text = prometheus::TextSerializer().Serialize(reg.Collect());
     EXPECT_NE(text.find(R"(attune_recommendation_cpu_cores{container="app",namespace="ns",workload="web"} 0.25)"),

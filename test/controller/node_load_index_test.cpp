@@ -7,18 +7,18 @@
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
-using kube::object_cache;
+using kube::ObjectCache;
 
-object_cache::object_ptr pod(const char* name, const char* node, const char* cpu, const char* phase = "Running") {
+ObjectCache::ObjectPtr pod(const char* name, const char* node, const char* cpu, const char* phase = "Running") {
     return std::make_shared<const json::value>(json::parse(
         std::string(R"({"metadata":{"namespace":"ns","name":")") + name + R"("},"spec":{"nodeName":")" + node +
         R"(","containers":[{"name":"a","resources":{"requests":{"cpu":")" + cpu + R"("}}}]},"status":{"phase":")" +
         phase + R"("}})"));
 }
 
-object_cache::delta change(object_cache::delta::kind k, const char* name, object_cache::object_ptr before,
-                           object_cache::object_ptr after) {
-    object_cache::delta d;
+ObjectCache::Delta change(ObjectCache::Delta::Kind k, const char* name, ObjectCache::ObjectPtr before,
+                          ObjectCache::ObjectPtr after) {
+    ObjectCache::Delta d;
     d.what = k;
     d.key = std::string("ns/") + name;
     d.old_object = std::move(before);
@@ -32,21 +32,21 @@ std::string cpu(const core::ResourceList& l) {
 }
 
 TEST(NodeLoadIndex, OtherPodsRequestsOnTheNodeKeptFromTheInformersChanges) {
-    using K = object_cache::delta::kind;
-    node_load_index idx;
-    idx.apply(change(K::added, "a", nullptr, pod("a", "n1", "500m")));
-    idx.apply(change(K::added, "b", nullptr, pod("b", "n1", "1")));
-    idx.apply(change(K::added, "c", nullptr, pod("c", "n2", "2")));
-    idx.apply(change(K::added, "done", nullptr, pod("done", "n1", "4", "Succeeded")));
+    using K = ObjectCache::Delta::Kind;
+    NodeLoadIndex idx;
+    idx.apply(change(K::Added, "a", nullptr, pod("a", "n1", "500m")));
+    idx.apply(change(K::Added, "b", nullptr, pod("b", "n1", "1")));
+    idx.apply(change(K::Added, "c", nullptr, pod("c", "n2", "2")));
+    idx.apply(change(K::Added, "done", nullptr, pod("done", "n1", "4", "Succeeded")));
     EXPECT_EQ(cpu(idx.others("n1", "ns/a")), "1") << "a itself and the finished pod hold no room";
     EXPECT_EQ(cpu(idx.others("n1", "ns/x")), "1500m");
     EXPECT_EQ(cpu(idx.others("n2", "ns/a")), "2") << "a is on n1: nothing to take off n2";
 
-    idx.apply(change(K::updated, "b", pod("b", "n1", "1"), pod("b", "n1", "250m")));
+    idx.apply(change(K::Updated, "b", pod("b", "n1", "1"), pod("b", "n1", "250m")));
     EXPECT_EQ(cpu(idx.others("n1", "ns/a")), "250m") << "a resize moves the node's load";
-    idx.apply(change(K::updated, "b", pod("b", "n1", "250m"), pod("b", "n1", "250m", "Failed")));
+    idx.apply(change(K::Updated, "b", pod("b", "n1", "250m"), pod("b", "n1", "250m", "Failed")));
     EXPECT_EQ(cpu(idx.others("n1", "ns/a")), "0");
-    idx.apply(change(K::deleted, "c", pod("c", "n2", "2"), nullptr));
+    idx.apply(change(K::Deleted, "c", pod("c", "n2", "2"), nullptr));
     EXPECT_EQ(cpu(idx.others("n2", "ns/x")), "0");
     EXPECT_EQ(idx.pods(), 1u);
 }

@@ -10,8 +10,8 @@
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
-using kube::object_cache;
-using kube::watch_event_type;
+using kube::ObjectCache;
+using kube::WatchEventType;
 
 json::value obj(const char* kind, const char* name, const char* owner_kind = nullptr, const char* owner = nullptr,
                 bool controller = true) {
@@ -23,17 +23,17 @@ json::value obj(const char* kind, const char* name, const char* owner_kind = nul
                        R"(","uid":")" + name + R"(-uid")" + refs + "}}");
 }
 
-std::vector<std::string> names(const std::vector<object_cache::object_ptr>& v) {
+std::vector<std::string> names(const std::vector<ObjectCache::ObjectPtr>& v) {
     std::vector<std::string> out;
     for (const auto& o : v) out.emplace_back(kube::meta_string(*o, "name"));
     std::sort(out.begin(), out.end());
     return out;
 }
 
-struct fixture {
-    object_cache replicasets, jobs, pods;
-    policy::cache_views views() {
-        policy::cache_views v;
+struct Fixture {
+    ObjectCache replicasets, jobs, pods;
+    policy::CacheViews views() {
+        policy::CacheViews v;
         v.replicasets = &replicasets;
         v.jobs = &jobs;
         v.pods = &pods;
@@ -44,17 +44,17 @@ struct fixture {
 // Both ways through the controller chain: a workload's pods (pods_of), and a
 // pod's workload (pod_workload_key, the key its changes enqueue).
 TEST(PodWorkloadKey, ThroughTheControllerChain) {
-    fixture f;
-    f.replicasets.apply(watch_event_type::added, obj("ReplicaSet", "web-1", "Deployment", "web"));
-    f.replicasets.apply(watch_event_type::added, obj("ReplicaSet", "web-2", "Deployment", "web"));
-    f.replicasets.apply(watch_event_type::added, obj("ReplicaSet", "bare"));
-    f.pods.apply(watch_event_type::added, obj("Pod", "web-1-a", "ReplicaSet", "web-1"));
-    f.pods.apply(watch_event_type::added, obj("Pod", "web-2-a", "ReplicaSet", "web-2"));
-    f.pods.apply(watch_event_type::added, obj("Pod", "bare-a", "ReplicaSet", "bare"));
-    f.pods.apply(watch_event_type::added, obj("Pod", "db-0", "StatefulSet", "db"));
-    f.pods.apply(watch_event_type::added, obj("Pod", "db-x", "StatefulSet", "other", false));
-    f.jobs.apply(watch_event_type::added, obj("Job", "nightly-1", "CronJob", "nightly"));
-    f.pods.apply(watch_event_type::added, obj("Pod", "nightly-1-a", "Job", "nightly-1"));
+    Fixture f;
+    f.replicasets.apply(WatchEventType::Added, obj("ReplicaSet", "web-1", "Deployment", "web"));
+    f.replicasets.apply(WatchEventType::Added, obj("ReplicaSet", "web-2", "Deployment", "web"));
+    f.replicasets.apply(WatchEventType::Added, obj("ReplicaSet", "bare"));
+    f.pods.apply(WatchEventType::Added, obj("Pod", "web-1-a", "ReplicaSet", "web-1"));
+    f.pods.apply(WatchEventType::Added, obj("Pod", "web-2-a", "ReplicaSet", "web-2"));
+    f.pods.apply(WatchEventType::Added, obj("Pod", "bare-a", "ReplicaSet", "bare"));
+    f.pods.apply(WatchEventType::Added, obj("Pod", "db-0", "StatefulSet", "db"));
+    f.pods.apply(WatchEventType::Added, obj("Pod", "db-x", "StatefulSet", "other", false));
+    f.jobs.apply(WatchEventType::Added, obj("Job", "nightly-1", "CronJob", "nightly"));
+    f.pods.apply(WatchEventType::Added, obj("Pod", "nightly-1-a", "Job", "nightly-1"));
 
     const auto v = f.views();
     EXPECT_EQ(names(pods_of(v, "Deployment", "web-uid")), (std::vector<std::string>{"web-1-a", "web-2-a"}));
@@ -64,10 +64,11 @@ TEST(PodWorkloadKey, ThroughTheControllerChain) {
     EXPECT_TRUE(pods_of(v, "Deployment", "").empty());
 
     auto key = [&](const char* pod) { return pod_workload_key(*f.pods.get(std::string("ns/") + pod), &f.replicasets, &f.jobs); };
-    EXPECT_EQ(key("web-1-a"), (object_key{"ns", "Deployment", "web"}));
-    EXPECT_EQ(key("bare-a"), (object_key{"ns", "ReplicaSet", "bare"})) << "a ReplicaSet nobody controls is its own workload";
-    EXPECT_EQ(key("db-0"), (object_key{"ns", "StatefulSet", "db"}));
-    EXPECT_EQ(key("nightly-1-a"), (object_key{"ns", "CronJob", "nightly"}));
+    EXPECT_EQ(key("web-1-a"), (ObjectKey{"ns", "Deployment", "web"}));
+    EXPECT_EQ(key("bare-a"), (ObjectKey{"ns", "ReplicaSet", "bare"}))
+        << "a ReplicaSet nobody controls is its own workload";
+    EXPECT_EQ(key("db-0"), (ObjectKey{"ns", "StatefulSet", "db"}));
+    EXPECT_EQ(key("nightly-1-a"), (ObjectKey{"ns", "CronJob", "nightly"}));
     EXPECT_FALSE(key("db-x")) << "an owner that is not the controller does not own the pod";
     EXPECT_FALSE(pod_workload_key(obj("Pod", "alone"), &f.replicasets, &f.jobs));
     EXPECT_FALSE(pod_workload_key(obj("Pod", "custom", "Rollout", "r"), &f.replicasets, &f.jobs));

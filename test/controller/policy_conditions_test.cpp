@@ -9,21 +9,27 @@ namespace attune::controller {
 namespace {
 
 TEST(PolicyConditions, ReadyReasonsInPrecedenceOrder) {
-    struct row {
+    struct Row {
         const char* what;
-        std::function<void(policy_context&, pass_facts&)> set;
+        std::function<void(PolicyContext&, PassFacts&)> set;
         const char* status;
         const char* reason;
         const char* message;  // a part of it
     };
-    const std::vector<row> rows = {
-        {"a failed defaults lookup beats everything", [](auto& p, auto& f) {
+    const std::vector<Row> rows = {
+        {"a failed defaults lookup beats everything",
+         [](auto& p, auto& f) {
              p.config_error = "Failed to fetch defaults: x";
              p.paused = true;
              f.with_recommendations = 1;
-         }, "False", "InvalidConfig", "Failed to fetch defaults: x"},
-        {"paused", [](auto& p, auto& f) { p.paused = true; f.with_recommendations = 1; }, "False", "Paused",
-         "Reconciliation paused by spec.paused=true"},
+         },
+         "False", "InvalidConfig", "Failed to fetch defaults: x"},
+        {"paused",
+         [](auto& p, auto& f) {
+             p.paused = true;
+             f.with_recommendations = 1;
+         },
+         "False", "Paused", "Reconciliation paused by spec.paused=true"},
         {"no usable source", [](auto& p, auto&) { p.source_error = "no metrics source"; }, "False",
          "PrometheusUnavailable", "Cannot resolve metrics source: no metrics source"},
         {"the target kind's cache is missing", [](auto& p, auto&) { p.discovery_error = "not listed"; }, "False",
@@ -34,31 +40,40 @@ TEST(PolicyConditions, ReadyReasonsInPrecedenceOrder) {
          "Observing 2 workloads; updateStrategy.type Observe computes no recommendations"},
         {"recommendations", [](auto&, auto& f) { f.with_recommendations = 1; }, "True", "Monitoring",
          "Watching 2 workloads, 1 with recommendations"},
-        {"recommendations and a failed read", [](auto&, auto& f) {
+        {"recommendations and a failed read",
+         [](auto&, auto& f) {
              f.with_recommendations = 1;
              f.source_failures = 1;
              f.source_failure = "Deployment b: cpu query: timeout";
-         }, "True", "Monitoring", "metrics source errors on 1 workload (recommendations kept, marked stale): Deployment b"},
-        {"only failed reads", [](auto&, auto& f) {
+         },
+         "True", "Monitoring",
+         "metrics source errors on 1 workload (recommendations kept, marked stale): Deployment b"},
+        {"only failed reads",
+         [](auto&, auto& f) {
              f.source_failures = 2;
              f.source_failure = "Deployment a: cpu query: unreachable";
-         }, "False", "PrometheusUnavailable", "Metrics source errors on 2 of 2 workloads: Deployment a: cpu query"},
-        {"a workload's data unusable", [](auto&, auto& f) {
+         },
+         "False", "PrometheusUnavailable", "Metrics source errors on 2 of 2 workloads: Deployment a: cpu query"},
+        {"a workload's data unusable",
+         [](auto&, auto& f) {
              f.invalid = 1;
              f.invalid_message = "Deployment a: spec.metricsSource.manual: unknown container";
-         }, "False", "InvalidConfig", "Deployment a: spec.metricsSource.manual"},
-        {"collecting", [](auto&, auto& f) {
+         },
+         "False", "InvalidConfig", "Deployment a: spec.metricsSource.manual"},
+        {"collecting",
+         [](auto&, auto& f) {
              f.collecting = 2;
              f.collecting_message = "Collecting data: 3 of 48 points, about 22m remaining";
-         }, "False", "InsufficientData", "Collecting data: 3 of 48 points, about 22m remaining"},
+         },
+         "False", "InsufficientData", "Collecting data: 3 of 48 points, about 22m remaining"},
         {"every target idle", [](auto&, auto& f) { f.idle = 2; }, "True", "Monitoring",
          "Watching 2 workloads, 0 with recommendations (2 idle)"},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
-        policy_context p;
+        PolicyContext p;
         p.generation = 7;
-        pass_facts f;
+        PassFacts f;
         f.managed = 2;
         r.set(p, f);
         const auto c = ready_condition(p, f);
@@ -71,8 +86,8 @@ TEST(PolicyConditions, ReadyReasonsInPrecedenceOrder) {
 }
 
 TEST(PolicyConditions, ScaledToZeroNeedsEveryScaleableTargetIdle) {
-    policy_context p;
-    pass_facts f;
+    PolicyContext p;
+    PassFacts f;
     EXPECT_FALSE(scaled_to_zero_condition(p, f));  // no scaleable target at all (DaemonSets only, say)
     f.scaleable = 2;
     f.scaleable_idle = 1;

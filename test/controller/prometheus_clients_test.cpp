@@ -1,4 +1,4 @@
-// controller::prometheus_clients: which token each query carries, and the
+// controller::PrometheusClients: which token each query carries, and the
 // SSRF rule on what a Prometheus host resolves to, against a loopback
 // scripted server (plain HTTP; the transport itself is prometheus_client_test's).
 #include "../runtime/run_coro.hpp"
@@ -19,15 +19,15 @@ namespace attune::controller {
 namespace {
 using namespace std::chrono_literals;
 using test::run_coro;
-using test::scripted_reply;
-using test::scripted_tls_server;
-using steady = std::chrono::steady_clock;
+using test::ScriptedReply;
+using test::ScriptedTlsServer;
+using Steady = std::chrono::steady_clock;
 
 constexpr const char* kEmpty = R"({"status":"success","data":{"resultType":"vector","result":[]}})";
 
 struct PrometheusClientsTest : ::testing::Test {
     boost::asio::io_context io;
-    scripted_tls_server server{io, "", "", scripted_tls_server::mode::plain};
+    ScriptedTlsServer server{io, "", "", ScriptedTlsServer::Mode::Plain};
     std::filesystem::path token =
         std::filesystem::temp_directory_path() / ("attune-prom-flag-token-" + std::to_string(::getpid()));
 
@@ -41,8 +41,8 @@ struct PrometheusClientsTest : ::testing::Test {
         s.address = std::move(address);
         return s;
     }
-    prometheus_clients_options options() {
-        prometheus_clients_options o;
+    PrometheusClientsOptions options() {
+        PrometheusClientsOptions o;
         o.bearer_token_file = token.string();
         o.token_origins = {at("127.0.0.1")};
         o.allow_plaintext_credentials = true;  // the scripted server speaks plain HTTP
@@ -51,11 +51,11 @@ struct PrometheusClientsTest : ::testing::Test {
         return o;
     }
     // The query's outcome and the Authorization header the server saw ("" : none).
-    std::pair<kube::prometheus_outcome, std::string> ask(prometheus_clients& clients, const std::string& address,
-                                                   const std::string& secret_token = "") {
-        auto c = clients.get(source(address), secret_token, "", steady::now());
+    std::pair<kube::PrometheusOutcome, std::string> ask(PrometheusClients& clients, const std::string& address,
+                                                        const std::string& secret_token = "") {
+        auto c = clients.get(source(address), secret_token, "", Steady::now());
         EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
-        if (!c.ok()) return {kube::prometheus_outcome(), ""};
+        if (!c.ok()) return {kube::PrometheusOutcome(), ""};
         const auto before = server.requests().size();
         auto o = run_coro(io, c.value()->query("up", 1767225600));
         if (server.requests().size() == before) return {std::move(o), ""};
@@ -69,15 +69,15 @@ struct PrometheusClientsTest : ::testing::Test {
 // "localhost" reaches the same server as the listed 127.0.0.1, but is another
 // origin, as an attacker's host would be.
 TEST_F(PrometheusClientsTest, TheManagersTokenGoesOnlyToListedOrigins) {
-    prometheus_clients clients(io.get_executor(), options());
-    server.script(scripted_reply::http(200, kEmpty));
+    PrometheusClients clients(io.get_executor(), options());
+    server.script(ScriptedReply::http(200, kEmpty));
     EXPECT_EQ(ask(clients, at("127.0.0.1")).second, "Bearer flag-token");
-    server.script(scripted_reply::http(200, kEmpty));
+    server.script(ScriptedReply::http(200, kEmpty));
     EXPECT_EQ(ask(clients, at("127.0.0.1") + "/prometheus").second, "Bearer flag-token");  // a path plays no part
-    server.script(scripted_reply::http(200, kEmpty));
+    server.script(ScriptedReply::http(200, kEmpty));
     EXPECT_EQ(ask(clients, at("localhost")).second, "");
     // Where it matters the status says why: a 401 names the withheld token.
-    server.script(scripted_reply::http(401, "who are you"));
+    server.script(ScriptedReply::http(401, "who are you"));
     const auto refused = ask(clients, at("localhost") + "/x");
     EXPECT_EQ(refused.second, "");
     ASSERT_FALSE(refused.first.result.ok());
@@ -90,18 +90,18 @@ TEST_F(PrometheusClientsTest, TheManagersTokenGoesOnlyToListedOrigins) {
 }
 
 TEST_F(PrometheusClientsTest, APolicysSecretTokenGoesWhereItsPolicyPointsAndNotInTheClearWithoutTheOptIn) {
-    prometheus_clients clients(io.get_executor(), options());
-    server.script(scripted_reply::http(200, kEmpty));
+    PrometheusClients clients(io.get_executor(), options());
+    server.script(ScriptedReply::http(200, kEmpty));
     EXPECT_EQ(ask(clients, at("localhost"), "secret-token").second, "Bearer secret-token");
     auto o = options();
     o.allow_plaintext_credentials = false;
-    prometheus_clients strict(io.get_executor(), o);
-    const auto c = strict.get(source(at("localhost")), "secret-token", "", steady::now());
+    PrometheusClients strict(io.get_executor(), o);
+    const auto c = strict.get(source(at("localhost")), "secret-token", "", Steady::now());
     ASSERT_FALSE(c.ok());
     EXPECT_EQ(c.error().code, "invalid_config");
     EXPECT_NE(c.error().message.find("--allow-plaintext-prometheus-credentials"), std::string::npos);
     // The manager's own token is not sent in the clear either, even to a listed http origin.
-    server.script(scripted_reply::http(200, kEmpty));
+    server.script(ScriptedReply::http(200, kEmpty));
     EXPECT_EQ(ask(strict, at("127.0.0.1")).second, "");
 }
 
@@ -110,7 +110,7 @@ TEST_F(PrometheusClientsTest, APolicysSecretTokenGoesWhereItsPolicyPointsAndNotI
 TEST_F(PrometheusClientsTest, AHostThatResolvesToLoopbackIsRefusedAtConnectUnlessLocalAddressesAreAllowed) {
     auto o = options();
     o.allow_local_addresses = false;
-    prometheus_clients strict(io.get_executor(), o);
+    PrometheusClients strict(io.get_executor(), o);
     const auto r = ask(strict, at("localhost"));
     ASSERT_FALSE(r.first.result.ok());
     EXPECT_EQ(r.first.result.error().code, "address_refused");
@@ -120,8 +120,8 @@ TEST_F(PrometheusClientsTest, AHostThatResolvesToLoopbackIsRefusedAtConnectUnles
         << r.first.result.error().message;
     EXPECT_EQ(server.connections(), 0);
 
-    prometheus_clients local(io.get_executor(), options());
-    server.script(scripted_reply::http(200, kEmpty));
+    PrometheusClients local(io.get_executor(), options());
+    server.script(ScriptedReply::http(200, kEmpty));
     EXPECT_TRUE(ask(local, at("localhost")).first.result.ok());
     EXPECT_EQ(server.connections(), 1);
 }

@@ -24,15 +24,15 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
-using attune::test::scripted_reply;
+using attune::test::ScriptedReply;
 
 const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
 const std::string kPath = "/api/v1/namespaces/shop/configmaps/web-policy-web-recommendations";
 
-stored_recommendation entry(std::uint64_t generation, bool export_on = true) {
+StoredRecommendation entry(std::uint64_t generation, bool export_on = true) {
     auto eff = std::make_shared<core::EffectivePolicy>();
     eff->update_strategy.export_.config_map = export_on;
-    stored_recommendation e;
+    StoredRecommendation e;
     e.workload = {"shop", "Deployment", "web"};
     e.workload_uid = "web-uid";
     e.policy = "web-policy";
@@ -48,19 +48,19 @@ stored_recommendation entry(std::uint64_t generation, bool export_on = true) {
     return e;
 }
 
-const kube::object_reference kPolicy{"attune.io/v1alpha1", "AttunePolicy", "shop", "web-policy", "policy-uid"};
+const kube::ObjectReference kPolicy{"attune.io/v1alpha1", "AttunePolicy", "shop", "web-policy", "policy-uid"};
 
-struct harness {
+struct Harness {
     asio::io_context io;
-    attune::test::scripted_tls_server server{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
-    std::unique_ptr<kube::client> client = test::scripted_client(io, server);
+    attune::test::ScriptedTlsServer server{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
+    std::unique_ptr<kube::Client> client = test::scripted_client(io, server);
     prometheus::Registry registry;
-    controller_metrics metrics{registry};
-    event_queue events{io.get_executor(), nullptr, 16, &metrics, [] { return t0; }};
-    recommendation_exporter exporter{io.get_executor(), *client, events, [] { return t0 + std::chrono::seconds(5); },
-                                     400ms};
+    ControllerMetrics metrics{registry};
+    EventQueue events{io.get_executor(), nullptr, 16, &metrics, [] { return t0; }};
+    RecommendationExporter exporter{io.get_executor(), *client, events, [] { return t0 + std::chrono::seconds(5); },
+                                    400ms};
 
-    harness() { asio::co_spawn(io, exporter.run(), asio::detached); }
+    Harness() { asio::co_spawn(io, exporter.run(), asio::detached); }
 
     void settle(std::chrono::milliseconds d = 300ms) {
         attune::test::run_coro(io, [this, d]() -> asio::awaitable<void> {
@@ -71,12 +71,12 @@ struct harness {
     }
 };
 
-std::string path_of(const attune::test::recorded_request& r) { return r.target.substr(0, r.target.find('?')); }
+std::string path_of(const attune::test::RecordedRequest& r) { return r.target.substr(0, r.target.find('?')); }
 
 TEST(RecommendationExporter, MergePatchesAndCreatesWhenMissingThenWritesEachGenerationOnce) {
-    harness h;
-    h.server.script(scripted_reply::status(404, "NotFound", "configmaps \"web-policy-web-recommendations\" not found"));
-    h.server.script(scripted_reply::http(201, R"({"metadata":{"resourceVersion":"7"}})"));
+    Harness h;
+    h.server.script(ScriptedReply::status(404, "NotFound", "configmaps \"web-policy-web-recommendations\" not found"));
+    h.server.script(ScriptedReply::http(201, R"({"metadata":{"resourceVersion":"7"}})"));
     h.exporter.recommended(entry(1), kPolicy, "");
     h.settle();
     const auto& r = h.server.requests();
@@ -96,7 +96,7 @@ TEST(RecommendationExporter, MergePatchesAndCreatesWhenMissingThenWritesEachGene
     h.settle();
     EXPECT_EQ(h.server.requests().size(), 2u);
     // A new one: one merge patch.
-    h.server.script(scripted_reply::http(200, R"({"metadata":{"resourceVersion":"8"}})"));
+    h.server.script(ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"8"}})"));
     h.exporter.recommended(entry(2), kPolicy, "");
     h.settle();
     ASSERT_EQ(h.server.requests().size(), 3u);
@@ -105,7 +105,7 @@ TEST(RecommendationExporter, MergePatchesAndCreatesWhenMissingThenWritesEachGene
 }
 
 TEST(RecommendationExporter, APolicyWithoutExportWritesNothing) {
-    harness h;
+    Harness h;
     h.exporter.recommended(entry(1, false), kPolicy, "");
     h.exporter.workload_left(entry(1, false));
     h.settle();
@@ -113,11 +113,11 @@ TEST(RecommendationExporter, APolicyWithoutExportWritesNothing) {
 }
 
 TEST(RecommendationExporter, AWorkloadThatLeftHasItsConfigMapDeleted) {
-    harness h;
-    h.server.script(scripted_reply::http(200, R"({"metadata":{"resourceVersion":"8"}})"));
+    Harness h;
+    h.server.script(ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"8"}})"));
     h.exporter.recommended(entry(1), kPolicy, "");
     h.settle();
-    h.server.script(scripted_reply::http(200, R"({"kind":"Status","status":"Success"})"));
+    h.server.script(ScriptedReply::http(200, R"({"kind":"Status","status":"Success"})"));
     h.exporter.workload_left(entry(1));
     h.settle();
     const auto& r = h.server.requests();
@@ -127,12 +127,12 @@ TEST(RecommendationExporter, AWorkloadThatLeftHasItsConfigMapDeleted) {
 }
 
 TEST(RecommendationExporter, ARefusedWriteIsAnEventNamingTheResourceAndIsTriedAgainLater) {
-    harness h;
+    Harness h;
     const std::string denied = "configmaps \"web-policy-web-recommendations\" is forbidden: User "
                                "\"system:serviceaccount:attune-system:attune-manager\" cannot patch resource "
                                "\"configmaps\" in API group \"\" in the namespace \"shop\"";
-    h.server.script(scripted_reply::status(403, "Forbidden", denied));
-    h.server.script(scripted_reply::http(200, R"({"metadata":{"resourceVersion":"9"}})"));
+    h.server.script(ScriptedReply::status(403, "Forbidden", denied));
+    h.server.script(ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"9"}})"));
     h.exporter.recommended(entry(1), kPolicy, "");
     h.settle(200ms);
     ASSERT_EQ(h.server.requests().size(), 1u) << "retried before the delay";
@@ -152,9 +152,9 @@ TEST(RecommendationExporter, ARefusedWriteIsAnEventNamingTheResourceAndIsTriedAg
 }
 
 TEST(RecommendationExporter, ADeleteSupersedesAWriteWaitingForItsRetry) {
-    harness h;
-    h.server.script(scripted_reply::status(403, "Forbidden", "configmaps is forbidden"));
-    h.server.script(scripted_reply::http(200, R"({"kind":"Status","status":"Success"})"));
+    Harness h;
+    h.server.script(ScriptedReply::status(403, "Forbidden", "configmaps is forbidden"));
+    h.server.script(ScriptedReply::http(200, R"({"kind":"Status","status":"Success"})"));
     h.exporter.recommended(entry(1), kPolicy, "");
     h.settle(100ms);
     h.exporter.workload_left(entry(1));
@@ -166,7 +166,7 @@ TEST(RecommendationExporter, ADeleteSupersedesAWriteWaitingForItsRetry) {
 }
 
 TEST(RecommendationExporter, ANameTheApiserverWouldRefuseIsNeverSent) {
-    harness h;
+    Harness h;
     auto e = entry(1);
     e.workload.name = std::string(64, 'w');
     h.exporter.recommended(e, kPolicy, "");

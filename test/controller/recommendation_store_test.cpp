@@ -29,9 +29,9 @@ std::shared_ptr<const core::EffectivePolicy> policy_in(core::UpdateMode mode) {
     return p;
 }
 
-stored_recommendation entry(std::string name, std::vector<core::ContainerRecommendation> containers,
-                            std::shared_ptr<const core::EffectivePolicy> effective) {
-    stored_recommendation r;
+StoredRecommendation entry(std::string name, std::vector<core::ContainerRecommendation> containers,
+                           std::shared_ptr<const core::EffectivePolicy> effective) {
+    StoredRecommendation r;
     r.workload = {"shop", "Deployment", std::move(name)};
     r.workload_uid = "uid-1";
     r.policy = "web";
@@ -42,16 +42,16 @@ stored_recommendation entry(std::string name, std::vector<core::ContainerRecomme
     return r;
 }
 
-struct recorder {
+struct Recorder {
     std::vector<std::string> seen;
-    void attach(recommendation_store& s) {
-        s.on_change([this](const object_key& k) { seen.push_back(k.str()); });
+    void attach(RecommendationStore& s) {
+        s.on_change([this](const ObjectKey& k) { seen.push_back(k.str()); });
     }
 };
 
 TEST(RecommendationStore, FirstPutCreatesGenerationOneAndTellsSubscribers) {
-    recommendation_store s;
-    recorder r;
+    RecommendationStore s;
+    Recorder r;
     r.attach(s);
     const auto p = policy_in(core::UpdateMode::Recommend);
     EXPECT_TRUE(s.put(entry("a", {container("app", "200m", "300Mi")}, p)));
@@ -63,30 +63,31 @@ TEST(RecommendationStore, FirstPutCreatesGenerationOneAndTellsSubscribers) {
 
 // One row per kind of second put: does the generation move, is anyone told?
 TEST(RecommendationStore, GenerationMovesOnlyWhenTheSizingChanges) {
-    struct row {
+    struct Row {
         const char* what;
-        std::function<void(stored_recommendation&, std::shared_ptr<const core::EffectivePolicy>&)> change;
+        std::function<void(StoredRecommendation&, std::shared_ptr<const core::EffectivePolicy>&)> change;
         bool bumps;
         bool notifies;
     };
-    const std::vector<row> rows = {
-        {"refresh: confidence, points, times", [](auto& e, auto&) {
+    const std::vector<Row> rows = {
+        {"refresh: confidence, points, times",
+         [](auto& e, auto&) {
              e.recommendation.containers[0].confidence = 0.9;
              e.recommendation.containers[0].data_points = 400;
              e.recommendation.containers[0].last_updated = 99;
              e.recommendation.last_data_time = 98;
              e.computed_at += std::chrono::seconds(300);
-         }, false, false},
-        {"recommended cpu moved", [](auto& e, auto&) { e.recommendation.containers[0].recommended.cpu_request = q("210m"); },
-         true, true},
-        {"recommended memory limit appeared", [](auto& e, auto&) {
-             e.recommendation.containers[0].recommended.memory_limit = q("1Gi");
-         }, true, true},
-        {"current moved (pods resized)", [](auto& e, auto&) { e.recommendation.containers[0].current.cpu_request = q("200m"); },
-         true, true},
+         },
+         false, false},
+        {"recommended cpu moved",
+         [](auto& e, auto&) { e.recommendation.containers[0].recommended.cpu_request = q("210m"); }, true, true},
+        {"recommended memory limit appeared",
+         [](auto& e, auto&) { e.recommendation.containers[0].recommended.memory_limit = q("1Gi"); }, true, true},
+        {"current moved (pods resized)",
+         [](auto& e, auto&) { e.recommendation.containers[0].current.cpu_request = q("200m"); }, true, true},
         {"went stale", [](auto& e, auto&) { e.recommendation.stale = true; }, true, true},
-        {"a second container", [](auto& e, auto&) { e.recommendation.containers.push_back(container("side", "10m", "8Mi")); },
-         true, true},
+        {"a second container",
+         [](auto& e, auto&) { e.recommendation.containers.push_back(container("side", "10m", "8Mi")); }, true, true},
         {"other settings, same sizing", [](auto&, auto& p) { p = policy_in(core::UpdateMode::Auto); }, false, true},
         {"another winning policy", [](auto& e, auto&) { e.policy = "web-2"; }, false, true},
         {"recreated workload (new uid)", [](auto& e, auto&) { e.workload_uid = "uid-2"; }, false, true},
@@ -94,10 +95,10 @@ TEST(RecommendationStore, GenerationMovesOnlyWhenTheSizingChanges) {
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
-        recommendation_store s;
+        RecommendationStore s;
         auto p = policy_in(core::UpdateMode::Recommend);
         ASSERT_TRUE(s.put(entry("a", {container("app", "200m", "300Mi")}, p)));
-        recorder rec;
+        Recorder rec;
         rec.attach(s);
         auto e = entry("a", {container("app", "200m", "300Mi")}, p);
         r.change(e, p);
@@ -114,8 +115,8 @@ TEST(RecommendationStore, GenerationMovesOnlyWhenTheSizingChanges) {
 }
 
 TEST(RecommendationStore, ObserveOrNoContainersErasesTheEntry) {
-    recommendation_store s;
-    recorder r;
+    RecommendationStore s;
+    Recorder r;
     r.attach(s);
     const auto rec = policy_in(core::UpdateMode::Recommend);
     ASSERT_TRUE(s.put(entry("a", {container("app", "200m", "300Mi")}, rec)));
@@ -131,7 +132,7 @@ TEST(RecommendationStore, ObserveOrNoContainersErasesTheEntry) {
 }
 
 TEST(RecommendationStore, AnErasedAndRecreatedEntryNeverRepeatsAGeneration) {
-    recommendation_store s;
+    RecommendationStore s;
     const auto p = policy_in(core::UpdateMode::Recommend);
     s.put(entry("a", {container("app", "200m", "300Mi")}, p));
     s.put(entry("b", {container("app", "200m", "300Mi")}, p));
@@ -142,18 +143,18 @@ TEST(RecommendationStore, AnErasedAndRecreatedEntryNeverRepeatsAGeneration) {
 }
 
 TEST(RecommendationStore, EraseOfAnUnknownWorkloadTellsNobody) {
-    recommendation_store s;
-    recorder r;
+    RecommendationStore s;
+    Recorder r;
     r.attach(s);
     s.erase({"shop", "Deployment", "a"});
     EXPECT_TRUE(r.seen.empty());
 }
 
 TEST(RecommendationStore, EverySubscriberSeesTheNewState) {
-    recommendation_store s;
+    RecommendationStore s;
     std::vector<std::uint64_t> generations;
     for (int i = 0; i < 2; ++i)
-        s.on_change([&](const object_key& k) {
+        s.on_change([&](const ObjectKey& k) {
             const auto* e = s.get(k);
             generations.push_back(e ? e->generation : 0);
         });
@@ -164,7 +165,7 @@ TEST(RecommendationStore, EverySubscriberSeesTheNewState) {
 }
 
 TEST(RecommendationStore, InNamespaceListsOneNamespaceInKeyOrder) {
-    recommendation_store s;
+    RecommendationStore s;
     const auto p = policy_in(core::UpdateMode::Recommend);
     auto other = entry("z", {container("app", "200m", "300Mi")}, p);
     other.workload.ns = "shop-2";  // shares the prefix "shop" but not "shop/"

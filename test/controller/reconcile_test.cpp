@@ -14,8 +14,8 @@
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
-using kube::object_cache;
-using kube::watch_event_type;
+using kube::ObjectCache;
+using kube::WatchEventType;
 
 json::value deployment(const char* name, int replicas, const char* labels = R"({"tier":"web"})") {
     return json::parse(std::string(R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"namespace":"ns","name":")") +
@@ -42,16 +42,16 @@ json::value policy(const char* name, long long generation, const char* target, i
 }
 constexpr const char* kWebDeployments = R"({"kind":"Deployment","selector":{"matchLabels":{"tier":"web"}}})";
 
-using fixture = test::fake_caches;
+using Fixture = test::FakeCaches;
 
 TEST(Reconcile, ClassifiesWithTheMatchingHpaFromTheCache) {
-    fixture f;
-    f.deployments.apply(watch_event_type::added, deployment("queue", 1));
-    f.deployments.apply(watch_event_type::added, deployment("off", 0));
-    f.deployments.apply(watch_event_type::added, deployment("busy", 2));
-    f.hpas.apply(watch_event_type::added, hpa("queue", "True"));  // the transform keeps the condition
-    f.hpas.apply(watch_event_type::added, hpa("busy", "False"));
-    f.policies.apply(watch_event_type::added, policy("p", 1, kWebDeployments));
+    Fixture f;
+    f.deployments.apply(WatchEventType::Added, deployment("queue", 1));
+    f.deployments.apply(WatchEventType::Added, deployment("off", 0));
+    f.deployments.apply(WatchEventType::Added, deployment("busy", 2));
+    f.hpas.apply(WatchEventType::Added, hpa("queue", "True"));  // the transform keeps the condition
+    f.hpas.apply(WatchEventType::Added, hpa("busy", "False"));
+    f.policies.apply(WatchEventType::Added, policy("p", 1, kWebDeployments));
     const auto v = f.views();
 
     auto q = classify_workload(v, {"ns", "Deployment", "queue"});
@@ -67,19 +67,19 @@ TEST(Reconcile, ClassifiesWithTheMatchingHpaFromTheCache) {
 }
 
 TEST(Reconcile, UnselectedWorkloadReportsNoPolicy) {
-    fixture f;
-    f.deployments.apply(watch_event_type::added, deployment("other", 0, R"({"tier":"db"})"));
-    f.policies.apply(watch_event_type::added, policy("p", 1, kWebDeployments));
+    Fixture f;
+    f.deployments.apply(WatchEventType::Added, deployment("other", 0, R"({"tier":"db"})"));
+    f.policies.apply(WatchEventType::Added, policy("p", 1, kWebDeployments));
     EXPECT_TRUE(classify_workload(f.views(), {"ns", "Deployment", "other"}).selected_by.empty());
 }
 
 TEST(Reconcile, PolicyPassPlanListsTargetsAndServerStatus) {
-    fixture f;
-    f.deployments.apply(watch_event_type::added, deployment("a", 1));
-    f.deployments.apply(watch_event_type::added, deployment("b", 1, R"({"tier":"db"})"));
+    Fixture f;
+    f.deployments.apply(WatchEventType::Added, deployment("a", 1));
+    f.deployments.apply(WatchEventType::Added, deployment("b", 1, R"({"tier":"db"})"));
     auto p = policy("p", 2, kWebDeployments);
     p.as_object()["status"] = json::parse(R"({"observedGeneration":1,"idleWorkloads":[]})");
-    f.policies.apply(watch_event_type::added, p);
+    f.policies.apply(WatchEventType::Added, p);
     auto plan = plan_policy_pass(f.views(), {"ns", "AttunePolicy", "p"});
     EXPECT_FALSE(plan.deleted);
     EXPECT_EQ(plan.policy.generation, 2);
@@ -89,16 +89,18 @@ TEST(Reconcile, PolicyPassPlanListsTargetsAndServerStatus) {
 }
 
 TEST(Reconcile, PolicyPassLooksOnlyAtTheTargetKindAndName) {
-    fixture f;
-    f.deployments.apply(watch_event_type::added, deployment("web", 1));
-    f.deployments.apply(watch_event_type::added, deployment("api", 1));
-    f.statefulsets.apply(watch_event_type::added,
-                         json::parse(R"({"metadata":{"namespace":"ns","name":"web","labels":{"tier":"web"}},"spec":{}})"));
-    f.jobs.apply(watch_event_type::added, json::parse(R"({"metadata":{"namespace":"ns","name":"migrate"},"spec":{}})"));
-    f.policies.apply(watch_event_type::added, policy("by-name", 1, R"({"kind":"Deployment","name":"api"})"));
-    f.policies.apply(watch_event_type::added, policy("sts", 1, R"({"kind":"StatefulSet","selector":{"matchLabels":{"tier":"web"}}})"));
-    f.policies.apply(watch_event_type::added, policy("job", 1, R"({"kind":"Job","name":"migrate"})"));
-    f.policies.apply(watch_event_type::added, policy("old", 1, R"({"kind":"Pod","name":"x"})"));
+    Fixture f;
+    f.deployments.apply(WatchEventType::Added, deployment("web", 1));
+    f.deployments.apply(WatchEventType::Added, deployment("api", 1));
+    f.statefulsets.apply(WatchEventType::Added,
+                         json::parse(
+                             R"({"metadata":{"namespace":"ns","name":"web","labels":{"tier":"web"}},"spec":{}})"));
+    f.jobs.apply(WatchEventType::Added, json::parse(R"({"metadata":{"namespace":"ns","name":"migrate"},"spec":{}})"));
+    f.policies.apply(WatchEventType::Added, policy("by-name", 1, R"({"kind":"Deployment","name":"api"})"));
+    f.policies.apply(WatchEventType::Added,
+                     policy("sts", 1, R"({"kind":"StatefulSet","selector":{"matchLabels":{"tier":"web"}}})"));
+    f.policies.apply(WatchEventType::Added, policy("job", 1, R"({"kind":"Job","name":"migrate"})"));
+    f.policies.apply(WatchEventType::Added, policy("old", 1, R"({"kind":"Pod","name":"x"})"));
     const auto v = f.views();
     EXPECT_EQ(plan_policy_pass(v, {"ns", "AttunePolicy", "by-name"}).targets, (std::vector<std::string>{"ns/Deployment/api"}));
     EXPECT_EQ(plan_policy_pass(v, {"ns", "AttunePolicy", "sts"}).targets, (std::vector<std::string>{"ns/StatefulSet/web"}));
@@ -116,10 +118,10 @@ TEST(Reconcile, PolicyPassLooksOnlyAtTheTargetKindAndName) {
 }
 
 TEST(Reconcile, TheWinningPolicyManagesAndTheOthersAreReported) {
-    fixture f;
-    f.deployments.apply(watch_event_type::added, deployment("web", 0));
-    f.policies.apply(watch_event_type::added, policy("broad", 1, kWebDeployments));
-    f.policies.apply(watch_event_type::added, policy("exact", 1, R"({"kind":"Deployment","name":"web"})", 200));
+    Fixture f;
+    f.deployments.apply(WatchEventType::Added, deployment("web", 0));
+    f.policies.apply(WatchEventType::Added, policy("broad", 1, kWebDeployments));
+    f.policies.apply(WatchEventType::Added, policy("exact", 1, R"({"kind":"Deployment","name":"web"})", 200));
     auto r = classify_workload(f.views(), {"ns", "Deployment", "web"});
     EXPECT_EQ(r.selected_by, (std::vector<std::string>{"exact"}));
     EXPECT_EQ(r.conflicting_policies, (std::vector<std::string>{"broad"}));
@@ -131,11 +133,11 @@ TEST(Reconcile, TheWinningPolicyManagesAndTheOthersAreReported) {
 }
 
 TEST(Reconcile, AnOptedOutWorkloadIsManagedByNobody) {
-    fixture f;
+    Fixture f;
     auto d = deployment("web", 0);
     d.at("metadata").as_object()["annotations"] = json::object{{"attune.io/skip", "true"}};
-    f.deployments.apply(watch_event_type::added, d);
-    f.policies.apply(watch_event_type::added, policy("p", 1, kWebDeployments));
+    f.deployments.apply(WatchEventType::Added, d);
+    f.policies.apply(WatchEventType::Added, policy("p", 1, kWebDeployments));
     auto r = classify_workload(f.views(), {"ns", "Deployment", "web"});
     EXPECT_TRUE(r.selected_by.empty());
     EXPECT_EQ(r.opted_out_of, (std::vector<std::string>{"p"}));
@@ -143,19 +145,19 @@ TEST(Reconcile, AnOptedOutWorkloadIsManagedByNobody) {
 }
 
 TEST(Reconcile, WorkloadEventsReadEachPolicyAsDecodedAtItsLastChange) {
-    fixture f;
+    Fixture f;
     // Each view's name carries the number of the decode that made it: a
     // policy decoded again at read time would come back under its plain name.
     int decodes = 0;
-    f.policies.decode_as<policy::policy_view>(kube::decoded_view<policy::policy_view>([&decodes](const json::value& obj) {
+    f.policies.decode_as<policy::PolicyView>(kube::decoded_view<policy::PolicyView>([&decodes](const json::value& obj) {
         auto p = policy::decode_policy(obj);
         ++decodes;
         if (p) p.value().name += "@" + std::to_string(decodes);
         return p;
     }));
-    for (const char* name : {"web", "api", "db"}) f.deployments.apply(watch_event_type::added, deployment(name, 1));
-    f.policies.apply(watch_event_type::added, policy("broad", 1, kWebDeployments));
-    f.policies.apply(watch_event_type::added, policy("exact", 1, R"({"kind":"Deployment","name":"web"})", 200));
+    for (const char* name : {"web", "api", "db"}) f.deployments.apply(WatchEventType::Added, deployment(name, 1));
+    f.policies.apply(WatchEventType::Added, policy("broad", 1, kWebDeployments));
+    f.policies.apply(WatchEventType::Added, policy("exact", 1, R"({"kind":"Deployment","name":"web"})", 200));
     const auto v = f.views();
     auto names = [&] {
         std::vector<std::string> out;
@@ -173,9 +175,9 @@ TEST(Reconcile, WorkloadEventsReadEachPolicyAsDecodedAtItsLastChange) {
     EXPECT_EQ(names(), (std::vector<std::string>{"broad@1", "exact@2"}));
 
     // A replayed event (same resourceVersion) changes nothing; a new version is decoded once.
-    f.policies.apply(watch_event_type::modified, policy("broad", 1, kWebDeployments));
+    f.policies.apply(WatchEventType::Modified, policy("broad", 1, kWebDeployments));
     EXPECT_EQ(decodes, 2);
-    f.policies.apply(watch_event_type::modified, policy("exact", 2, R"({"kind":"Deployment","name":"db"})", 200));
+    f.policies.apply(WatchEventType::Modified, policy("exact", 2, R"({"kind":"Deployment","name":"db"})", 200));
     EXPECT_EQ(decodes, 3);
     EXPECT_EQ(classify_workload(v, {"ns", "Deployment", "web"}).selected_by, (std::vector<std::string>{"broad@1"}));
     EXPECT_EQ(classify_workload(v, {"ns", "Deployment", "db"}).selected_by, (std::vector<std::string>{"exact@3"}));
@@ -184,15 +186,19 @@ TEST(Reconcile, WorkloadEventsReadEachPolicyAsDecodedAtItsLastChange) {
 }
 
 TEST(Reconcile, ThePolicyViewSkipsOnlyPoliciesWithoutNameOrNamespace) {
-    fixture f;  // index_policies, as the manager's informer catalog
-    f.policies.apply(watch_event_type::added, policy("good", 4, R"({"kind":"Deployment","name":"web"})", 300));
-    f.policies.apply(watch_event_type::added,
-                     json::parse(R"({"metadata":{"namespace":"ns","name":"old","resourceVersion":"1"},"spec":{"selector":{}}})"));
-    f.policies.apply(watch_event_type::added, json::parse(R"({"metadata":{"name":"no-namespace","resourceVersion":"1"},"spec":{}})"));
+    Fixture f;  // index_policies, as the manager's informer catalog
+    f.policies.apply(WatchEventType::Added, policy("good", 4, R"({"kind":"Deployment","name":"web"})", 300));
+    f.policies
+        .apply(WatchEventType::Added,
+               json::parse(
+                   R"({"metadata":{"namespace":"ns","name":"old","resourceVersion":"1"},"spec":{"selector":{}}})"));
+    f.policies.apply(WatchEventType::Added,
+                     json::parse(R"({"metadata":{"name":"no-namespace","resourceVersion":"1"},"spec":{}})"));
     const auto v = f.views();
 
     auto in_ns = policy::policies_in(v, "ns");
-    std::sort(in_ns.begin(), in_ns.end(), [](const policy::policy_view& a, const policy::policy_view& b) { return a.name < b.name; });
+    std::sort(in_ns.begin(), in_ns.end(),
+              [](const policy::PolicyView& a, const policy::PolicyView& b) { return a.name < b.name; });
     ASSERT_EQ(in_ns.size(), 2u);
     EXPECT_EQ(in_ns[0].name, "good");
     EXPECT_EQ(in_ns[0].generation, 4);
@@ -205,8 +211,8 @@ TEST(Reconcile, ThePolicyViewSkipsOnlyPoliciesWithoutNameOrNamespace) {
     EXPECT_TRUE(plan_policy_pass(v, {"", "AttunePolicy", "no-namespace"}).deleted);
 
     // Reading a policy cache nobody set up is a wiring bug, and says so.
-    object_cache bare;
-    bare.apply(watch_event_type::added, policy("good", 1, kWebDeployments));
+    ObjectCache bare;
+    bare.apply(WatchEventType::Added, policy("good", 1, kWebDeployments));
     EXPECT_THROW(policy::policies_in(bare, "ns"), std::logic_error);
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// A kube::client for the runtime's scripted loopback apiserver, without
+// A kube::Client for the runtime's scripted loopback apiserver, without
 // retries, so each scripted reply answers exactly one call.
 #include <attune/kube/client.hpp>
 
@@ -11,15 +11,14 @@
 
 namespace attune::test {
 
-inline std::unique_ptr<kube::client> scripted_client(boost::asio::io_context& io,
-                                                     const scripted_tls_server& server) {
-    kube::rest_config rc;
+inline std::unique_ptr<kube::Client> scripted_client(boost::asio::io_context& io, const ScriptedTlsServer& server) {
+    kube::RestConfig rc;
     rc.host = "127.0.0.1";
     rc.port = std::to_string(server.port());
     rc.tls.ca_pem = pki().ca_pem;
-    kube::client_settings s;
+    kube::ClientSettings s;
     s.retry.max_retries = 0;
-    return std::make_unique<kube::client>(io.get_executor(), rc, s);
+    return std::make_unique<kube::Client>(io.get_executor(), rc, s);
 }
 
 }  // namespace attune::test

@@ -10,8 +10,8 @@ namespace {
 using core::IdleKind;
 const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
 
-policy_context ctx(long long generation) {
-    policy_context c;
+PolicyContext ctx(long long generation) {
+    PolicyContext c;
     c.uid = "p-uid";
     c.generation = generation;
     c.minimum_data_points = 48;
@@ -19,9 +19,9 @@ policy_context ctx(long long generation) {
     return c;
 }
 
-workload_report rep(std::string name, IdleKind idle, std::vector<std::string> by = {"p"},
-                    std::string kind = "Deployment") {
-    workload_report r;
+WorkloadReport rep(std::string name, IdleKind idle, std::vector<std::string> by = {"p"},
+                   std::string kind = "Deployment") {
+    WorkloadReport r;
     r.ns = "ns";
     r.kind = std::move(kind);
     r.name = std::move(name);
@@ -34,7 +34,7 @@ workload_report rep(std::string name, IdleKind idle, std::vector<std::string> by
 }
 
 TEST(StatusAggregation, PassCompletesOnlyWhenEveryTargetReported) {
-    status_aggregation s;
+    StatusAggregation s;
     EXPECT_FALSE(s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, t0));
     EXPECT_TRUE(s.report(rep("a", IdleKind::ManualZero), t0).empty());
     EXPECT_TRUE(s.report(rep("b", IdleKind::None), t0).empty());
@@ -44,8 +44,8 @@ TEST(StatusAggregation, PassCompletesOnlyWhenEveryTargetReported) {
     const auto& c = done[0];
     EXPECT_TRUE(c.changed);
     EXPECT_EQ(c.status.observed_generation, 1);
-    EXPECT_EQ(c.status.idle_workloads,
-              (std::vector<idle_workload>{{"a", "Deployment", "WorkloadReplicasZero"}, {"c", "Deployment", "HPAScaledToZero"}}));
+    EXPECT_EQ(c.status.idle_workloads, (std::vector<IdleWorkload>{{"a", "Deployment", "WorkloadReplicasZero"},
+                                                                  {"c", "Deployment", "HPAScaledToZero"}}));
     EXPECT_EQ(c.hpa_scaled_to_zero, 1u);
     EXPECT_EQ(c.manual_zero, 1u);
     ASSERT_EQ(c.entered_hpa_scaled_to_zero.size(), 1u);
@@ -53,7 +53,7 @@ TEST(StatusAggregation, PassCompletesOnlyWhenEveryTargetReported) {
 }
 
 TEST(StatusAggregation, PolicyWithoutTargetsCompletesAtOnce) {
-    status_aggregation s;
+    StatusAggregation s;
     auto c = s.begin_pass("ns", "p", ctx(2), {}, std::nullopt, t0);
     ASSERT_TRUE(c);
     EXPECT_TRUE(c->status.idle_workloads.empty());
@@ -61,7 +61,7 @@ TEST(StatusAggregation, PolicyWithoutTargetsCompletesAtOnce) {
 }
 
 TEST(StatusAggregation, UnchangedStatusIsNotWrittenAgain) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
     auto first = s.report(rep("a", IdleKind::ManualZero), t0);
     ASSERT_EQ(first.size(), 1u);
@@ -77,9 +77,9 @@ TEST(StatusAggregation, UnchangedStatusIsNotWrittenAgain) {
 
 TEST(StatusAggregation, ServerStatusIsTheFirstBaseline) {
     // What an earlier process wrote, read back from the policy object.
-    policy_status on_server;
+    PolicyStatus on_server;
     {
-        status_aggregation before;
+        StatusAggregation before;
         before.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
         auto c = before.report(rep("a", IdleKind::HPAScaledToZero), t0);
         ASSERT_EQ(c.size(), 1u);
@@ -87,7 +87,7 @@ TEST(StatusAggregation, ServerStatusIsTheFirstBaseline) {
         on_server = policy_status_from(policy);
         EXPECT_EQ(on_server, c[0].status);
     }
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, on_server, t0 + std::chrono::hours(1));
     auto c = s.report(rep("a", IdleKind::HPAScaledToZero), t0 + std::chrono::hours(1));
     ASSERT_EQ(c.size(), 1u);
@@ -98,7 +98,7 @@ TEST(StatusAggregation, ServerStatusIsTheFirstBaseline) {
 }
 
 TEST(StatusAggregation, HpaScaledToZeroEventOnlyWhenEntering) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
     EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 1u);
     EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 0u);
@@ -107,28 +107,28 @@ TEST(StatusAggregation, HpaScaledToZeroEventOnlyWhenEntering) {
 }
 
 TEST(StatusAggregation, DeletedOrUnselectedWorkloadsLeaveTheStatus) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, t0);
     s.report(rep("a", IdleKind::ManualZero), t0);
     s.report(rep("b", IdleKind::ManualZero), t0);
     auto gone = s.report(rep("a", IdleKind::None, {}), t0);  // deleted: selected by nobody
     ASSERT_EQ(gone.size(), 1u);
-    EXPECT_EQ(gone[0].status.idle_workloads, (std::vector<idle_workload>{{"b", "Deployment", "WorkloadReplicasZero"}}));
+    EXPECT_EQ(gone[0].status.idle_workloads, (std::vector<IdleWorkload>{{"b", "Deployment", "WorkloadReplicasZero"}}));
     auto relabelled = s.report(rep("b", IdleKind::ManualZero, {"other"}), t0);
     ASSERT_EQ(relabelled.size(), 1u);
     EXPECT_TRUE(relabelled[0].status.idle_workloads.empty());
 }
 
 TEST(StatusAggregation, NewlySelectedWorkloadJoinsOutsideAPass) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {}, std::nullopt, t0);
     auto c = s.report(rep("new", IdleKind::ManualZero, {"p"}, "StatefulSet"), t0);
     ASSERT_EQ(c.size(), 1u);
-    EXPECT_EQ(c[0].status.idle_workloads, (std::vector<idle_workload>{{"new", "StatefulSet", "WorkloadReplicasZero"}}));
+    EXPECT_EQ(c[0].status.idle_workloads, (std::vector<IdleWorkload>{{"new", "StatefulSet", "WorkloadReplicasZero"}}));
 }
 
 TEST(StatusAggregation, ReportsConcernOnlyPoliciesOfTheirNamespaceThatTrackThem) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
     s.begin_pass("ns", "q", ctx(1), {"ns/Deployment/b"}, std::nullopt, t0);
     s.begin_pass("other", "p", ctx(1), {"other/Deployment/a"}, std::nullopt, t0);
@@ -142,7 +142,7 @@ TEST(StatusAggregation, ReportsConcernOnlyPoliciesOfTheirNamespaceThatTrackThem)
 }
 
 TEST(StatusAggregation, NewPassRestartsPendingAndDropsUnselected) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, t0);
     s.report(rep("a", IdleKind::ManualZero), t0);
     s.report(rep("b", IdleKind::ManualZero), t0);
@@ -168,13 +168,13 @@ TEST(StatusAggregation, StatusFromPolicyAndPatchBody) {
     EXPECT_EQ(st.observed_generation, 4);
     ASSERT_EQ(st.idle_workloads.size(), 2u);
     EXPECT_EQ(st.idle_workloads[0].workload, "a");  // sorted like ours
-    EXPECT_EQ(st.workloads, (workload_counts{3, 1, 0, 1, 60, 48}));
+    EXPECT_EQ(st.workloads, (WorkloadCounts{3, 1, 0, 1, 60, 48}));
     ASSERT_EQ(st.conditions.size(), 1u);
     EXPECT_EQ(st.conditions[0].reason, "Monitoring");
     EXPECT_EQ(st.recommendations.size(), 1u);
     EXPECT_TRUE(st.last_reconcile_time);
-    EXPECT_EQ(policy_status_from(boost::json::parse("{}")), policy_status{});
-    policy_status empty;
+    EXPECT_EQ(policy_status_from(boost::json::parse("{}")), PolicyStatus{});
+    PolicyStatus empty;
     empty.observed_generation = 3;
     EXPECT_EQ(status_patch_body(empty),
               R"({"status":{"idleWorkloads":[],"observedGeneration":3,"workloads":{"discovered":0,"withRecommendations":0,)"
@@ -185,8 +185,8 @@ TEST(StatusAggregation, StatusFromPolicyAndPatchBody) {
 }
 
 // A store entry for one managed workload, as a worker puts it.
-void recommend(recommendation_store& store, const std::string& name, const char* cpu) {
-    stored_recommendation e;
+void recommend(RecommendationStore& store, const std::string& name, const char* cpu) {
+    StoredRecommendation e;
     e.workload = {"ns", "Deployment", name};
     e.workload_uid = name + "-uid";
     e.policy = "p";
@@ -199,20 +199,24 @@ void recommend(recommendation_store& store, const std::string& name, const char*
     store.put(std::move(e));
 }
 
-workload_report with_state(workload_report r, recommendation_state st, int points = 0, std::string message = "") {
+WorkloadReport with_state(WorkloadReport r, RecommendationState st, int points = 0, std::string message = "") {
     r.recommendation = {st, std::move(message), points};
     return r;
 }
 
 TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromTheStore) {
-    recommendation_store store;
-    status_aggregation s(&store);
+    RecommendationStore store;
+    StatusAggregation s(&store);
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, t0);
-    s.report(with_state(rep("a", IdleKind::None), recommendation_state::collecting, 12, "Collecting data: 12 of 48 points"), t0);
+    s.report(with_state(rep("a", IdleKind::None), RecommendationState::Collecting, 12,
+                        "Collecting data: 12 of 48 points"),
+             t0);
     s.report(rep("b", IdleKind::ManualZero), t0);
-    auto first = s.report(with_state(rep("c", IdleKind::None), recommendation_state::collecting, 20, "Collecting data: 20 of 48 points"), t0);
+    auto first = s.report(with_state(rep("c", IdleKind::None), RecommendationState::Collecting, 20,
+                                     "Collecting data: 20 of 48 points"),
+                          t0);
     ASSERT_EQ(first.size(), 1u);
-    EXPECT_EQ(first[0].status.workloads, (workload_counts{3, 0, 0, 0, 20, 48}));
+    EXPECT_EQ(first[0].status.workloads, (WorkloadCounts{3, 0, 0, 0, 20, 48}));
     EXPECT_FALSE(first[0].first_recommendations);
     const auto* ready = core::find_condition(first[0].status.conditions, "Ready");
     ASSERT_NE(ready, nullptr);
@@ -221,10 +225,10 @@ TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromThe
     EXPECT_EQ(ready->observed_generation, 1);
 
     recommend(store, "a", "300m");
-    auto second = s.report(with_state(rep("a", IdleKind::None), recommendation_state::recommended, 60), t0);
+    auto second = s.report(with_state(rep("a", IdleKind::None), RecommendationState::Recommended, 60), t0);
     ASSERT_EQ(second.size(), 1u);
     EXPECT_TRUE(second[0].first_recommendations);
-    EXPECT_EQ(second[0].status.workloads, (workload_counts{3, 1, 0, 1, 60, 48}));
+    EXPECT_EQ(second[0].status.workloads, (WorkloadCounts{3, 1, 0, 1, 60, 48}));
     ASSERT_EQ(second[0].status.recommendations.size(), 1u);
     EXPECT_EQ(second[0].status.recommendations[0].at("workload").as_string(), "a");
     ready = core::find_condition(second[0].status.conditions, "Ready");
@@ -234,20 +238,20 @@ TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromThe
     EXPECT_EQ(ready->last_transition_time, t0);
 
     // Only the first time.
-    auto again = s.report(with_state(rep("a", IdleKind::None), recommendation_state::recommended, 60), t0);
+    auto again = s.report(with_state(rep("a", IdleKind::None), RecommendationState::Recommended, 60), t0);
     EXPECT_FALSE(again[0].first_recommendations);
 
     // An entry that names another policy (c moved to it) is not this policy's.
     recommend(store, "c", "200m");
-    stored_recommendation moved = *store.get({"ns", "Deployment", "c"});
+    StoredRecommendation moved = *store.get({"ns", "Deployment", "c"});
     moved.policy = "q";
     store.put(moved);
-    auto after = s.report(with_state(rep("c", IdleKind::None), recommendation_state::recommended, 60), t0);
+    auto after = s.report(with_state(rep("c", IdleKind::None), RecommendationState::Recommended, 60), t0);
     EXPECT_EQ(after[0].status.workloads.with_recommendations, 1);
 }
 
 TEST(StatusAggregation, LastReconcileTimeMovesOnlyWithAnotherChange) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
     auto c = s.report(rep("a", IdleKind::ManualZero), t0);
     ASSERT_TRUE(c[0].changed);
@@ -262,7 +266,7 @@ TEST(StatusAggregation, LastReconcileTimeMovesOnlyWithAnotherChange) {
 }
 
 TEST(StatusAggregation, ScaledToZeroOnlyWhileEveryScaleableTargetIsIdle) {
-    status_aggregation s;
+    StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/DaemonSet/d", "ns/StatefulSet/b"}, std::nullopt, t0);
     s.report(rep("a", IdleKind::HPAScaledToZero), t0);
     s.report(rep("d", IdleKind::None, {"p"}, "DaemonSet"), t0);  // never scaleable: does not count
@@ -279,12 +283,12 @@ TEST(StatusAggregation, ScaledToZeroOnlyWhileEveryScaleableTargetIsIdle) {
 }
 
 TEST(StatusAggregation, ConditionsOfOtherTypesAreKept) {
-    policy_status on_server;
+    PolicyStatus on_server;
     // (Resizing, ResizeBlocked, Degraded and ScheduleBlocked are the
     // executor's now, through the resize ledger: GitOpsPullRequest is not.)
     core::Condition resizing{"GitOpsPullRequest", "False", "PullRequestDisabled", "export.pullRequest is off", t0, 1};
     on_server.conditions.push_back(resizing);
-    status_aggregation s;
+    StatusAggregation s;
     auto c = s.begin_pass("ns", "p", ctx(1), {}, on_server, t0);
     ASSERT_TRUE(c);
     ASSERT_EQ(c->status.conditions.size(), 2u);
@@ -296,8 +300,8 @@ TEST(StatusAggregation, ConditionsOfOtherTypesAreKept) {
 // and on a refresh: resizeHistory, cooldown, the counts, and the
 // ResizeBlocked / Resizing / Degraded conditions.
 TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
-    resize_ledger ledger;
-    status_aggregation s;
+    ResizeLedger ledger;
+    StatusAggregation s;
     s.set_resize_ledger(&ledger);
     auto context = ctx(3);
     context.resizing_mode = true;
@@ -307,7 +311,7 @@ TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
     EXPECT_TRUE(first->status.resize_history.empty());
     ASSERT_TRUE(first->status.cooldown);
     EXPECT_EQ(first->status.cooldown->effective, std::chrono::seconds(60));
-    auto cond = [](const completed_pass& c, const char* type) -> std::string {
+    auto cond = [](const CompletedPass& c, const char* type) -> std::string {
         for (const auto& x : c.status.conditions)
             if (x.type == type) return x.status + "/" + x.reason;
         return "";
@@ -358,8 +362,8 @@ TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
 // ResizeBlocked; a policy that never ran Canary writes no status.lifecycle,
 // one whose last entry went writes an empty list (a merge patch replaces it).
 TEST(StatusAggregation, TheLifecycleEntriesAndBlockReachTheStatus) {
-    resize_ledger ledger;
-    status_aggregation s;
+    ResizeLedger ledger;
+    StatusAggregation s;
     s.set_resize_ledger(&ledger);
     auto context = ctx(2);
     context.resizing_mode = true;

@@ -25,12 +25,12 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
-using attune::test::scripted_reply;
+using attune::test::ScriptedReply;
 
 const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
 
-workload_report rep(std::string name, core::IdleKind idle) {
-    workload_report r;
+WorkloadReport rep(std::string name, core::IdleKind idle) {
+    WorkloadReport r;
     r.ns = "shop";
     r.kind = "Deployment";
     r.name = std::move(name);
@@ -42,8 +42,8 @@ workload_report rep(std::string name, core::IdleKind idle) {
     return r;
 }
 
-policy_pass_plan plan(std::vector<std::string> targets) {
-    policy_pass_plan p;
+PolicyPassPlan plan(std::vector<std::string> targets) {
+    PolicyPassPlan p;
     p.policy.ns = "shop";
     p.policy.name = "web";
     p.policy.generation = 3;
@@ -53,19 +53,19 @@ policy_pass_plan plan(std::vector<std::string> targets) {
     return p;
 }
 
-struct harness {
+struct Harness {
     asio::io_context io;
-    attune::test::scripted_tls_server server{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
-    std::unique_ptr<kube::client> client = test::scripted_client(io, server);
+    attune::test::ScriptedTlsServer server{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
+    std::unique_ptr<kube::Client> client = test::scripted_client(io, server);
     prometheus::Registry registry;
-    controller_metrics metrics{registry};
+    ControllerMetrics metrics{registry};
     // Events are decided and kept here, not sent: the server sees only status writes.
-    event_queue events{io.get_executor(), nullptr, 16, &metrics, [] { return t0; }};
+    EventQueue events{io.get_executor(), nullptr, 16, &metrics, [] { return t0; }};
     std::vector<std::pair<std::string, bool>> outcomes;
-    std::unique_ptr<status_aggregator> agg;
+    std::unique_ptr<StatusAggregator> agg;
 
-    harness() {
-        agg = std::make_unique<status_aggregator>(
+    Harness() {
+        agg = std::make_unique<StatusAggregator>(
             io.get_executor(), *client, &events, &metrics, nullptr,
             [this](const std::string& k, bool failed) { outcomes.emplace_back(k, failed); }, [] { return t0; });
         asio::co_spawn(io, agg->run(), asio::detached);
@@ -83,8 +83,8 @@ struct harness {
 };
 
 TEST(StatusAggregator, WritesTheStatusSubresourceOnceThePassCompletes) {
-    harness h;
-    h.server.script(scripted_reply::http(200, R"({"metadata":{"resourceVersion":"9"}})"));
+    Harness h;
+    h.server.script(ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"9"}})"));
     h.agg->begin_pass(plan({"shop/Deployment/a", "shop/Deployment/b"}));
     h.agg->report(rep("a", core::IdleKind::ManualZero));
     h.settle();
@@ -119,8 +119,8 @@ TEST(StatusAggregator, WritesTheStatusSubresourceOnceThePassCompletes) {
 }
 
 TEST(StatusAggregator, FailedWriteHandsThePolicyBack) {
-    harness h;
-    h.server.script(scripted_reply::status(422, "Invalid", "nope"));
+    Harness h;
+    h.server.script(ScriptedReply::status(422, "Invalid", "nope"));
     h.agg->begin_pass(plan({"shop/Deployment/a"}));
     h.agg->report(rep("a", core::IdleKind::ManualZero));
     h.settle();
@@ -130,10 +130,10 @@ TEST(StatusAggregator, FailedWriteHandsThePolicyBack) {
 }
 
 TEST(StatusAggregator, AForbiddenWriteIsToldInAnEventThatNamesThePermission) {
-    harness h;
+    Harness h;
     const std::string denied = "attunepolicies.attune.io \"web\" is forbidden: User \"system:serviceaccount:a:m\" "
                                "cannot patch resource \"attunepolicies/status\" in API group \"attune.io\"";
-    h.server.script(scripted_reply::status(403, "Forbidden", denied));
+    h.server.script(ScriptedReply::status(403, "Forbidden", denied));
     h.agg->begin_pass(plan({"shop/Deployment/a"}));
     h.agg->report(rep("a", core::IdleKind::ManualZero));
     h.settle();
@@ -150,8 +150,8 @@ TEST(StatusAggregator, AForbiddenWriteIsToldInAnEventThatNamesThePermission) {
 }
 
 TEST(StatusAggregator, AWriteFailingForAnotherReasonSendsNoEvent) {
-    harness h;
-    h.server.script(scripted_reply::status(500, "InternalError", "etcd is sad"));
+    Harness h;
+    h.server.script(ScriptedReply::status(500, "InternalError", "etcd is sad"));
     h.agg->begin_pass(plan({"shop/Deployment/a"}));
     h.agg->report(rep("a", core::IdleKind::ManualZero));
     h.settle();
@@ -160,11 +160,11 @@ TEST(StatusAggregator, AWriteFailingForAnotherReasonSendsNoEvent) {
 }
 
 TEST(StatusAggregator, ASlowApiserverNeitherGrowsTheInboxNorHoldsUpAggregation) {
-    harness h;
-    auto slow = scripted_reply::http(200, R"({"metadata":{"resourceVersion":"9"}})");
+    Harness h;
+    auto slow = ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"9"}})");
     slow.pieces[0].first = 1500ms;  // the apiserver takes 1.5 s to answer the first write
     h.server.script(slow);
-    h.server.script(scripted_reply::http(200, R"({"metadata":{"resourceVersion":"10"}})"));
+    h.server.script(ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"10"}})"));
     h.agg->begin_pass(plan({"shop/Deployment/a"}));
     h.agg->report(rep("a", core::IdleKind::ManualZero));
     h.settle(200ms);

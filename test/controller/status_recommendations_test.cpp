@@ -9,8 +9,8 @@ namespace {
 
 core::Quantity q(const char* s) { return core::Quantity::parse(s).value(); }
 
-stored_recommendation entry(const char* kind, const char* name, const char* cur_cpu, const char* rec_cpu) {
-    stored_recommendation e;
+StoredRecommendation entry(const char* kind, const char* name, const char* cur_cpu, const char* rec_cpu) {
+    StoredRecommendation e;
     e.workload = {"ns", kind, name};
     core::ContainerRecommendation c;
     c.name = "app";

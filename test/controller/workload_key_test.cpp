@@ -6,11 +6,11 @@ namespace attune::controller {
 namespace {
 
 TEST(WorkloadKey, ParsesThreeParts) {
-    EXPECT_EQ(parse_object_key("ns/Deployment/a"), (object_key{"ns", "Deployment", "a"}));
+    EXPECT_EQ(parse_object_key("ns/Deployment/a"), (ObjectKey{"ns", "Deployment", "a"}));
     EXPECT_FALSE(parse_object_key("ns/a"));
     EXPECT_FALSE(parse_object_key("ns/Deployment/a/b"));
     EXPECT_FALSE(parse_object_key("/Deployment/a"));
-    EXPECT_EQ((object_key{"ns", "Deployment", "a"}).cache_key(), "ns/a");
+    EXPECT_EQ((ObjectKey{"ns", "Deployment", "a"}).cache_key(), "ns/a");
 }
 
 TEST(WorkloadKey, WorkloadKinds) {

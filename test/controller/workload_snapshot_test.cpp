@@ -12,7 +12,7 @@
 namespace attune::controller {
 namespace {
 namespace json = boost::json;
-using kube::watch_event_type;
+using kube::WatchEventType;
 
 json::value parse(const std::string& s) { return json::parse(s); }
 
@@ -41,26 +41,28 @@ std::string policy(const std::string& metrics_source, const std::string& extra =
 }
 const std::string kPrometheus = R"({"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
 
-struct fixture : test::fake_caches {
+struct Fixture : test::FakeCaches {
     bool defaults_synced = true;
-    fixture() {
+    Fixture() {
         synced = [this](std::string_view what) { return what.starts_with("Attune") ? defaults_synced : true; };
-        deployments.apply(watch_event_type::added, parse(kDeployment));
-        replicasets.apply(watch_event_type::added, parse(kReplicaSet));
-        pods.apply(watch_event_type::added, parse(pod("web-abc-2", "Pending", "900m")));
-        pods.apply(watch_event_type::added, parse(pod("web-abc-1", "Running", "300m")));
+        deployments.apply(WatchEventType::Added, parse(kDeployment));
+        replicasets.apply(WatchEventType::Added, parse(kReplicaSet));
+        pods.apply(WatchEventType::Added, parse(pod("web-abc-2", "Pending", "900m")));
+        pods.apply(WatchEventType::Added, parse(pod("web-abc-1", "Running", "300m")));
     }
-    void set_policy(const std::string& p) { policies.apply(watch_event_type::added, parse(p)); }
+    void set_policy(const std::string& p) { policies.apply(WatchEventType::Added, parse(p)); }
 };
 
-const object_key kWeb{"ns", "Deployment", "web"};
+const ObjectKey kWeb{"ns", "Deployment", "web"};
 
 TEST(WorkloadSnapshot, TheWinnersMergedSettingsAndTheLiveBaselineThroughTheReplicaSet) {
-    fixture f;
+    Fixture f;
     f.set_policy(policy(kPrometheus));
-    f.namespace_defaults.apply(watch_event_type::added,
-                               parse(R"({"metadata":{"namespace":"ns","name":"team","resourceVersion":"4"},"spec":{"cpu":{"overhead":"35"}}})"));
-    effective_policies policies({});
+    f.namespace_defaults.apply(
+        WatchEventType::Added,
+        parse(
+            R"({"metadata":{"namespace":"ns","name":"team","resourceVersion":"4"},"spec":{"cpu":{"overhead":"35"}}})"));
+    EffectivePolicies policies({});
     const auto s = take_snapshot(f.views(), policies, kWeb);
     ASSERT_NE(s.effective(), nullptr) << s.policy.config_error;
     EXPECT_EQ(s.effective()->cpu.overhead_percent, 35);
@@ -70,54 +72,54 @@ TEST(WorkloadSnapshot, TheWinnersMergedSettingsAndTheLiveBaselineThroughTheRepli
     EXPECT_EQ(s.baseline.containers.at("app").requests.at("cpu"), core::Quantity::parse("300m").value());
     EXPECT_EQ(s.policy_generation(), 1);
     EXPECT_EQ(s.suppress_warnings(), "HPAConflict");
-    EXPECT_EQ(next_step(s), workload_step::query_source);
+    EXPECT_EQ(next_step(s), WorkloadStep::QuerySource);
 }
 
 TEST(WorkloadSnapshot, TheSettingsPointerStaysWhileNothingItDependsOnMoved) {
-    fixture f;
+    Fixture f;
     f.set_policy(policy(kPrometheus));
-    effective_policies policies({});
+    EffectivePolicies policies({});
     const auto a = take_snapshot(f.views(), policies, kWeb).policy.effective;
     const auto b = take_snapshot(f.views(), policies, kWeb).policy.effective;
     EXPECT_EQ(a, b);
-    f.cluster_defaults.apply(watch_event_type::added,
-                             parse(R"({"metadata":{"name":"default","resourceVersion":"7"},"spec":{"memory":{"overhead":"50"}}})"));
+    f.cluster_defaults
+        .apply(WatchEventType::Added,
+               parse(R"({"metadata":{"name":"default","resourceVersion":"7"},"spec":{"memory":{"overhead":"50"}}})"));
     const auto c = take_snapshot(f.views(), policies, kWeb).policy.effective;
     EXPECT_NE(c, a);
     EXPECT_EQ(c->memory.overhead_percent, 50);
 }
 
 TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStep) {
-    struct row {
+    struct Row {
         const char* what;
         std::string policy;
         bool defaults_synced;
-        workload_step want;
-        const char* message;  // part of config_error / source_error / vpa_problem
+        WorkloadStep want;
+        const char* message;  // part of ConfigError / source_error / vpa_problem
     };
-    const std::vector<row> rows = {
+    const std::vector<Row> rows = {
         {"loopback Prometheus without the flag", policy(R"({"prometheus":{"address":"http://127.0.0.1:9090"}})"), true,
-         workload_step::config_failed, "loopback"},
-        {"defaults not listed yet", policy(kPrometheus), false, workload_step::config_failed, "Failed to fetch defaults"},
+         WorkloadStep::ConfigFailed, "loopback"},
+        {"defaults not listed yet", policy(kPrometheus), false, WorkloadStep::ConfigFailed, "Failed to fetch defaults"},
         {"a Secret without Secret reads",
          policy(R"({"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"s","key":"t"}}})"), true,
-         workload_step::config_failed, "needs Secret reads"},
-        {"paused", policy(kPrometheus, R"(,"paused":true)"), true, workload_step::paused, ""},
-        {"Observe", policy(kPrometheus, R"(,"updateStrategy":{"type":"Observe"})"), true, workload_step::observe, ""},
-        {"no source anywhere", policy("{}"), true, workload_step::source_failed, "no metrics source"},
+         WorkloadStep::ConfigFailed, "needs Secret reads"},
+        {"paused", policy(kPrometheus, R"(,"paused":true)"), true, WorkloadStep::Paused, ""},
+        {"Observe", policy(kPrometheus, R"(,"updateStrategy":{"type":"Observe"})"), true, WorkloadStep::Observe, ""},
+        {"no source anywhere", policy("{}"), true, WorkloadStep::SourceFailed, "no metrics source"},
         {"Datadog", policy(R"({"datadog":{"apiKeySecretRef":{"name":"d","key":"k"}}})"), true,
-         workload_step::source_failed, "not implemented"},
-        {"VPA without the VPA API", policy(R"({"vpa":{"name":"web"}})"), true, workload_step::query_source,
-         "not served"},
+         WorkloadStep::SourceFailed, "not implemented"},
+        {"VPA without the VPA API", policy(R"({"vpa":{"name":"web"}})"), true, WorkloadStep::QuerySource, "not served"},
         {"every container excluded", policy(kPrometheus, R"(,"excludedContainers":["app"])"), true,
-         workload_step::nothing_to_size, ""},
+         WorkloadStep::NothingToSize, ""},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
-        fixture f;
+        Fixture f;
         f.defaults_synced = r.defaults_synced;
         f.set_policy(r.policy);
-        effective_policies policies({});
+        EffectivePolicies policies({});
         const auto s = take_snapshot(f.views(), policies, kWeb);
         EXPECT_EQ(next_step(s), r.want);
         const auto said = s.policy.config_error + s.policy.source_error + s.vpa_problem;
@@ -127,27 +129,26 @@ TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStep) {
 
 TEST(WorkloadSnapshot, AnIdleWorkloadIsNotQueriedButItsManualRecommendationIsComputed) {
     const std::string manual = R"({"manual":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]}})";
-    struct row {
+    struct Row {
         const char* what;
         std::string source;
         std::string extra;
-        workload_step want;
+        WorkloadStep want;
     };
-    const std::vector<row> rows = {
-        {"Prometheus", kPrometheus, "", workload_step::idle},
-        {"Manual", manual, "", workload_step::query_source},
-        {"Manual, paused", manual, R"(,"paused":true)", workload_step::paused},
-        {"Manual, Observe", manual, R"(,"updateStrategy":{"type":"Observe"})", workload_step::observe},
+    const std::vector<Row> rows = {
+        {"Prometheus", kPrometheus, "", WorkloadStep::Idle},
+        {"Manual", manual, "", WorkloadStep::QuerySource},
+        {"Manual, paused", manual, R"(,"paused":true)", WorkloadStep::Paused},
+        {"Manual, Observe", manual, R"(,"updateStrategy":{"type":"Observe"})", WorkloadStep::Observe},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
-        fixture f;
-        f.deployments.apply(watch_event_type::modified,
-                            parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
+        Fixture f;
+        f.deployments.apply(WatchEventType::Modified, parse(R"({"apiVersion":"apps/v1","kind":"Deployment",
   "metadata":{"namespace":"ns","name":"web","uid":"web-uid","resourceVersion":"2","labels":{"tier":"web"}},
   "spec":{"replicas":0,"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"500m"}}}]}}}})"));
         f.set_policy(policy(r.source, r.extra));
-        effective_policies policies({});
+        EffectivePolicies policies({});
         const auto s = take_snapshot(f.views(), policies, kWeb);
         EXPECT_NE(s.report.idle, core::IdleKind::None);
         EXPECT_EQ(next_step(s), r.want);
@@ -155,27 +156,29 @@ TEST(WorkloadSnapshot, AnIdleWorkloadIsNotQueriedButItsManualRecommendationIsCom
 }
 
 TEST(WorkloadSnapshot, VpaObjectFromItsCache) {
-    fixture f;
+    Fixture f;
     f.with_vpas = true;
     f.set_policy(policy(R"({"vpa":{"name":"web-vpa","selection":"UpperBound"}})"));
-    effective_policies policies({});
+    EffectivePolicies policies({});
     auto s = take_snapshot(f.views(), policies, kWeb);
     EXPECT_EQ(s.vpa, nullptr);
     EXPECT_NE(s.vpa_problem.find("VerticalPodAutoscaler ns/web-vpa not found"), std::string::npos) << s.vpa_problem;
-    f.vpas.apply(watch_event_type::added, parse(R"({"metadata":{"namespace":"ns","name":"web-vpa","resourceVersion":"1"}})"));
+    f.vpas.apply(WatchEventType::Added,
+                 parse(R"({"metadata":{"namespace":"ns","name":"web-vpa","resourceVersion":"1"}})"));
     s = take_snapshot(f.views(), policies, kWeb);
     EXPECT_NE(s.vpa, nullptr);
     EXPECT_TRUE(s.vpa_problem.empty());
 }
 
 TEST(WorkloadSnapshot, OutrankedAndOptedOutPoliciesAreResolvedForTheirEvents) {
-    fixture f;
+    Fixture f;
     f.set_policy(policy(kPrometheus));
-    f.policies.apply(watch_event_type::added,
-                     parse(R"({"metadata":{"namespace":"ns","name":"q","uid":"q-uid","resourceVersion":"1","generation":1,
+    f.policies.apply(WatchEventType::Added,
+                     parse(
+                         R"({"metadata":{"namespace":"ns","name":"q","uid":"q-uid","resourceVersion":"1","generation":1,
                                "annotations":{"attune.io/suppress-warnings":"PolicyConflict"}},
                                "spec":{"targetRef":{"kind":"Deployment","name":"web"},"cpu":{},"memory":{},"weight":50}})"));
-    effective_policies policies({});
+    EffectivePolicies policies({});
     const auto s = take_snapshot(f.views(), policies, kWeb);
     ASSERT_EQ(s.outranked.size(), 1u);
     EXPECT_EQ(s.outranked[0].ref.name, "q");
@@ -184,7 +187,7 @@ TEST(WorkloadSnapshot, OutrankedAndOptedOutPoliciesAreResolvedForTheirEvents) {
 }
 
 TEST(WorkloadSnapshot, PodsOfEveryKind) {
-    fixture f;
+    Fixture f;
     EXPECT_EQ(pods_of(f.views(), "Deployment", "web-uid").size(), 2u);
     EXPECT_EQ(pods_of(f.views(), "ReplicaSet", "rs-uid").size(), 2u);
     EXPECT_TRUE(pods_of(f.views(), "StatefulSet", "web-uid").empty());

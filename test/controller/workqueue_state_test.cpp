@@ -5,12 +5,12 @@
 namespace attune::controller {
 namespace {
 using namespace std::chrono_literals;
-using tp = workqueue_state::time_point;
+using Tp = WorkqueueState::time_point;
 
-const tp t0{};  // the fake clock
+const Tp t0{};  // the fake clock
 
 TEST(WorkqueueState, DedupesKeysWaitingToBeProcessed) {
-    workqueue_state q;
+    WorkqueueState q;
     EXPECT_TRUE(q.add("ns/Deployment/a"));
     EXPECT_FALSE(q.add("ns/Deployment/a"));
     EXPECT_TRUE(q.add("ns/Deployment/b"));
@@ -21,7 +21,7 @@ TEST(WorkqueueState, DedupesKeysWaitingToBeProcessed) {
 }
 
 TEST(WorkqueueState, KeyBeingProcessedIsNeverHandedOutTwice) {
-    workqueue_state q;
+    WorkqueueState q;
     q.add("k");
     ASSERT_EQ(q.take(t0), "k");
     EXPECT_FALSE(q.add("k"));  // dirty, not ready
@@ -35,7 +35,7 @@ TEST(WorkqueueState, KeyBeingProcessedIsNeverHandedOutTwice) {
 }
 
 TEST(WorkqueueState, DoneWithoutNewAddDoesNotRequeue) {
-    workqueue_state q;
+    WorkqueueState q;
     q.add("k");
     ASSERT_EQ(q.take(t0), "k");
     q.done("k");
@@ -44,7 +44,7 @@ TEST(WorkqueueState, DoneWithoutNewAddDoesNotRequeue) {
 }
 
 TEST(WorkqueueState, DelayedKeysBecomeReadyAtTheirTime) {
-    workqueue_state q;
+    WorkqueueState q;
     q.add_after("late", t0 + 2s);
     q.add_after("early", t0 + 1s);
     q.add_after("late", t0 + 5s);  // the earliest request wins
@@ -57,7 +57,7 @@ TEST(WorkqueueState, DelayedKeysBecomeReadyAtTheirTime) {
 }
 
 TEST(WorkqueueState, DelayedKeyAlreadyQueuedIsNotDuplicated) {
-    workqueue_state q;
+    WorkqueueState q;
     q.add("k");
     q.add_after("k", t0 + 1s);
     EXPECT_EQ(q.take(t0 + 2s), "k");
@@ -65,7 +65,7 @@ TEST(WorkqueueState, DelayedKeyAlreadyQueuedIsNotDuplicated) {
 }
 
 TEST(WorkqueueState, RateLimitedRequeueBacksOffPerKeyExponentially) {
-    workqueue_state q({10ms, 50ms});
+    WorkqueueState q({10ms, 50ms});
     EXPECT_EQ(q.add_rate_limited("a", t0), 10ms);
     EXPECT_EQ(q.add_rate_limited("a", t0), 20ms);
     EXPECT_EQ(q.add_rate_limited("a", t0), 40ms);
@@ -78,14 +78,14 @@ TEST(WorkqueueState, RateLimitedRequeueBacksOffPerKeyExponentially) {
 }
 
 TEST(WorkqueueState, RateLimitedKeyWaitsForItsBackoff) {
-    workqueue_state q({100ms, 1s});
+    WorkqueueState q({100ms, 1s});
     q.add_rate_limited("a", t0);
     EXPECT_EQ(q.take(t0 + 99ms), std::nullopt);
     EXPECT_EQ(q.take(t0 + 100ms), "a");
 }
 
 TEST(WorkqueueState, ShutDownStopsHandingOutWork) {
-    workqueue_state q;
+    WorkqueueState q;
     q.add("a");
     q.shut_down();
     EXPECT_FALSE(q.add("b"));
@@ -93,7 +93,7 @@ TEST(WorkqueueState, ShutDownStopsHandingOutWork) {
 }
 
 TEST(WorkqueueState, BackoffForDoublesAndCaps) {
-    rate_limit_options o{5ms, 300s};
+    RateLimitOptions o{5ms, 300s};
     EXPECT_EQ(backoff_for(o, 0), 5ms);
     EXPECT_EQ(backoff_for(o, 3), 40ms);
     EXPECT_EQ(backoff_for(o, 200), 300s);  // no overflow

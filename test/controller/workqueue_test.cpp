@@ -22,7 +22,7 @@ using namespace std::chrono_literals;
 // for done(), never run on a second worker at the same time.
 TEST(Workqueue, WorkersNeverProcessOneKeyConcurrently) {
     asio::io_context io;
-    workqueue q(io.get_executor(), {});
+    Workqueue q(io.get_executor(), {});
     std::set<std::string> in_flight;
     std::map<std::string, int> runs;
     bool overlap = false;
@@ -63,7 +63,7 @@ TEST(Workqueue, WorkersNeverProcessOneKeyConcurrently) {
 
 TEST(Workqueue, DelayedAddWakesAWaitingWorker) {
     asio::io_context io;
-    workqueue q(io.get_executor(), {});
+    Workqueue q(io.get_executor(), {});
     std::optional<std::string> got;
     auto started = std::chrono::steady_clock::now();
     std::chrono::steady_clock::duration waited{};
@@ -79,7 +79,7 @@ TEST(Workqueue, DelayedAddWakesAWaitingWorker) {
 
 TEST(Workqueue, ShutDownReleasesWaitingWorkers) {
     asio::io_context io;
-    workqueue q(io.get_executor(), {});
+    Workqueue q(io.get_executor(), {});
     int finished = 0;
     for (int i = 0; i < 3; ++i)
         asio::co_spawn(io, [&]() -> asio::awaitable<void> {
@@ -96,7 +96,7 @@ TEST(Workqueue, ShutDownReleasesWaitingWorkers) {
 // run between keys instead of after the whole backlog.
 TEST(Workqueue, AWorkerDrainingABacklogLetsOtherHandlersRunBetweenKeys) {
     asio::io_context io;
-    workqueue q(io.get_executor(), {});
+    Workqueue q(io.get_executor(), {});
     for (int i = 0; i < 100; ++i) q.add("k" + std::to_string(i));
     int processed = 0;
     int processed_when_other_ran = -1;

@@ -17,16 +17,16 @@ namespace {
 
 struct Catalog : ::testing::Test {
     boost::asio::io_context io;
-    kube::rest_config cfg = [] {
-        kube::rest_config c;
+    kube::RestConfig cfg = [] {
+        kube::RestConfig c;
         c.host = "127.0.0.1";
         c.port = "1";
         c.tls.ca_pem = test::pki().ca_pem;
         return c;
     }();
-    kube::client client{io.get_executor(), cfg};
-    kube::informer_registry registry{client};
-    Catalog() { define_informers(registry, false, false, nullptr, kube::watch_scope()); }
+    kube::Client client{io.get_executor(), cfg};
+    kube::InformerRegistry registry{client};
+    Catalog() { define_informers(registry, false, false, nullptr, kube::WatchScope()); }
 };
 
 // The controller merges every policy with both defaults tiers; the webhook
@@ -37,9 +37,9 @@ TEST_F(Catalog, TheWebhookReadsBothDefaultsTiersDecodedAndWaitsForTheirLists) {
     ASSERT_EQ(caches.views.cluster_defaults, &registry.need("attunedefaults").cache());
     ASSERT_EQ(caches.views.namespace_defaults, &registry.need("attunenamespacedefaults").cache());
     // decoded<T> throws when the cache keeps no view of that type.
-    EXPECT_NO_THROW(EXPECT_EQ(caches.views.cluster_defaults->decoded<policy::defaults_view>("base"), nullptr));
-    EXPECT_NO_THROW(EXPECT_EQ(caches.views.namespace_defaults->decoded<policy::defaults_view>("shop/base"), nullptr));
-    EXPECT_NO_THROW(EXPECT_EQ(caches.views.policies->decoded<policy::policy_view>("shop/web"), nullptr));
+    EXPECT_NO_THROW(EXPECT_EQ(caches.views.cluster_defaults->decoded<policy::DefaultsView>("base"), nullptr));
+    EXPECT_NO_THROW(EXPECT_EQ(caches.views.namespace_defaults->decoded<policy::DefaultsView>("shop/base"), nullptr));
+    EXPECT_NO_THROW(EXPECT_EQ(caches.views.policies->decoded<policy::PolicyView>("shop/web"), nullptr));
     ASSERT_TRUE(caches.views.synced);
     EXPECT_FALSE(caches.synced());  // nothing has listed
     const auto waiting = registry.not_synced();
@@ -64,16 +64,16 @@ TEST_F(Catalog, TheWebhookReadsEveryOwnerKindAndTheNamespaces) {
 // each, on the cluster-wide collection.
 TEST(CatalogScope, WatchNamespacesGivesEveryNamespacedInformerOneStreamPerNamespace) {
     boost::asio::io_context io;
-    kube::rest_config cfg;
+    kube::RestConfig cfg;
     cfg.host = "127.0.0.1";
     cfg.port = "1";
     cfg.tls.ca_pem = test::pki().ca_pem;
-    kube::client client{io.get_executor(), cfg};
-    kube::informer_registry scoped{client}, all{client};
-    const kube::watch_scope scope({"team-a", "team-b"});
+    kube::Client client{io.get_executor(), cfg};
+    kube::InformerRegistry scoped{client}, all{client};
+    const kube::WatchScope scope({"team-a", "team-b"});
     define_informers(scoped, false, false, nullptr, scope);
-    define_informers(all, false, false, nullptr, kube::watch_scope());
-    using T = kube::list_watch_target;
+    define_informers(all, false, false, nullptr, kube::WatchScope());
+    using T = kube::ListWatchTarget;
     const std::vector<T> per_namespace = {T("team-a", ""), T("team-b", "")};
     std::vector<std::string> cluster_wide;
     auto names = scoped.defined_names();
@@ -98,7 +98,7 @@ TEST(CatalogScope, WatchNamespacesGivesEveryNamespacedInformerOneStreamPerNamesp
                           "attunenamespacedefaults"})
         EXPECT_TRUE(scoped.definition(n) && scoped.definition(n)->type.namespaced) << n;
     EXPECT_EQ(vpa_informer(scope).targets, per_namespace);
-    EXPECT_TRUE(vpa_informer(kube::watch_scope()).targets.empty());
+    EXPECT_TRUE(vpa_informer(kube::WatchScope()).targets.empty());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Every metric family the manager registers (the one manager_metrics struct
+// Every metric family the manager registers (the one ManagerMetrics struct
 // built at startup), and every label name the code gives its series, checked
 // against an allow-list of bounded labels. A label whose values grow with the
 // cluster (a workload, pod, container or object name, a uid) makes a series
@@ -40,21 +40,21 @@ const std::map<std::string, std::set<std::string>> kPrescribedPerWorkload = {
     {"nan_inf_samples", {"container"}},
 };
 
-struct use {
+struct Use {
     std::string file, member;
     std::vector<std::string> labels;
 };
 
 // Each `member.Add({{"label", value}, ...})` and `Labels{{"label", value}, ...}`
 // in the text: the member's name and the label names.
-std::vector<use> label_uses(const std::string& file, const std::string& text) {
+std::vector<Use> label_uses(const std::string& file, const std::string& text) {
     static const std::regex call(R"re((\w+)\s*\.\s*Add\(\s*\{((?:\s*\{\s*"[a-z_]+"[^{}]*\}\s*,?)+)\s*\})re");
     static const std::regex literal(R"re((Labels)\{((?:\s*\{\s*"[a-z_]+"[^{}]*\}\s*,?)+)\s*\})re");
     static const std::regex key(R"re(\{\s*"([a-z_]+)"\s*,)re");
-    std::vector<use> out;
+    std::vector<Use> out;
     for (const auto* re : {&call, &literal})
         for (std::sregex_iterator it(text.begin(), text.end(), *re), end; it != end; ++it) {
-            use u{file, (*it)[1].str(), {}};
+            Use u{file, (*it)[1].str(), {}};
             const std::string inner = (*it)[2].str();
             for (std::sregex_iterator k(inner.begin(), inner.end(), key); k != end; ++k) u.labels.push_back((*k)[1].str());
             out.push_back(std::move(u));
@@ -62,7 +62,7 @@ std::vector<use> label_uses(const std::string& file, const std::string& text) {
     return out;
 }
 
-std::vector<std::string> unbounded(const std::vector<use>& uses) {
+std::vector<std::string> unbounded(const std::vector<Use>& uses) {
     std::vector<std::string> bad;
     for (const auto& u : uses)
         for (const auto& l : u.labels) {
@@ -74,8 +74,8 @@ std::vector<std::string> unbounded(const std::vector<use>& uses) {
     return bad;
 }
 
-std::vector<use> manager_label_uses() {
-    std::vector<use> all;
+std::vector<Use> manager_label_uses() {
+    std::vector<Use> all;
     for (const char* dir : {"src/controller", "src/kube", "src/manager", "webhook"})
         for (const auto& e : std::filesystem::recursive_directory_iterator(std::filesystem::path(ATTUNE_SOURCE_ROOT) / dir)) {
             if (e.path().extension() != ".cpp" && e.path().extension() != ".hpp") continue;
@@ -146,11 +146,11 @@ std::set<std::string> registered_in_sources() {
 // The families the manager registers at startup, by name: a new one must be
 // added here, which is where its labels get reviewed. A family appears in
 // the registry's output only once it has a series, so the names come from
-// the four metrics sources, and every family the one manager_metrics struct
+// the four metrics sources, and every family the one ManagerMetrics struct
 // shows at start (those with an unlabelled series) must be among them.
 TEST(MetricLabels, TheManagerRegistersExactlyTheseFamilies) {
     const std::set<std::string> names = registered_in_sources();
-    manager_metrics m;
+    ManagerMetrics m;
     std::size_t live = 0;
     for (const auto& f : m.registry->Collect()) {
         ++live;

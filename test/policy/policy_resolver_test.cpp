@@ -10,7 +10,7 @@
 namespace attune::policy {
 namespace {
 namespace json = boost::json;
-using kube::watch_event_type;
+using kube::WatchEventType;
 using F = core::ResolutionFailure;
 
 const char* kSource = R"("metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
@@ -26,20 +26,20 @@ json::value workload(bool skip = false) {
                        (skip ? R"(,"annotations":{"attune.io/skip":"true"})" : "") + "}}");
 }
 
-struct caches {
+struct Caches {
     // Compact text, as the manager holds them: every read parses anew.
-    kube::object_cache policies{kube::strip_generic, kube::cache_storage::compact_text};
-    kube::object_cache cluster{kube::strip_generic, kube::cache_storage::compact_text};
-    kube::object_cache namespaced{kube::strip_generic, kube::cache_storage::compact_text};
+    kube::ObjectCache policies{kube::strip_generic, kube::CacheStorage::CompactText};
+    kube::ObjectCache cluster{kube::strip_generic, kube::CacheStorage::CompactText};
+    kube::ObjectCache namespaced{kube::strip_generic, kube::CacheStorage::CompactText};
     bool defaults_listed = true;
-    caches() {
+    Caches() {
         index_policies(policies);
         index_defaults(cluster);
         index_defaults(namespaced);
     }
-    void add(kube::object_cache& c, const std::string& obj) { c.apply(watch_event_type::added, json::parse(obj)); }
-    cache_views views() {
-        cache_views v;
+    void add(kube::ObjectCache& c, const std::string& obj) { c.apply(WatchEventType::Added, json::parse(obj)); }
+    CacheViews views() {
+        CacheViews v;
         v.policies = &policies;
         v.cluster_defaults = &cluster;
         v.namespace_defaults = &namespaced;
@@ -49,7 +49,7 @@ struct caches {
 };
 
 TEST(PolicyResolver, ManagingPolicyAndItsSettingsFailClosed) {
-    struct row {
+    struct Row {
         const char* what;
         std::vector<std::string> policies;
         std::vector<std::string> namespace_defaults;
@@ -64,33 +64,80 @@ TEST(PolicyResolver, ManagingPolicyAndItsSettingsFailClosed) {
     const std::string team = R"({"metadata":{"namespace":"shop","name":"team","resourceVersion":"1"},"spec":{"cpu":{"percentile":80}}})";
     const std::string broken =
         R"({"metadata":{"namespace":"shop","name":"broken","resourceVersion":"1"},"spec":{"costPricing":{"cpuPerCoreHour":"cheap"}}})";
-    const std::vector<row> rows = {
+    const std::vector<Row> rows = {
         {"no policy", {}, {}, false, true, "", {}, F::None, "", 0},
-        {"one policy, merged with the namespace's defaults", {policy("web", 100)}, {team}, false, true, "web", {}, F::None,
-         "", 80},
+        {"one policy, merged with the namespace's defaults",
+         {policy("web", 100)},
+         {team},
+         false,
+         true,
+         "web",
+         {},
+         F::None,
+         "",
+         80},
         {"the skip annotation opts out", {policy("web", 100)}, {}, true, true, "", {"web"}, F::None, "", 0},
-        {"the heavier policy wins", {policy("light", 100, R"(,"cpu":{"percentile":70})"), policy("heavy", 200, R"(,"cpu":{"percentile":99})")},
-         {}, false, true, "heavy", {}, F::None, "", 99},
-        {"defaults not listed: fail closed", {policy("web", 100)}, {team}, false, false, "web", {}, F::DefaultsNotSynced,
+        {"the heavier policy wins",
+         {policy("light", 100, R"(,"cpu":{"percentile":70})"), policy("heavy", 200, R"(,"cpu":{"percentile":99})")},
+         {},
+         false,
+         true,
+         "heavy",
+         {},
+         F::None,
+         "",
+         99},
+        {"defaults not listed: fail closed",
+         {policy("web", 100)},
+         {team},
+         false,
+         false,
+         "web",
+         {},
+         F::DefaultsNotSynced,
          "Failed to fetch defaults: the AttuneDefaults and AttuneNamespaceDefaults caches have not finished their first "
          "list",
          0},
-        {"a defaults object that does not decode fails closed, not skipped", {policy("web", 100)}, {team, broken}, false,
-         true, "web", {}, F::InvalidDefaults, "", 0},
+        {"a defaults object that does not decode fails closed, not skipped",
+         {policy("web", 100)},
+         {team, broken},
+         false,
+         true,
+         "web",
+         {},
+         F::InvalidDefaults,
+         "",
+         0},
         {"a merged policy that fails validation is refused with the message",
-         {policy("web", 100, R"(,"cpu":{"maxAllowed":"1"},"containerPolicies":[{"containerName":"app","cpu":{"minAllowed":"2"}}])")},
-         {}, false, true, "web", {}, F::ValidationFailed,
-         "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1", 0},
-        {"a policy that does not decode is no candidate", {policy("web", 100, R"(,"cpu":{"percentile":"high"})")}, {},
-         false, true, "", {}, F::None, "", 0},
+         {policy(
+             "web", 100,
+             R"(,"cpu":{"maxAllowed":"1"},"containerPolicies":[{"containerName":"app","cpu":{"minAllowed":"2"}}])")},
+         {},
+         false,
+         true,
+         "web",
+         {},
+         F::ValidationFailed,
+         "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1",
+         0},
+        {"a policy that does not decode is no candidate",
+         {policy("web", 100, R"(,"cpu":{"percentile":"high"})")},
+         {},
+         false,
+         true,
+         "",
+         {},
+         F::None,
+         "",
+         0},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
-        caches c;
+        Caches c;
         c.defaults_listed = r.defaults_listed;
         for (const auto& p : r.policies) c.add(c.policies, p);
         for (const auto& d : r.namespace_defaults) c.add(c.namespaced, d);
-        policy_resolver resolver;
+        PolicyResolver resolver;
         const auto got = resolve_managing_policy(c.views(), resolver, policy::workload_ref_from("Deployment", workload(r.skip)));
         EXPECT_EQ(got.selection.winner, r.winner);
         EXPECT_EQ(got.selection.opted_out_of, r.opted_out_of);
@@ -122,9 +169,9 @@ TEST(PolicyResolver, ManagingPolicyAndItsSettingsFailClosed) {
 
 // The recommendation store reads "same pointer" as "same settings".
 TEST(PolicyResolver, TheSettingsPointerStaysUntilThePolicyOrADefaultsObjectChanges) {
-    caches c;
+    Caches c;
     c.add(c.policies, policy("web", 100));
-    policy_resolver resolver;
+    PolicyResolver resolver;
     const auto a = resolver.resolve(c.views(), "shop", "web").effective;
     ASSERT_NE(a, nullptr);
     EXPECT_EQ(resolver.resolve(c.views(), "shop", "web").effective, a);
@@ -133,7 +180,7 @@ TEST(PolicyResolver, TheSettingsPointerStaysUntilThePolicyOrADefaultsObjectChang
     ASSERT_NE(b, nullptr);
     EXPECT_NE(b, a);
     EXPECT_EQ(b->memory.overhead_percent, 50);
-    c.policies.apply(watch_event_type::modified, json::parse(policy("web", 100, R"(,"cpu":{"percentile":95})", 2)));
+    c.policies.apply(WatchEventType::Modified, json::parse(policy("web", 100, R"(,"cpu":{"percentile":95})", 2)));
     const auto d = resolver.resolve(c.views(), "shop", "web").effective;
     ASSERT_NE(d, nullptr);
     EXPECT_NE(d, b);
@@ -144,10 +191,10 @@ TEST(PolicyResolver, TheSettingsPointerStaysUntilThePolicyOrADefaultsObjectChang
 }
 
 TEST(PolicyResolver, NothingIsRememberedBeforeTheDefaultsListed) {
-    caches c;
+    Caches c;
     c.add(c.policies, policy("web", 100));
     c.defaults_listed = false;
-    policy_resolver resolver;
+    PolicyResolver resolver;
     EXPECT_EQ(resolver.resolve(c.views(), "shop", "web").failure, F::DefaultsNotSynced);
     EXPECT_EQ(resolver.size(), 0u);
     c.defaults_listed = true;
@@ -155,8 +202,8 @@ TEST(PolicyResolver, NothingIsRememberedBeforeTheDefaultsListed) {
 }
 
 TEST(PolicyResolver, APolicyMissingFromTheCacheHasNoSettings) {
-    caches c;
-    policy_resolver resolver;
+    Caches c;
+    PolicyResolver resolver;
     const auto r = resolver.resolve(c.views(), "shop", "gone");
     EXPECT_EQ(r.view, nullptr);
     EXPECT_FALSE(r.ok());
@@ -165,13 +212,13 @@ TEST(PolicyResolver, APolicyMissingFromTheCacheHasNoSettings) {
 
 // The validation options are the reader's (the manager's flags).
 TEST(PolicyResolver, ValidatesWithItsOptions) {
-    caches c;
+    Caches c;
     c.add(c.policies, R"({"metadata":{"namespace":"shop","name":"web","resourceVersion":"1"},"spec":{"targetRef":{"kind":"Deployment","name":"web"},"metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}}}})");
-    policy_resolver strict;
+    PolicyResolver strict;
     EXPECT_EQ(strict.resolve(c.views(), "shop", "web").failure, F::ValidationFailed);
     core::PolicyValidationOptions local;
     local.allow_local_metrics_addresses = true;
-    policy_resolver relaxed(local);
+    PolicyResolver relaxed(local);
     EXPECT_TRUE(relaxed.resolve(c.views(), "shop", "web").ok());
 }
 

@@ -9,7 +9,7 @@ namespace {
 namespace json = boost::json;
 
 // A policy "name" in namespace "ns" with this targetRef (JSON) and weight (0 = unset).
-policy_view policy(const char* name, const char* target_ref, int weight = 0) {
+PolicyView policy(const char* name, const char* target_ref, int weight = 0) {
     auto p = json::parse(std::string(R"({"metadata":{"name":")") + name +
                          R"(","namespace":"ns","generation":3,"uid":"u"},"spec":{"cpu":{},"memory":{}}})");
     p.at("spec").as_object()["targetRef"] = json::parse(target_ref);
@@ -50,7 +50,7 @@ TEST(PolicySelection, AnUndecodablePolicyTargetsNothingAndSaysWhy) {
 }
 
 TEST(PolicySelection, TargetRefMatchesKindNameOrSelectorInTheNamespace) {
-    const std::vector<workload_ref> refs = {
+    const std::vector<WorkloadRef> refs = {
         workload_ref_from("Deployment", workload("ns", "web", R"({"tier":"web"})")),
         workload_ref_from("Deployment", workload("ns", "api", R"({"tier":"api"})")),
         workload_ref_from("StatefulSet", workload("ns", "web-db", R"({"tier":"web"})")),
@@ -98,7 +98,7 @@ TEST(PolicySelection, HigherWeightWinsThenTheSmallerName) {
     const char* by_name = R"({"kind":"Deployment","name":"web"})";
     const struct {
         const char* name;
-        std::vector<policy_view> policies;
+        std::vector<PolicyView> policies;
         std::string winner;
         std::vector<std::string> losers;
     } cases[] = {
@@ -120,8 +120,9 @@ TEST(PolicySelection, HigherWeightWinsThenTheSmallerName) {
 }
 
 TEST(PolicySelection, SkipAnnotationOptsOutOfEveryPolicy) {
-    const std::vector<policy_view> ps = {policy("b", R"({"kind":"Deployment","name":"web"})"),
-                                         policy("a", R"({"kind":"Deployment","selector":{"matchLabels":{"tier":"web"}}})")};
+    const std::vector<PolicyView> ps = {policy("b", R"({"kind":"Deployment","name":"web"})"),
+                                        policy("a",
+                                               R"({"kind":"Deployment","selector":{"matchLabels":{"tier":"web"}}})")};
     auto s = select_policy(ps, workload_ref_from("Deployment", workload("ns", "web", R"({"tier":"web"})", nullptr, "true")));
     EXPECT_EQ(s.winner, "");
     EXPECT_TRUE(s.losers.empty());

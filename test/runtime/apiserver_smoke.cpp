@@ -36,18 +36,18 @@ void check(bool ok, const std::string& what) {
     if (!ok) ++failures;
 }
 template <class T>
-std::string err(const api_result<T>& r) {
+std::string err(const ApiResult<T>& r) {
     return r.ok() ? std::string() : " (" + r.error().describe() + ")";
 }
 
-resource_type configmaps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
+ResourceType configmaps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
 
 asio::awaitable<void> sleep_ms(int ms) {
     asio::steady_timer t(co_await asio::this_coro::executor, std::chrono::milliseconds(ms));
     co_await t.async_wait(asio::use_awaitable);
 }
 
-asio::awaitable<void> smoke(client& c) {
+asio::awaitable<void> smoke(Client& c) {
     // A fresh namespace per run: without a controller-manager a deleted one
     // stays Terminating forever.
     const std::string ns = "attune-runtime-smoke-" + std::to_string(std::time(nullptr));
@@ -68,17 +68,17 @@ asio::awaitable<void> smoke(client& c) {
     check(created_ns.ok() || created_ns.error().is_already_exists(), "create namespace" + err(created_ns));
 
     // Informer on configmaps in the namespace, started before the writes.
-    informer_options io;
+    InformerOptions io;
     io.type = configmaps();
     io.namespace_ = ns;
     io.fsm.page_size = 2;
     io.fsm.watch_timeout_base = std::chrono::seconds(5);  // exercise server-side watch timeouts
-    informer inf(c, io);
+    Informer inf(c, io);
     int added = 0, updated = 0, deleted = 0;
-    inf.add_handler([&](const object_cache::delta& d) {
-        if (d.what == object_cache::delta::kind::added) ++added;
-        if (d.what == object_cache::delta::kind::updated) ++updated;
-        if (d.what == object_cache::delta::kind::deleted) ++deleted;
+    inf.add_handler([&](const ObjectCache::Delta& d) {
+        if (d.what == ObjectCache::Delta::Kind::Added) ++added;
+        if (d.what == ObjectCache::Delta::Kind::Updated) ++updated;
+        if (d.what == ObjectCache::Delta::Kind::Deleted) ++deleted;
     });
     asio::co_spawn(co_await asio::this_coro::executor, inf.run(), asio::detached);
 
@@ -90,7 +90,7 @@ asio::awaitable<void> smoke(client& c) {
         auto r = co_await c.create(configmaps(), ns, cm);
         check(r.ok(), "create configmap cm-" + std::to_string(i) + err(r));
     }
-    list_options lo;
+    ListOptions lo;
     lo.limit = 2;
     lo.label_selector = "smoke=yes";
     auto page = co_await c.list(configmaps(), ns, lo);
@@ -100,19 +100,20 @@ asio::awaitable<void> smoke(client& c) {
 
     auto got = co_await c.get(configmaps(), ns, "cm-0");
     check(got.ok(), "get cm-0" + err(got));
-    auto merge = co_await c.patch(configmaps(), ns, "cm-0", patch_type::json_merge, R"({"data":{"merged":"1"}})");
+    auto merge = co_await c.patch(configmaps(), ns, "cm-0", PatchType::JsonMerge, R"({"data":{"merged":"1"}})");
     check(merge.ok(), "merge patch" + err(merge));
-    auto strategic = co_await c.patch(configmaps(), ns, "cm-0", patch_type::strategic_merge, R"({"data":{"smp":"1"}})");
+    auto strategic = co_await c.patch(configmaps(), ns, "cm-0", PatchType::StrategicMerge, R"({"data":{"smp":"1"}})");
     check(strategic.ok(), "strategic merge patch" + err(strategic));
-    auto jp = co_await c.patch(configmaps(), ns, "cm-0", patch_type::json_patch,
+    auto jp = co_await c.patch(configmaps(), ns, "cm-0", PatchType::JsonPatch,
                                R"([{"op":"add","path":"/data/jp","value":"1"}])");
     check(jp.ok(), "JSON patch" + err(jp));
-    write_options wo;
+    WriteOptions wo;
     wo.field_manager = "attune-smoke";
     wo.force = true;
-    auto applied = co_await c.patch(configmaps(), ns, "cm-applied", patch_type::apply,
-                                    R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-applied"},"data":{"a":"1"}})",
-                                    "", wo);
+    auto applied =
+        co_await c.patch(configmaps(), ns, "cm-applied", PatchType::Apply,
+                         R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-applied"},"data":{"a":"1"}})",
+                         "", wo);
     check(applied.ok(), "server-side apply (create)" + err(applied));
 
     // Optimistic concurrency: an update with the stale resourceVersion is a 409.
@@ -141,11 +142,11 @@ asio::awaitable<void> smoke(client& c) {
     inf.stop();
 
     // Events: the second identical emit becomes a series patch.
-    event_recorder rec(c, "attune.io/smoke", "smoke-0", {std::chrono::seconds(360), std::chrono::seconds(0), 100});
-    object_reference ref{"v1", "ConfigMap", ns, "cm-0", ""};
-    co_await rec.emit(k8s_event{ref, "Normal", "Smoke", "Check", "runtime smoke"});
-    co_await rec.emit(k8s_event{ref, "Normal", "Smoke", "Check", "runtime smoke"});
-    list_options elo;
+    EventRecorder rec(c, "attune.io/smoke", "smoke-0", {std::chrono::seconds(360), std::chrono::seconds(0), 100});
+    ObjectReference ref{"v1", "ConfigMap", ns, "cm-0", ""};
+    co_await rec.emit(K8sEvent{ref, "Normal", "Smoke", "Check", "runtime smoke"});
+    co_await rec.emit(K8sEvent{ref, "Normal", "Smoke", "Check", "runtime smoke"});
+    ListOptions elo;
     auto evs = co_await c.list(resources::events(), ns, elo);
     bool series = false;
     if (evs.ok())
@@ -154,8 +155,8 @@ asio::awaitable<void> smoke(client& c) {
     check(series, "event series.count == 2" + err(evs));
 
     // Leader election: acquire, then release cleanly.
-    leader_elector le(c, {ns, "smoke-lease", "smoke-0", std::chrono::seconds(15), std::chrono::seconds(10),
-                          std::chrono::seconds(2)});
+    LeaderElector le(c, {ns, "smoke-lease", "smoke-0", std::chrono::seconds(15), std::chrono::seconds(10),
+                         std::chrono::seconds(2)});
     co_await le.step();
     auto lease = co_await c.get(resources::leases(), ns, "smoke-lease");
     check(lease.ok() && lease->at("spec").at("holderIdentity").as_string() == "smoke-0", "lease acquired" + err(lease));
@@ -173,12 +174,11 @@ asio::awaitable<void> smoke(client& c) {
         const int n = 60;
         int done = 0, good = 0;
         for (int i = 0; i < n; ++i) {
-            asio::co_spawn(ex, c.list(configmaps(), ns, list_options()),
-                           [&](std::exception_ptr, api_result<list_page> r) {
-                               ++done;
-                               good += r.ok();
-                               if (!r.ok()) std::printf("     burst error: %s\n", r.error().describe().c_str());
-                           });
+            asio::co_spawn(ex, c.list(configmaps(), ns, ListOptions()), [&](std::exception_ptr, ApiResult<ListPage> r) {
+                ++done;
+                good += r.ok();
+                if (!r.ok()) std::printf("     burst error: %s\n", r.error().describe().c_str());
+            });
         }
         for (int i = 0; i < 600 && done < n; ++i) co_await sleep_ms(100);
         const double retried_429 = c.metrics().retries.Add({{"reason", "429"}}).Value();
@@ -201,11 +201,11 @@ int main(int argc, char** argv) {
     try {
         auto cfg = load_default_config(kubeconfig, context, false);
         asio::io_context io;
-        client_settings s;
+        ClientSettings s;
         s.qps = 200;
         s.burst = 200;
         s.max_inflight = 64;
-        client c(io.get_executor(), cfg, s);
+        Client c(io.get_executor(), cfg, s);
         std::exception_ptr failed;
         asio::co_spawn(io, smoke(c), [&](std::exception_ptr e) {
             failed = e;

@@ -7,8 +7,8 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(Backoff, GrowsAndCapsWithoutJitter) {
-    backoff_policy p{800ms, 2.0, 30s, 0.0};
-    random_source zero = [] { return 0.0; };
+    BackoffPolicy p{800ms, 2.0, 30s, 0.0};
+    RandomSource zero = [] { return 0.0; };
     EXPECT_EQ(backoff_delay(p, 0, zero), 800ms);
     EXPECT_EQ(backoff_delay(p, 1, zero), 1600ms);
     EXPECT_EQ(backoff_delay(p, 5, zero), 25600ms);
@@ -17,7 +17,7 @@ TEST(Backoff, GrowsAndCapsWithoutJitter) {
 }
 
 TEST(Backoff, JitterStretchesWithinBound) {
-    backoff_policy p{1000ms, 2.0, 30s, 0.5};
+    BackoffPolicy p{1000ms, 2.0, 30s, 0.5};
     EXPECT_EQ(backoff_delay(p, 0, [] { return 0.0; }), 1000ms);
     EXPECT_EQ(backoff_delay(p, 0, [] { return 0.5; }), 1250ms);
     EXPECT_EQ(backoff_delay(p, 0, [] { return 1.0; }), 1500ms);
@@ -26,8 +26,8 @@ TEST(Backoff, JitterStretchesWithinBound) {
 }
 
 TEST(Backoff, StateResetsAfterSuccess) {
-    backoff_state s({100ms, 2.0, 1s, 0.0});
-    random_source zero = [] { return 0.0; };
+    BackoffState s({100ms, 2.0, 1s, 0.0});
+    RandomSource zero = [] { return 0.0; };
     EXPECT_EQ(s.next(zero), 100ms);
     EXPECT_EQ(s.next(zero), 200ms);
     s.reset();

@@ -1,4 +1,4 @@
-// Behaviour of kube::client against a scripted loopback HTTPS server.
+// Behaviour of kube::Client against a scripted loopback HTTPS server.
 #include "fast_client_settings.hpp"
 #include "run_coro.hpp"
 #include "scripted_tls_server.hpp"
@@ -29,33 +29,33 @@ namespace {
 using namespace std::chrono_literals;
 using test::pki;
 using test::run_coro;
-using test::scripted_reply;
-using test::scripted_tls_server;
+using test::ScriptedReply;
+using test::ScriptedTlsServer;
 namespace asio = boost::asio;
 namespace json = boost::json;
-using steady = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 
-rest_config config_for(const scripted_tls_server& s) {
-    rest_config c;
+RestConfig config_for(const ScriptedTlsServer& s) {
+    RestConfig c;
     c.host = "127.0.0.1";
     c.port = std::to_string(s.port());
     c.tls.ca_pem = pki().ca_pem;
-    c.credentials = token_source::fixed("s3cret");
+    c.credentials = TokenSource::fixed("s3cret");
     return c;
 }
 
-client_settings fast_settings() { return test::fast_client_settings(); }
+ClientSettings fast_settings() { return test::fast_client_settings(); }
 
 const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns","resourceVersion":"7"}})";
 
 struct ClientTest : ::testing::Test {
     asio::io_context io;
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
+    ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem};
 };
 
 TEST_F(ClientTest, GetSendsBearerTokenAndParsesObject) {
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(r->at("metadata").at("name").as_string(), "p");
@@ -72,11 +72,11 @@ TEST_F(ClientTest, UnauthorizedWithARotatedTokenFileSendsAgainWithTheNewToken) {
     const auto file = dir / "token";
     std::ofstream(file) << "old-token\n";
     auto cfg = config_for(server);
-    cfg.credentials = token_source::from_file(file);  // re-read every 60 s: not before this test ends
-    client c(io.get_executor(), cfg, fast_settings());
+    cfg.credentials = TokenSource::from_file(file);  // re-read every 60 s: not before this test ends
+    Client c(io.get_executor(), cfg, fast_settings());
     std::ofstream(file, std::ios::trunc) << "new-token\n";
-    server.script(scripted_reply::status(401, "Unauthorized", "Unauthorized"));
-    server.script(scripted_reply::http(200, pod_json));
+    server.script(ScriptedReply::status(401, "Unauthorized", "Unauthorized"));
+    server.script(ScriptedReply::http(200, pod_json));
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     std::filesystem::remove_all(dir);
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -91,10 +91,10 @@ TEST_F(ClientTest, UnauthorizedWithAnUnchangedTokenIsTheAnswer) {
     const auto file = dir / "token";
     std::ofstream(file) << "only-token\n";
     auto cfg = config_for(server);
-    cfg.credentials = token_source::from_file(file);
-    client c(io.get_executor(), cfg, fast_settings());
-    server.script(scripted_reply::status(401, "Unauthorized", "Unauthorized"));
-    server.script(scripted_reply::http(200, pod_json));
+    cfg.credentials = TokenSource::from_file(file);
+    Client c(io.get_executor(), cfg, fast_settings());
+    server.script(ScriptedReply::status(401, "Unauthorized", "Unauthorized"));
+    server.script(ScriptedReply::http(200, pod_json));
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     std::filesystem::remove_all(dir);
     ASSERT_FALSE(r.ok());
@@ -103,9 +103,9 @@ TEST_F(ClientTest, UnauthorizedWithAnUnchangedTokenIsTheAnswer) {
 }
 
 TEST_F(ClientTest, KeepAliveReusesOneConnection) {
-    server.script(scripted_reply::http(200, pod_json));
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     run_coro(io, [&]() -> asio::awaitable<void> {
         auto a = co_await c.get(resources::pods(), "ns", "p");
         auto b = co_await c.get(resources::pods(), "ns", "p");
@@ -117,9 +117,9 @@ TEST_F(ClientTest, KeepAliveReusesOneConnection) {
 }
 
 TEST_F(ClientTest, TooManyRequestsHonoursRetryAfterThroughRateLimiter) {
-    server.script(scripted_reply::status(429, "TooManyRequests", "slow down", {"Retry-After: 2"}));
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::status(429, "TooManyRequests", "slow down", {"Retry-After: 2"}));
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(server.requests().size(), 2u);
@@ -131,11 +131,11 @@ TEST_F(ClientTest, TooManyRequestsHonoursRetryAfterThroughRateLimiter) {
 // Leader fencing (docs/safety.md): with a fence installed, a write is asked
 // about before it is sent; reads are never fenced.
 TEST_F(ClientTest, WriteFenceRefusesWritesAndLetsReadsThrough) {
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     bool leader = false;
-    c.set_write_fence([&](steady::time_point) { return leader; });
-    auto w = run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::json_merge, "{}"));
+    c.set_write_fence([&](Steady::time_point) { return leader; });
+    auto w = run_coro(io, c.patch(resources::pods(), "ns", "p", PatchType::JsonMerge, "{}"));
     ASSERT_FALSE(w.ok());
     EXPECT_TRUE(w.error().is_fenced()) << w.error().describe();
     EXPECT_EQ(server.requests().size(), 0u);
@@ -148,15 +148,15 @@ TEST_F(ClientTest, WriteFenceRefusesWritesAndLetsReadsThrough) {
 // SubjectAccessReview store nothing, so the fence lets them through; any
 // other create stays fenced.
 TEST_F(ClientTest, WriteFenceLetsReviewsThroughAndFencesOtherCreates) {
-    server.script(scripted_reply::http(201, R"({"kind":"TokenReview","status":{"authenticated":false}})"));
-    server.script(scripted_reply::http(201, R"({"kind":"SubjectAccessReview","status":{"allowed":false}})"));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    c.set_write_fence([](steady::time_point) { return false; });
-    const resource_type token_reviews("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false);
-    const resource_type access_reviews("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview",
-                                       false);
-    const resource_type local_reviews("authorization.k8s.io", "v1", "localsubjectaccessreviews",
-                                      "LocalSubjectAccessReview", true);
+    server.script(ScriptedReply::http(201, R"({"kind":"TokenReview","status":{"authenticated":false}})"));
+    server.script(ScriptedReply::http(201, R"({"kind":"SubjectAccessReview","status":{"allowed":false}})"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    c.set_write_fence([](Steady::time_point) { return false; });
+    const ResourceType token_reviews("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false);
+    const ResourceType access_reviews("authorization.k8s.io", "v1", "subjectaccessreviews", "SubjectAccessReview",
+                                      false);
+    const ResourceType local_reviews("authorization.k8s.io", "v1", "localsubjectaccessreviews",
+                                     "LocalSubjectAccessReview", true);
     auto t = run_coro(io, c.create(token_reviews, "", boost::json::object{{"kind", "TokenReview"}}));
     EXPECT_TRUE(t.ok()) << t.error().describe();
     auto a = run_coro(io, c.create(access_reviews, "", boost::json::object{{"kind", "SubjectAccessReview"}}));
@@ -175,11 +175,11 @@ TEST_F(ClientTest, WriteFenceLetsReviewsThroughAndFencesOtherCreates) {
 // lease lapsed. The fence is asked again before every retry.
 TEST_F(ClientTest, WriteFenceStopsARetryLoopWhenLeadershipLapses) {
     for (int i = 0; i < 3; ++i)
-        server.script(scripted_reply::status(429, "TooManyRequests", "busy", {"Retry-After: 1"}));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    const auto lapse = steady::now() + 500ms;
-    c.set_write_fence([&](steady::time_point now) { return now < lapse; });
-    auto w = run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::json_merge, "{}"));
+        server.script(ScriptedReply::status(429, "TooManyRequests", "busy", {"Retry-After: 1"}));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    const auto lapse = Steady::now() + 500ms;
+    c.set_write_fence([&](Steady::time_point now) { return now < lapse; });
+    auto w = run_coro(io, c.patch(resources::pods(), "ns", "p", PatchType::JsonMerge, "{}"));
     ASSERT_FALSE(w.ok());
     EXPECT_TRUE(w.error().is_fenced()) << w.error().describe();
     EXPECT_EQ(server.requests().size(), 1u);  // the retry after Retry-After: 1 was never sent
@@ -189,18 +189,19 @@ TEST_F(ClientTest, WriteFenceStopsARetryLoopWhenLeadershipLapses) {
 // fence's set never leaves, whatever its verb; cluster-scoped paths and the
 // watched namespaces pass.
 TEST_F(ClientTest, NamespaceFenceRefusesPathsOutsideTheWatchedNamespaces) {
-    for (int i = 0; i < 3; ++i) server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    for (int i = 0; i < 3; ++i) server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     c.set_namespace_fence([](std::string_view ns) { return ns == "ns"; });
     auto get_other = run_coro(io, c.get(resources::pods(), "other", "p"));
     ASSERT_FALSE(get_other.ok());
-    EXPECT_EQ(get_other.error().kind, error_kind::out_of_scope);
+    EXPECT_EQ(get_other.error().kind, ErrorKind::OutOfScope);
     EXPECT_NE(get_other.error().describe().find("namespace other is not one of --watch-namespaces"), std::string::npos)
         << get_other.error().describe();
-    auto resize_other = run_coro(io, c.patch(resources::pods(), "other", "p", patch_type::strategic_merge, "{}", "resize"));
-    EXPECT_EQ(resize_other.error().kind, error_kind::out_of_scope);
-    auto watch_other = run_coro(io, c.watch(resources::pods(), "other", watch_options{}));
-    EXPECT_EQ(watch_other.error().kind, error_kind::out_of_scope);
+    auto resize_other =
+        run_coro(io, c.patch(resources::pods(), "other", "p", PatchType::StrategicMerge, "{}", "resize"));
+    EXPECT_EQ(resize_other.error().kind, ErrorKind::OutOfScope);
+    auto watch_other = run_coro(io, c.watch(resources::pods(), "other", WatchOptions{}));
+    EXPECT_EQ(watch_other.error().kind, ErrorKind::OutOfScope);
     EXPECT_EQ(server.requests().size(), 0u);  // nothing was sent
     EXPECT_TRUE(run_coro(io, c.get(resources::pods(), "ns", "p")).ok());
     EXPECT_TRUE(run_coro(io, c.get(resources::nodes(), "", "n1")).ok());
@@ -210,10 +211,10 @@ TEST_F(ClientTest, NamespaceFenceRefusesPathsOutsideTheWatchedNamespaces) {
 }
 
 TEST_F(ClientTest, TooManyRequestsWithoutRetryAfterBacksOff) {
-    server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));
-    server.script(scripted_reply::status(429, "TooManyRequests", "slow down"));
-    server.script(scripted_reply::http(201, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::status(429, "TooManyRequests", "slow down"));
+    server.script(ScriptedReply::status(429, "TooManyRequests", "slow down"));
+    server.script(ScriptedReply::http(201, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     // 429 means "not processed": even a create is retried.
     auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -224,8 +225,8 @@ TEST_F(ClientTest, TooManyRequestsWithoutRetryAfterBacksOff) {
 }
 
 TEST_F(ClientTest, TooManyRequestsGivesUpAfterMaxRetries) {
-    for (int i = 0; i < 4; ++i) server.script(scripted_reply::status(429, "TooManyRequests", "no"));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    for (int i = 0; i < 4; ++i) server.script(ScriptedReply::status(429, "TooManyRequests", "no"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_too_many_requests());
@@ -235,17 +236,17 @@ TEST_F(ClientTest, TooManyRequestsGivesUpAfterMaxRetries) {
 }
 
 TEST_F(ClientTest, ServiceUnavailableRetriedForGet) {
-    server.script(scripted_reply::status(503, "ServiceUnavailable", "later"));
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::status(503, "ServiceUnavailable", "later"));
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(server.requests().size(), 2u);
 }
 
 TEST_F(ClientTest, ServiceUnavailableNotRetriedForCreateWithoutRetryAfter) {
-    server.script(scripted_reply::status(503, "ServiceUnavailable", "later"));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::status(503, "ServiceUnavailable", "later"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, 503);
@@ -254,9 +255,9 @@ TEST_F(ClientTest, ServiceUnavailableNotRetriedForCreateWithoutRetryAfter) {
 }
 
 TEST_F(ClientTest, ConflictIsSurfacedWithStatus) {
-    server.script(scripted_reply::status(409, "Conflict", "the object has been modified"));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    auto r = run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::strategic_merge, "{}", "resize"));
+    server.script(ScriptedReply::status(409, "Conflict", "the object has been modified"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.patch(resources::pods(), "ns", "p", PatchType::StrategicMerge, "{}", "resize"));
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_conflict());
     EXPECT_EQ(r.error().message, "the object has been modified");
@@ -267,12 +268,12 @@ TEST_F(ClientTest, ConflictIsSurfacedWithStatus) {
 }
 
 TEST_F(ClientTest, ServerSideApplySendsFieldManagerAndForce) {
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    write_options wo;
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    WriteOptions wo;
     wo.field_manager = "attune-status";
     wo.force = true;
-    auto r = run_coro(io, c.patch(resources::attune_policies(), "ns", "pol", patch_type::apply, "{}", "status", wo));
+    auto r = run_coro(io, c.patch(resources::attune_policies(), "ns", "pol", PatchType::Apply, "{}", "status", wo));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(server.requests()[0].target,
               "/apis/attune.io/v1alpha1/namespaces/ns/attunepolicies/pol/status?fieldManager=attune-status&force=true");
@@ -280,12 +281,12 @@ TEST_F(ClientTest, ServerSideApplySendsFieldManagerAndForce) {
 }
 
 TEST_F(ClientTest, ResetMidBodyRetriesGet) {
-    auto partial = scripted_reply::http(200, pod_json);
+    auto partial = ScriptedReply::http(200, pod_json);
     partial.pieces[0].second.resize(partial.pieces[0].second.size() - 20);  // Content-Length promises more
-    partial.after = scripted_reply::then::reset;
+    partial.after = ScriptedReply::Then::Reset;
     server.script(partial);
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_EQ(server.requests().size(), 2u);
@@ -293,66 +294,66 @@ TEST_F(ClientTest, ResetMidBodyRetriesGet) {
 }
 
 TEST_F(ClientTest, ResetMidBodyNotRetriedForCreate) {
-    auto partial = scripted_reply::http(201, pod_json);
+    auto partial = ScriptedReply::http(201, pod_json);
     partial.pieces[0].second.resize(partial.pieces[0].second.size() - 20);
-    partial.after = scripted_reply::then::reset;
+    partial.after = ScriptedReply::Then::Reset;
     server.script(partial);
-    client c(io.get_executor(), config_for(server), fast_settings());
+    Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().kind, error_kind::transport);
-    EXPECT_EQ(r.error().transport, http::failure::connection_reset);
+    EXPECT_EQ(r.error().kind, ErrorKind::Transport);
+    EXPECT_EQ(r.error().transport, http::Failure::ConnectionReset);
     EXPECT_EQ(server.requests().size(), 1u);
 }
 
 TEST_F(ClientTest, SlowBodyHitsReadTimeout) {
-    scripted_reply slow;
+    ScriptedReply slow;
     slow.pieces.push_back({0ms, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"});
     for (int i = 0; i < 10; ++i) slow.pieces.push_back({300ms, " "});  // drips past the read budget
     server.script(slow);
     auto s = fast_settings();
     s.retry.max_retries = 0;
     s.transport.limits.read = 1s;
-    client c(io.get_executor(), config_for(server), s);
-    const auto t0 = steady::now();
+    Client c(io.get_executor(), config_for(server), s);
+    const auto t0 = Steady::now();
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
-    EXPECT_GE(steady::now() - t0, 1s);
+    EXPECT_GE(Steady::now() - t0, 1s);
 }
 
 TEST_F(ClientTest, SilentServerHitsReadTimeout) {
-    scripted_reply silent;
-    silent.after = scripted_reply::then::hang;
+    ScriptedReply silent;
+    silent.after = ScriptedReply::Then::Hang;
     server.script(silent);
     auto s = fast_settings();
     s.retry.max_retries = 0;
     s.transport.limits.read = 500ms;
-    client c(io.get_executor(), config_for(server), s);
-    const auto t0 = steady::now();
+    Client c(io.get_executor(), config_for(server), s);
+    const auto t0 = Steady::now();
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
-    EXPECT_GE(steady::now() - t0, 500ms);
+    EXPECT_GE(Steady::now() - t0, 500ms);
 }
 
 // A LIST that times out is what an overloaded apiserver looks like: its
 // retry is logged at info, where operators look, other retries at debug.
 TEST_F(ClientTest, TimedOutListRetryIsLoggedAtInfo) {
-    scripted_reply silent;
-    silent.after = scripted_reply::then::hang;
+    ScriptedReply silent;
+    silent.after = ScriptedReply::Then::Hang;
     server.script(silent);
     server.script(silent);
     auto s = fast_settings();
     s.retry.max_retries = 1;
     s.transport.limits.read = 200ms;
-    client c(io.get_executor(), config_for(server), s);
+    Client c(io.get_executor(), config_for(server), s);
     auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(16);
     auto logger = std::make_shared<spdlog::logger>("capture", sink);
     logger->set_level(spdlog::level::info);
     auto previous = spdlog::default_logger();
     spdlog::set_default_logger(logger);
-    list_options lo;
+    ListOptions lo;
     lo.limit = 500;
     auto r = run_coro(io, c.list(resources::pods(), "", lo));
     spdlog::set_default_logger(previous);
@@ -367,63 +368,62 @@ TEST_F(ClientTest, TimedOutListRetryIsLoggedAtInfo) {
 
 TEST(ClientTimeouts, MissingTlsHandshakeHitsHandshakeTimeout) {
     asio::io_context io;
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem,
-                               scripted_tls_server::mode::no_handshake};
+    ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem, ScriptedTlsServer::Mode::NoHandshake};
     auto s = fast_settings();
     s.retry.max_retries = 0;
     s.transport.limits.handshake = 500ms;
-    client c(io.get_executor(), config_for(server), s);
-    const auto t0 = steady::now();
+    Client c(io.get_executor(), config_for(server), s);
+    const auto t0 = Steady::now();
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
     EXPECT_TRUE(r.error().is_timeout()) << r.error().describe();
-    EXPECT_GE(steady::now() - t0, 500ms);
+    EXPECT_GE(Steady::now() - t0, 500ms);
 }
 
 TEST(ClientTls, CertificateForAnotherIpIsRejected) {
     asio::io_context io;
-    scripted_tls_server server{io, pki().wrong_ip_cert_pem, pki().wrong_ip_key_pem};
-    server.script(scripted_reply::http(200, pod_json));
+    ScriptedTlsServer server{io, pki().wrong_ip_cert_pem, pki().wrong_ip_key_pem};
+    server.script(ScriptedReply::http(200, pod_json));
     auto s = fast_settings();
-    client c(io.get_executor(), config_for(server), s);
+    Client c(io.get_executor(), config_for(server), s);
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().transport, http::failure::tls_handshake);
+    EXPECT_EQ(r.error().transport, http::Failure::TlsHandshake);
     EXPECT_TRUE(server.requests().empty());
 }
 
 TEST(ClientTls, HostnameVerifiedAgainstDnsSan) {
     asio::io_context io;
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
-    server.script(scripted_reply::http(200, pod_json));
+    ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem};
+    server.script(ScriptedReply::http(200, pod_json));
     auto cfg = config_for(server);
     cfg.tls.server_name = "localhost";
-    client ok(io.get_executor(), cfg, fast_settings());
+    Client ok(io.get_executor(), cfg, fast_settings());
     EXPECT_TRUE(run_coro(io, ok.get(resources::pods(), "ns", "p")).ok());
 
     cfg.tls.server_name = "not-localhost";
     auto s = fast_settings();
-    client bad(io.get_executor(), cfg, s);
+    Client bad(io.get_executor(), cfg, s);
     auto r = run_coro(io, bad.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().transport, http::failure::tls_handshake);
+    EXPECT_EQ(r.error().transport, http::Failure::TlsHandshake);
 }
 
 TEST(ClientTls, UntrustedCaIsRejected) {
     asio::io_context io;
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
+    ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem};
     auto cfg = config_for(server);
     cfg.tls.ca_pem = pki().client_cert_pem;  // a valid certificate, but not the issuer
-    client c(io.get_executor(), cfg, fast_settings());
+    Client c(io.get_executor(), cfg, fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().transport, http::failure::tls_handshake);
+    EXPECT_EQ(r.error().transport, http::Failure::TlsHandshake);
 }
 
 TEST_F(ClientTest, WatchHttpGoneIsTypedError) {
-    server.script(scripted_reply::status(410, "Expired", "too old resource version: 5 (10)"));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    watch_options wo;
+    server.script(ScriptedReply::status(410, "Expired", "too old resource version: 5 (10)"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    WatchOptions wo;
     wo.resource_version = "5";
     wo.timeout_seconds = 60;
     auto r = run_coro(io, c.watch(resources::pods(), "", wo));
@@ -436,9 +436,9 @@ TEST_F(ClientTest, WatchHttpGoneIsTypedError) {
 }
 
 TEST_F(ClientTest, WatchTooManyRequestsCarriesRetryAfter) {
-    server.script(scripted_reply::status(429, "TooManyRequests", "busy", {"Retry-After: 3"}));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    watch_options wo;
+    server.script(ScriptedReply::status(429, "TooManyRequests", "busy", {"Retry-After: 3"}));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    WatchOptions wo;
     wo.resource_version = "5";
     auto r = run_coro(io, c.watch(resources::pods(), "", wo));
     ASSERT_FALSE(r.ok());
@@ -449,12 +449,14 @@ TEST_F(ClientTest, WatchTooManyRequestsCarriesRetryAfter) {
 }
 
 TEST_F(ClientTest, ListAllFollowsContinueTokens) {
-    server.script(scripted_reply::http(
-        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c1"},"items":[{"metadata":{"name":"a"}}]})"));
-    server.script(scripted_reply::http(
-        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"b"}}]})"));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    list_options lo;
+    server.script(ScriptedReply::http(
+        200,
+        R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c1"},"items":[{"metadata":{"name":"a"}}]})"));
+    server.script(
+        ScriptedReply::
+            http(200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"b"}}]})"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    ListOptions lo;
     lo.limit = 1;
     auto r = run_coro(io, c.list_all(resources::pods(), "ns", lo));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -474,12 +476,13 @@ std::string pod_list_fixture(const std::string& name) {
 // With protobuf_items, a list asks for protobuf (JSON accepted too) and the
 // answer's own encoding picks the decoder: the sink sees JSON either way.
 TEST_F(ClientTest, ListStreamDecodesWhicheverEncodingTheServerChose) {
-    server.script(scripted_reply::http(200, pod_list_fixture("fixture-v1.36.3.pb"),
-                                       {"Content-Type: application/vnd.kubernetes.protobuf"}));
-    server.script(scripted_reply::http(
-        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"b"}}]})"));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    list_options lo;
+    server.script(ScriptedReply::http(200, pod_list_fixture("fixture-v1.36.3.pb"),
+                                      {"Content-Type: application/vnd.kubernetes.protobuf"}));
+    server.script(
+        ScriptedReply::
+            http(200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"b"}}]})"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    ListOptions lo;
     lo.protobuf_items = pod_from_protobuf;
     std::vector<std::string> names;
     auto sink = [&](json::value&& v) { names.emplace_back(meta_string(v, "name")); };
@@ -499,9 +502,9 @@ TEST_F(ClientTest, ListStreamDecodesWhicheverEncodingTheServerChose) {
 }
 
 TEST_F(ClientTest, ListWithoutProtobufItemsAsksForJsonOnly) {
-    server.script(scripted_reply::http(200, R"({"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]})"));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    auto r = run_coro(io, c.list(resources::pods(), "ns", list_options{}));
+    server.script(ScriptedReply::http(200, R"({"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[]})"));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    auto r = run_coro(io, c.list(resources::pods(), "ns", ListOptions{}));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     EXPECT_NE(server.requests()[0].head.find("Accept: application/json"), std::string::npos);
     EXPECT_EQ(server.requests()[0].head.find("protobuf"), std::string::npos);
@@ -510,28 +513,31 @@ TEST_F(ClientTest, ListWithoutProtobufItemsAsksForJsonOnly) {
 TEST_F(ClientTest, ACorruptProtobufListIsADecodeError) {
     auto body = pod_list_fixture("fixture-v1.36.3.pb");
     body.resize(body.size() / 2);
-    server.script(scripted_reply::http(200, body));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    list_options lo;
+    server.script(ScriptedReply::http(200, body));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    ListOptions lo;
     lo.protobuf_items = pod_from_protobuf;
     auto r = run_coro(io, c.list_stream(resources::pods(), "fixture", lo, [](json::value&&) {}));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().kind, error_kind::decode);
+    EXPECT_EQ(r.error().kind, ErrorKind::Decode);
     EXPECT_NE(r.error().describe().find("protobuf"), std::string::npos) << r.error().describe();
 }
 
 // A paged LIST takes one token: its continuation pages go one at a time after
 // the previous answer and cannot burst. Retries still take tokens.
 TEST_F(ClientTest, OnlyTheFirstPageOfAPagedListTakesARateLimiterToken) {
-    server.script(scripted_reply::http(
-        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c1"},"items":[{"metadata":{"name":"a"}}]})"));
-    server.script(scripted_reply::http(
-        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c2"},"items":[{"metadata":{"name":"b"}}]})"));
-    server.script(scripted_reply::http(
-        200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"c"}}]})"));
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), config_for(server), fast_settings());
-    list_options lo;
+    server.script(ScriptedReply::http(
+        200,
+        R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c1"},"items":[{"metadata":{"name":"a"}}]})"));
+    server.script(ScriptedReply::http(
+        200,
+        R"({"kind":"PodList","metadata":{"resourceVersion":"10","continue":"c2"},"items":[{"metadata":{"name":"b"}}]})"));
+    server.script(
+        ScriptedReply::
+            http(200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"c"}}]})"));
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), config_for(server), fast_settings());
+    ListOptions lo;
     lo.limit = 1;
     auto r = run_coro(io, c.list_all(resources::pods(), "ns", lo));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -543,20 +549,19 @@ TEST_F(ClientTest, OnlyTheFirstPageOfAPagedListTakesARateLimiterToken) {
 
 TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {
     for (int i = 0; i < 3; ++i) {
-        auto r = scripted_reply::http(200, pod_json);
+        auto r = ScriptedReply::http(200, pod_json);
         r.pieces[0].first = 50ms;
         server.script(r);
     }
     auto s = fast_settings();
     s.transport.max_connections = 1;
-    client c(io.get_executor(), config_for(server), s);
+    Client c(io.get_executor(), config_for(server), s);
     int ok = 0;
     run_coro(io, [&]() -> asio::awaitable<void> {
         auto ex = co_await asio::this_coro::executor;
         for (int i = 0; i < 2; ++i)
-            asio::co_spawn(ex, c.get(resources::pods(), "ns", "p"), [&](std::exception_ptr, client::json_result r) {
-                ok += r.ok();
-            });
+            asio::co_spawn(ex, c.get(resources::pods(), "ns", "p"),
+                           [&](std::exception_ptr, Client::JsonResult r) { ok += r.ok(); });
         auto r = co_await c.get(resources::pods(), "ns", "p");
         ok += r.ok();
         asio::steady_timer t(ex, 300ms);
@@ -568,52 +573,52 @@ TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {
 }
 
 TEST_F(ClientTest, OversizedBodyIsRefusedNotRetried) {
-    server.script(scripted_reply::http(200, std::string(4096, ' ') + pod_json));
+    server.script(ScriptedReply::http(200, std::string(4096, ' ') + pod_json));
     auto s = fast_settings();
     s.transport.max_body_bytes = 1024;
-    client c(io.get_executor(), config_for(server), s);
+    Client c(io.get_executor(), config_for(server), s);
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().transport, http::failure::body_too_large);
+    EXPECT_EQ(r.error().transport, http::Failure::BodyTooLarge);
     EXPECT_EQ(server.requests().size(), 1u);
 }
 
 TEST_F(ClientTest, ShutdownAbortsRequestsInFlight) {
-    scripted_reply silent;
-    silent.after = scripted_reply::then::hang;
+    ScriptedReply silent;
+    silent.after = ScriptedReply::Then::Hang;
     server.script(silent);
     auto s = fast_settings();
     s.transport.limits.read = 10s;
-    client c(io.get_executor(), config_for(server), s);
-    const auto t0 = steady::now();
-    auto r = run_coro(io, [&]() -> asio::awaitable<client::json_result> {
+    Client c(io.get_executor(), config_for(server), s);
+    const auto t0 = Steady::now();
+    auto r = run_coro(io, [&]() -> asio::awaitable<Client::JsonResult> {
         asio::steady_timer t(co_await asio::this_coro::executor, 100ms);
         t.async_wait([&](boost::system::error_code) { c.shutdown(); });
         auto res = co_await c.get(resources::pods(), "ns", "p");
         co_return res;
     }());
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().kind, error_kind::cancelled) << r.error().describe();
-    EXPECT_LT(steady::now() - t0, 5s);
+    EXPECT_EQ(r.error().kind, ErrorKind::Cancelled) << r.error().describe();
+    EXPECT_LT(Steady::now() - t0, 5s);
     auto after = run_coro(io, c.get(resources::pods(), "ns", "p"));
-    EXPECT_EQ(after.error().kind, error_kind::cancelled);
+    EXPECT_EQ(after.error().kind, ErrorKind::Cancelled);
 }
 
 TEST_F(ClientTest, FullQueueRejectsImmediately) {
-    scripted_reply slow = scripted_reply::http(200, pod_json);
+    ScriptedReply slow = ScriptedReply::http(200, pod_json);
     slow.pieces[0].first = 300ms;
     server.script(slow);
     auto s = fast_settings();
     s.max_inflight = 1;
     s.max_queued = 0;
-    client c(io.get_executor(), config_for(server), s);
+    Client c(io.get_executor(), config_for(server), s);
     run_coro(io, [&]() -> asio::awaitable<void> {
         asio::co_spawn(co_await asio::this_coro::executor, c.get(resources::pods(), "ns", "p"), asio::detached);
         asio::steady_timer t(co_await asio::this_coro::executor, 50ms);
         co_await t.async_wait(asio::use_awaitable);
         auto r = co_await c.get(resources::pods(), "ns", "p");
         EXPECT_FALSE(r.ok());
-        EXPECT_EQ(r.error().kind, error_kind::queue_full);
+        EXPECT_EQ(r.error().kind, ErrorKind::QueueFull);
         EXPECT_EQ(c.metrics().request_queue_rejected.Value(), 1.0);
     }());
 }

@@ -1,4 +1,4 @@
-// http::client_options::endpoint_filter: every address the host resolves to
+// http::ClientOptions::endpoint_filter: every address the host resolves to
 // is judged at connect time, and only an allowed one is connected to.
 #include "run_coro.hpp"
 #include "scripted_tls_server.hpp"
@@ -15,11 +15,11 @@ namespace attune::http {
 namespace {
 using namespace std::chrono_literals;
 using test::run_coro;
-using test::scripted_reply;
-using test::scripted_tls_server;
+using test::ScriptedReply;
+using test::ScriptedTlsServer;
 
-client_options plain(std::function<std::string(std::string_view)> filter) {
-    client_options o;
+ClientOptions plain(std::function<std::string(std::string_view)> filter) {
+    ClientOptions o;
     o.tls = false;
     o.limits.connect = 2s;
     o.limits.write = 2s;
@@ -28,8 +28,8 @@ client_options plain(std::function<std::string(std::string_view)> filter) {
     return o;
 }
 
-exchange_result get(boost::asio::io_context& io, https_client& c) {
-    request r;
+ExchangeResult get(boost::asio::io_context& io, HttpsClient& c) {
+    Request r;
     r.target = "/api/v1/query";
     return run_coro(io, c.send(r));
 }
@@ -38,16 +38,16 @@ exchange_result get(boost::asio::io_context& io, https_client& c) {
 // the filter sees every address, and refusing them all means no connection.
 TEST(EndpointFilter, ANameWhoseEveryAddressIsRefusedIsNeverConnectedTo) {
     boost::asio::io_context io;
-    scripted_tls_server server(io, "", "", scripted_tls_server::mode::plain);
-    server.script(scripted_reply::http(200, "{}"));
+    ScriptedTlsServer server(io, "", "", ScriptedTlsServer::Mode::Plain);
+    server.script(ScriptedReply::http(200, "{}"));
     std::vector<std::string> seen;
-    https_client c(io.get_executor(), "localhost", std::to_string(server.port()), tls_options{},
-                   plain([&](std::string_view ip) {
-                       seen.emplace_back(ip);
-                       return std::string(ip) + " is refused";
-                   }));
+    HttpsClient c(io.get_executor(), "localhost", std::to_string(server.port()), TlsOptions{},
+                  plain([&](std::string_view ip) {
+                      seen.emplace_back(ip);
+                      return std::string(ip) + " is refused";
+                  }));
     const auto r = get(io, c);
-    EXPECT_EQ(r.kind, failure::connect);
+    EXPECT_EQ(r.kind, Failure::Connect);
     EXPECT_EQ(r.ec, make_error_code(boost::asio::error::access_denied));
     EXPECT_FALSE(r.request_sent);
     EXPECT_NE(r.detail.find("127.0.0.1 is refused"), std::string::npos) << r.detail;
@@ -60,10 +60,10 @@ TEST(EndpointFilter, ANameWhoseEveryAddressIsRefusedIsNeverConnectedTo) {
 // goes there; the other answers (::1 where the resolver gives it) are not.
 TEST(EndpointFilter, OnlyAllowedAddressesAreConnectedTo) {
     boost::asio::io_context io;
-    scripted_tls_server server(io, "", "", scripted_tls_server::mode::plain);
-    server.script(scripted_reply::http(200, "{}"));
-    https_client c(io.get_executor(), "localhost", std::to_string(server.port()), tls_options{},
-                   plain([](std::string_view ip) { return ip == "127.0.0.1" ? std::string() : "not this one"; }));
+    ScriptedTlsServer server(io, "", "", ScriptedTlsServer::Mode::Plain);
+    server.script(ScriptedReply::http(200, "{}"));
+    HttpsClient c(io.get_executor(), "localhost", std::to_string(server.port()), TlsOptions{},
+                  plain([](std::string_view ip) { return ip == "127.0.0.1" ? std::string() : "not this one"; }));
     const auto r = get(io, c);
     ASSERT_TRUE(r.ok()) << to_string(r.kind) << " " << r.ec.message() << " " << r.detail;
     EXPECT_EQ(r.resp.status, 200u);
@@ -73,9 +73,9 @@ TEST(EndpointFilter, OnlyAllowedAddressesAreConnectedTo) {
 
 TEST(EndpointFilter, NoFilterConnectsAsBefore) {
     boost::asio::io_context io;
-    scripted_tls_server server(io, "", "", scripted_tls_server::mode::plain);
-    server.script(scripted_reply::http(200, "{}"));
-    https_client c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), tls_options{}, plain(nullptr));
+    ScriptedTlsServer server(io, "", "", ScriptedTlsServer::Mode::Plain);
+    server.script(ScriptedReply::http(200, "{}"));
+    HttpsClient c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), TlsOptions{}, plain(nullptr));
     EXPECT_TRUE(get(io, c).ok());
 }
 

@@ -11,30 +11,30 @@
 namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
-using verdict = event_series_tracker::verdict;
-using tp = event_series_tracker::clock::time_point;
+using Verdict = EventSeriesTracker::Verdict;
+using Tp = EventSeriesTracker::Clock::time_point;
 namespace json = boost::json;
 namespace asio = boost::asio;
 
-k8s_event resized(std::string pod = "web-1", std::string note = "cpu 100m -> 200m") {
-    return k8s_event{{"v1", "Pod", "shop", std::move(pod), "uid-1"}, "Normal", "Resized", "Resize", std::move(note)};
+K8sEvent resized(std::string pod = "web-1", std::string note = "cpu 100m -> 200m") {
+    return K8sEvent{{"v1", "Pod", "shop", std::move(pod), "uid-1"}, "Normal", "Resized", "Resize", std::move(note)};
 }
 
 TEST(EventSeries, RepeatsBecomeOneSeriesPatchedAtMostPerInterval) {
-    event_series_tracker t({360s, 30s, 100});
-    const tp t0 = tp{} + 1000s;
+    EventSeriesTracker t({360s, 30s, 100});
+    const Tp t0 = Tp{} + 1000s;
     auto d1 = t.observe(resized(), t0);
-    EXPECT_EQ(d1.what, verdict::create);
+    EXPECT_EQ(d1.what, Verdict::Create);
     t.created(d1.key, "web-1.abc");
     auto d2 = t.observe(resized(), t0 + 1s);
-    EXPECT_EQ(d2.what, verdict::suppress);  // within the patch interval
+    EXPECT_EQ(d2.what, Verdict::Suppress);  // within the patch interval
     EXPECT_EQ(d2.count, 2);
     EXPECT_EQ(t.due(t0 + 2s).size(), 0u);
     auto due = t.due(t0 + 31s);
     ASSERT_EQ(due.size(), 1u);
     EXPECT_EQ(due[0].count, 2);
     auto d3 = t.observe(resized(), t0 + 31s);
-    EXPECT_EQ(d3.what, verdict::patch);
+    EXPECT_EQ(d3.what, Verdict::Patch);
     EXPECT_EQ(d3.count, 3);
     EXPECT_EQ(d3.event_name, "web-1.abc");
     t.patched(d3.key, t0 + 31s);
@@ -42,40 +42,40 @@ TEST(EventSeries, RepeatsBecomeOneSeriesPatchedAtMostPerInterval) {
 }
 
 TEST(EventSeries, DifferentNoteOrObjectIsADifferentEvent) {
-    event_series_tracker t({360s, 30s, 100});
-    EXPECT_EQ(t.observe(resized(), tp{}).what, verdict::create);
-    EXPECT_EQ(t.observe(resized("web-2"), tp{}).what, verdict::create);
-    EXPECT_EQ(t.observe(resized("web-1", "other"), tp{}).what, verdict::create);
+    EventSeriesTracker t({360s, 30s, 100});
+    EXPECT_EQ(t.observe(resized(), Tp{}).what, Verdict::Create);
+    EXPECT_EQ(t.observe(resized("web-2"), Tp{}).what, Verdict::Create);
+    EXPECT_EQ(t.observe(resized("web-1", "other"), Tp{}).what, Verdict::Create);
     EXPECT_EQ(t.size(), 3u);
 }
 
 TEST(EventSeries, QuietPeriodStartsANewSeries) {
-    event_series_tracker t({360s, 30s, 100});
-    auto d = t.observe(resized(), tp{});
+    EventSeriesTracker t({360s, 30s, 100});
+    auto d = t.observe(resized(), Tp{});
     t.created(d.key, "x");
-    EXPECT_EQ(t.observe(resized(), tp{} + 361s).what, verdict::create);
+    EXPECT_EQ(t.observe(resized(), Tp{} + 361s).what, Verdict::Create);
 }
 
 TEST(EventSeries, TrackingIsBounded) {
-    event_series_tracker t({360s, 30s, 3});
-    for (int i = 0; i < 10; ++i) t.observe(resized("p" + std::to_string(i)), tp{} + std::chrono::seconds(i));
+    EventSeriesTracker t({360s, 30s, 3});
+    for (int i = 0; i < 10; ++i) t.observe(resized("p" + std::to_string(i)), Tp{} + std::chrono::seconds(i));
     EXPECT_EQ(t.size(), 3u);
-    EXPECT_EQ(t.observe(resized("p9"), tp{} + 20s).what, verdict::suppress);  // still tracked
-    EXPECT_EQ(t.observe(resized("p0"), tp{} + 20s).what, verdict::create);    // evicted long ago
+    EXPECT_EQ(t.observe(resized("p9"), Tp{} + 20s).what, Verdict::Suppress);  // still tracked
+    EXPECT_EQ(t.observe(resized("p0"), Tp{} + 20s).what, Verdict::Create);    // evicted long ago
 }
 
 TEST(EventRecorder, CreatesThenPatchesSeriesCount) {
-    using test::scripted_reply;
+    using test::ScriptedReply;
     asio::io_context io;
-    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
-    server.script(scripted_reply::http(201, "{}"));
-    server.script(scripted_reply::http(200, "{}"));
-    rest_config rc;
+    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    server.script(ScriptedReply::http(201, "{}"));
+    server.script(ScriptedReply::http(200, "{}"));
+    RestConfig rc;
     rc.host = "127.0.0.1";
     rc.port = std::to_string(server.port());
     rc.tls.ca_pem = test::pki().ca_pem;
-    client c(io.get_executor(), rc);
-    event_recorder rec(c, "attune.io/manager", "attune-0", {360s, 0s, 100});
+    Client c(io.get_executor(), rc);
+    EventRecorder rec(c, "attune.io/manager", "attune-0", {360s, 0s, 100});
     test::run_coro(io, [&]() -> asio::awaitable<void> {
         co_await rec.emit(resized());
         co_await rec.emit(resized());

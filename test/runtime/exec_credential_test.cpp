@@ -16,10 +16,10 @@ namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
 namespace json = boost::json;
-using sys = std::chrono::system_clock;
+using Sys = std::chrono::system_clock;
 
 // 2026-12-01T10:00:00Z
-const sys::time_point kNow = sys::time_point(std::chrono::seconds(1796119200));
+const Sys::time_point kNow = Sys::time_point(std::chrono::seconds(1796119200));
 
 const std::string kCert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 // A PEM-shaped filler, not a key: the label is assembled so no key marker is
@@ -27,8 +27,8 @@ const std::string kCert = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICA
 const std::string kKeyLabel = std::string("EC PRIV") + "ATE KEY";
 const std::string kKey = "-----BEGIN " + kKeyLabel + "-----\nMHc\n-----END " + kKeyLabel + "-----\n";
 
-exec_config_input input(std::string api, std::optional<std::string> mode) {
-    exec_config_input in;
+ExecConfigInput input(std::string api, std::optional<std::string> mode) {
+    ExecConfigInput in;
     in.api_version = std::move(api);
     in.command = "plugin";
     in.mode = std::move(mode);
@@ -36,44 +36,60 @@ exec_config_input input(std::string api, std::optional<std::string> mode) {
 }
 
 TEST(ExecConfig, ApiVersionsModesAndRequiredFields) {
-    struct row {
+    struct Row {
         const char* name;
-        exec_config_input in;
+        ExecConfigInput in;
         const char* error;  // substring; null: accepted
-        interactive_mode mode;
+        InteractiveMode mode;
     };
-    auto with = [](exec_config_input in, auto f) {
+    auto with = [](ExecConfigInput in, auto f) {
         f(in);
         return in;
     };
-    const std::vector<row> rows = {
-        {"v1 Never", input("client.authentication.k8s.io/v1", "Never"), nullptr, interactive_mode::never},
+    const std::vector<Row> rows = {
+        {"v1 Never", input("client.authentication.k8s.io/v1", "Never"), nullptr, InteractiveMode::Never},
         {"v1 IfAvailable", input("client.authentication.k8s.io/v1", "IfAvailable"), nullptr,
-         interactive_mode::if_available},
-        {"v1 Always", input("client.authentication.k8s.io/v1", "Always"), nullptr, interactive_mode::always},
-        {"v1 requires interactiveMode", input("client.authentication.k8s.io/v1", std::nullopt),
-         "interactiveMode must be set for client.authentication.k8s.io/v1", {}},
-        {"v1 empty interactiveMode is unset", input("client.authentication.k8s.io/v1", ""),
-         "interactiveMode must be set", {}},
+         InteractiveMode::IfAvailable},
+        {"v1 Always", input("client.authentication.k8s.io/v1", "Always"), nullptr, InteractiveMode::Always},
+        {"v1 requires interactiveMode",
+         input("client.authentication.k8s.io/v1", std::nullopt),
+         "interactiveMode must be set for client.authentication.k8s.io/v1",
+         {}},
+        {"v1 empty interactiveMode is unset",
+         input("client.authentication.k8s.io/v1", ""),
+         "interactiveMode must be set",
+         {}},
         {"v1beta1 defaults to IfAvailable", input("client.authentication.k8s.io/v1beta1", std::nullopt), nullptr,
-         interactive_mode::if_available},
-        {"v1beta1 Never", input("client.authentication.k8s.io/v1beta1", "Never"), nullptr, interactive_mode::never},
-        {"v1alpha1 refused", input("client.authentication.k8s.io/v1alpha1", "Never"),
-         "apiVersion 'client.authentication.k8s.io/v1alpha1' is not supported", {}},
+         InteractiveMode::IfAvailable},
+        {"v1beta1 Never", input("client.authentication.k8s.io/v1beta1", "Never"), nullptr, InteractiveMode::Never},
+        {"v1alpha1 refused",
+         input("client.authentication.k8s.io/v1alpha1", "Never"),
+         "apiVersion 'client.authentication.k8s.io/v1alpha1' is not supported",
+         {}},
         {"other group refused", input("example.com/v1", "Never"), "is not supported", {}},
         {"no apiVersion", input("", "Never"), "apiVersion must be set", {}},
-        {"unknown mode", input("client.authentication.k8s.io/v1", "Sometimes"),
-         "interactiveMode 'Sometimes' is not one of Never, IfAvailable, Always", {}},
+        {"unknown mode",
+         input("client.authentication.k8s.io/v1", "Sometimes"),
+         "interactiveMode 'Sometimes' is not one of Never, IfAvailable, Always",
+         {}},
         {"no command",
          with(input("client.authentication.k8s.io/v1", "Never"), [](auto& i) { i.command.clear(); }),
-         "command must be set", {}},
+         "command must be set",
+         {}},
         {"env without name",
          with(input("client.authentication.k8s.io/v1", "Never"),
-              [](auto& i) { i.env = {{"A", "1"}, {"", "x"}}; }),
-         "env[1] has no name", {}},
+              [](auto& i) {
+                  i.env = {{"A", "1"}, {"", "x"}};
+              }),
+         "env[1] has no name",
+         {}},
         {"env name with =",
-         with(input("client.authentication.k8s.io/v1", "Never"), [](auto& i) { i.env = {{"A=B", "1"}}; }),
-         "contains '='", {}},
+         with(input("client.authentication.k8s.io/v1", "Never"),
+              [](auto& i) {
+                  i.env = {{"A=B", "1"}};
+              }),
+         "contains '='",
+         {}},
     };
     for (const auto& r : rows) {
         auto got = check_exec_config(r.in);
@@ -105,13 +121,13 @@ TEST(ExecConfig, FieldsPassThrough) {
 }
 
 TEST(ExecConfig, CommandPathsResolveLikeClientcmd) {
-    struct row {
+    struct Row {
         const char* command;
         const char* dir;
         const char* want;
     };
-    const row rows[] = {
-        {"aws", "/home/u/.kube", "aws"},                       // bare name: $PATH at run time
+    const Row rows[] = {
+        {"aws", "/home/u/.kube", "aws"},  // bare name: $PATH at run time
         {"./bin/plugin", "/home/u/.kube", "/home/u/.kube/bin/plugin"},
         {"bin/plugin", "/home/u/.kube", "/home/u/.kube/bin/plugin"},
         {"../tools/plugin", "/home/u/.kube", "/home/u/tools/plugin"},
@@ -121,21 +137,22 @@ TEST(ExecConfig, CommandPathsResolveLikeClientcmd) {
 }
 
 TEST(ExecInteractive, ModeAgainstTerminal) {
-    struct row {
-        interactive_mode mode;
+    struct Row {
+        InteractiveMode mode;
         bool terminal, unavailable;
         std::optional<bool> want;  // nullopt: an error
         const char* error;
     };
-    const row rows[] = {
-        {interactive_mode::never, false, false, false, nullptr},
-        {interactive_mode::never, true, false, false, nullptr},
-        {interactive_mode::if_available, false, false, false, nullptr},
-        {interactive_mode::if_available, true, false, true, nullptr},
-        {interactive_mode::if_available, true, true, false, nullptr},
-        {interactive_mode::always, true, false, true, nullptr},
-        {interactive_mode::always, false, false, std::nullopt, "standard input is not a terminal"},
-        {interactive_mode::always, true, true, std::nullopt, "standard input is unavailable: the manager runs unattended"},
+    const Row rows[] = {
+        {InteractiveMode::Never, false, false, false, nullptr},
+        {InteractiveMode::Never, true, false, false, nullptr},
+        {InteractiveMode::IfAvailable, false, false, false, nullptr},
+        {InteractiveMode::IfAvailable, true, false, true, nullptr},
+        {InteractiveMode::IfAvailable, true, true, false, nullptr},
+        {InteractiveMode::Always, true, false, true, nullptr},
+        {InteractiveMode::Always, false, false, std::nullopt, "standard input is not a terminal"},
+        {InteractiveMode::Always, true, true, std::nullopt,
+         "standard input is unavailable: the manager runs unattended"},
     };
     for (const auto& r : rows) {
         auto got = decide_interactive(r.mode, r.terminal, r.unavailable, "the manager runs unattended");
@@ -158,7 +175,7 @@ TEST(ExecInfo, WithoutClusterInfo) {
 }
 
 TEST(ExecInfo, ClusterFieldsAndExtensionConfig) {
-    exec_cluster_info c;
+    ExecClusterInfo c;
     c.server = "https://10.0.0.1:6443";
     c.tls_server_name = "kubernetes";
     c.certificate_authority_data = "-----BEGIN CERTIFICATE-----\nca\n-----END CERTIFICATE-----\n";
@@ -176,7 +193,7 @@ TEST(ExecInfo, ClusterFieldsAndExtensionConfig) {
     EXPECT_FALSE(cl.contains("insecure-skip-tls-verify"));  // omitted when false
     EXPECT_FALSE(v.at("spec").at("interactive").as_bool());
 
-    exec_cluster_info bare;
+    ExecClusterInfo bare;
     bare.server = "https://h";
     bare.insecure_skip_tls_verify = true;
     const auto b = json::parse(exec_info_json("client.authentication.k8s.io/v1", false, &bare));
@@ -188,7 +205,7 @@ TEST(ExecInfo, ClusterFieldsAndExtensionConfig) {
 TEST(ExecEnv, InheritedPlusConfiguredThenExecInfo) {
     const std::vector<std::string> inherited = {"PATH=/bin", "HOME=/h", "KUBERNETES_EXEC_INFO=stale", "junk",
                                                 "=odd", "AWS_PROFILE=dev"};
-    const std::vector<exec_env_var> extra = {{"AWS_PROFILE", "prod"}, {"X", "1"}, {"X", "2"}, {"EMPTY", ""}};
+    const std::vector<ExecEnvVar> extra = {{"AWS_PROFILE", "prod"}, {"X", "1"}, {"X", "2"}, {"EMPTY", ""}};
     const auto env = build_exec_env(inherited, extra, "{}");
     const std::vector<std::string> want = {"PATH=/bin", "HOME=/h", "AWS_PROFILE=prod", "X=2", "EMPTY=",
                                            "KUBERNETES_EXEC_INFO={}"};
@@ -206,13 +223,13 @@ TEST(ExecOutput, StrictParsing) {
     const std::string beta = "client.authentication.k8s.io/v1beta1";
     const std::string cert_json = json::serialize(json::value(kCert));
     const std::string key_json = json::serialize(json::value(kKey));
-    struct row {
+    struct Row {
         const char* name;
         std::string output;
         std::string want_api;
         const char* error;  // null: accepted
     };
-    const std::vector<row> rows = {
+    const std::vector<Row> rows = {
         {"token", cred(v1, R"({"token":"abc"})"), v1, nullptr},
         {"token v1beta1", cred(beta, R"({"token":"abc"})"), beta, nullptr},
         {"token with expiry", cred(v1, R"({"token":"abc","expirationTimestamp":"2026-12-01T10:10:00Z"})"), v1, nullptr},
@@ -225,7 +242,8 @@ TEST(ExecOutput, StrictParsing) {
         {"empty", "", v1, "it was empty"},
         {"array", "[1]", v1, "not a JSON object"},
         {"wrong kind", cred(v1, R"({"token":"abc"})", "Secret"), v1, "kind is 'Secret', want ExecCredential"},
-        {"no kind", R"({"apiVersion":"client.authentication.k8s.io/v1","status":{"token":"a"}})", v1, "kind is missing"},
+        {"no kind", R"({"apiVersion":"client.authentication.k8s.io/v1","status":{"token":"a"}})", v1,
+         "kind is missing"},
         {"v1beta1 answer to v1", cred(beta, R"({"token":"abc"})"), v1,
          "apiVersion is 'client.authentication.k8s.io/v1beta1' but the kubeconfig asks for client.authentication.k8s.io/v1"},
         {"no apiVersion", R"({"kind":"ExecCredential","status":{"token":"a"}})", v1, "apiVersion is missing"},
@@ -285,7 +303,7 @@ TEST(ExecOutput, ValuesAreKept) {
 }
 
 TEST(ExecExpiry, ValidUntilTheTimestamp) {
-    const auto ts = [](sys::time_point t) { return std::chrono::time_point_cast<std::chrono::seconds>(t); };
+    const auto ts = [](Sys::time_point t) { return std::chrono::time_point_cast<std::chrono::seconds>(t); };
     EXPECT_TRUE(exec_credential_valid(std::nullopt, kNow));
     EXPECT_TRUE(exec_credential_valid(ts(kNow + 1s), kNow));
     EXPECT_TRUE(exec_credential_valid(ts(kNow), kNow));
@@ -294,52 +312,58 @@ TEST(ExecExpiry, ValidUntilTheTimestamp) {
 }
 
 TEST(ExecFailure, Messages) {
-    exec_config bare;
+    ExecConfig bare;
     bare.command = "aws-iam-authenticator";
     bare.install_hint = "Install it with: apt-get install aws-iam-authenticator\n";
-    exec_config path = bare;
+    ExecConfig path = bare;
     path.command = "/opt/bin/plugin";
-    auto run_of = [](exec_run::end how) {
-        exec_run r;
+    auto run_of = [](ExecRun::End how) {
+        ExecRun r;
         r.how = how;
         r.timeout = 30s;
         r.stdout_cap = 1024;
         return r;
     };
-    struct row {
+    struct Row {
         const char* name;
-        exec_config cfg;
-        exec_run run;
+        ExecConfig cfg;
+        ExecRun run;
         std::vector<std::string> has;
         std::vector<std::string> lacks;
     };
-    exec_run enoent = run_of(exec_run::end::not_started);
+    ExecRun enoent = run_of(ExecRun::End::NotStarted);
     enoent.spawn_errno = ENOENT;
-    exec_run eacces = enoent;
+    ExecRun eacces = enoent;
     eacces.spawn_errno = EACCES;
-    exec_run emfile = enoent;
+    ExecRun emfile = enoent;
     emfile.spawn_errno = EMFILE;
-    exec_run exit3 = run_of(exec_run::end::exited);
+    ExecRun exit3 = run_of(ExecRun::End::Exited);
     exit3.exit_code = 3;
     exit3.stderr_tail = "error: no SSO session\n\n";
-    exec_run exit3_truncated = exit3;
+    ExecRun exit3_truncated = exit3;
     exit3_truncated.stderr_truncated = true;
-    exec_run interactive = exit3;
+    ExecRun interactive = exit3;
     interactive.stderr_captured = false;
-    exec_run signalled = run_of(exec_run::end::signalled);
+    ExecRun signalled = run_of(ExecRun::End::Signalled);
     signalled.signal = SIGSEGV;
-    exec_run slow = run_of(exec_run::end::timed_out);
-    exec_run half = run_of(exec_run::end::timed_out);
+    ExecRun slow = run_of(ExecRun::End::TimedOut);
+    ExecRun half = run_of(ExecRun::End::TimedOut);
     half.timeout = 1500ms;
-    exec_run big = run_of(exec_run::end::output_too_large);
-    const std::vector<row> rows = {
-        {"missing bare name", bare, enoent,
-         {"executable aws-iam-authenticator not found in $PATH", "\n\nInstall it with: apt-get install aws-iam-authenticator"},
+    ExecRun big = run_of(ExecRun::End::OutputTooLarge);
+    const std::vector<Row> rows = {
+        {"missing bare name",
+         bare,
+         enoent,
+         {"executable aws-iam-authenticator not found in $PATH",
+          "\n\nInstall it with: apt-get install aws-iam-authenticator"},
          {}},
         {"missing path", path, enoent, {"executable /opt/bin/plugin not found", "Install it with"}, {"$PATH"}},
         {"not executable", path, eacces, {"cannot be executed (permission denied)", "Install it with"}, {}},
         {"other spawn failure", path, emfile, {"could not be started"}, {"Install it with"}},
-        {"exit code with stderr", bare, exit3, {"failed with exit code 3; stderr: error: no SSO session"},
+        {"exit code with stderr",
+         bare,
+         exit3,
+         {"failed with exit code 3; stderr: error: no SSO session"},
          {"Install it with", "...", "session\n"}},
         {"stderr tail truncated", bare, exit3_truncated, {"stderr: ...error: no SSO session"}, {}},
         {"interactive stderr not captured", bare, interactive, {"exit code 3 (its stderr is above)"}, {"no SSO"}},
@@ -354,7 +378,7 @@ TEST(ExecFailure, Messages) {
         for (const auto& h : r.has) EXPECT_NE(e.message.find(h), std::string::npos) << r.name << ": " << e.message;
         for (const auto& l : r.lacks) EXPECT_EQ(e.message.find(l), std::string::npos) << r.name << ": " << e.message;
     }
-    exec_config no_hint = bare;
+    ExecConfig no_hint = bare;
     no_hint.install_hint.clear();
     EXPECT_EQ(describe_exec_failure(no_hint, enoent).message, "exec plugin: executable aws-iam-authenticator not found in $PATH");
 }

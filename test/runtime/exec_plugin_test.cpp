@@ -1,7 +1,7 @@
 // Real exec credential plugins (tiny shell scripts written to a temp dir):
 // the process shell's bounds (hang, output cap, no zombie, io thread not
 // blocked), the credential source's caching, expiry, single run and 401
-// handling, and kube::client presenting what the plugin returned (a token,
+// handling, and kube::Client presenting what the plugin returned (a token,
 // or a client certificate that changes on refresh) against a loopback
 // HTTPS server.
 #include "fast_client_settings.hpp"
@@ -38,11 +38,11 @@ using namespace std::chrono_literals;
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
 namespace json = boost::json;
-using steady = std::chrono::steady_clock;
+using Steady = std::chrono::steady_clock;
 using test::pki;
 using test::run_coro;
-using test::scripted_reply;
-using test::scripted_tls_server;
+using test::ScriptedReply;
+using test::ScriptedTlsServer;
 
 struct ExecPlugin : ::testing::Test {
     asio::io_context io;
@@ -76,26 +76,26 @@ struct ExecPlugin : ::testing::Test {
         in >> n;
         return n;
     }
-    exec_spawn spawn(std::string command, std::chrono::milliseconds timeout = 5s) {
-        exec_spawn s;
+    ExecSpawn spawn(std::string command, std::chrono::milliseconds timeout = 5s) {
+        ExecSpawn s;
         s.command = std::move(command);
         s.env = current_environment();
         s.timeout = timeout;
         return s;
     }
-    static exec_config config(std::string command) {
-        exec_config c;
+    static ExecConfig config(std::string command) {
+        ExecConfig c;
         c.api_version = "client.authentication.k8s.io/v1";
         c.command = std::move(command);
-        c.mode = interactive_mode::never;
+        c.mode = InteractiveMode::Never;
         return c;
     }
-    std::shared_ptr<exec_credential_source> source(exec_config c, exec_plugin_options o = {},
-                                                   exec_credential_source::hooks h = {}) {
+    std::shared_ptr<ExecCredentialSource> source(ExecConfig c, ExecPluginOptions o = {},
+                                                 ExecCredentialSource::Hooks h = {}) {
         if (!h.stdin_is_terminal) h.stdin_is_terminal = [] { return false; };
-        return exec_credential_source::make(std::move(c), exec_cluster_info{}, o, h);
+        return ExecCredentialSource::make(std::move(c), ExecClusterInfo{}, o, h);
     }
-    credential_result get(credential_source& s) { return run_coro(io, s.get(io.get_executor(), steady::now() + 30s)); }
+    CredentialResult get(CredentialSource& s) { return run_coro(io, s.get(io.get_executor(), Steady::now() + 30s)); }
 };
 
 // No child of this process is left unreaped (zombie) or running.
@@ -110,7 +110,7 @@ TEST_F(ExecPlugin, SuccessCapturesStdoutArgsAndEnvironment) {
     s.args = {"a b", "c"};
     s.env.push_back("FOO=bar");
     auto r = run_coro(io, run_exec_plugin(io.get_executor(), s));
-    EXPECT_EQ(r.how, exec_run::end::exited);
+    EXPECT_EQ(r.how, ExecRun::End::Exited);
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_EQ(r.stdout_data, "out:a b:c:bar\n");
     EXPECT_EQ(r.stderr_tail, "err\n");
@@ -131,11 +131,11 @@ TEST_F(ExecPlugin, HangIsKilledAtTheBoundWithItsChildren) {
     };
     tick.expires_after(20ms);
     tick.async_wait(on_tick);
-    const auto t0 = steady::now();
+    const auto t0 = Steady::now();
     auto r = run_coro(io, run_exec_plugin(io.get_executor(), s));
     tick.cancel();
-    const auto took = steady::now() - t0;
-    EXPECT_EQ(r.how, exec_run::end::timed_out);
+    const auto took = Steady::now() - t0;
+    EXPECT_EQ(r.how, ExecRun::End::TimedOut);
     EXPECT_GE(took, 400ms);
     EXPECT_LT(took, 3s);
     EXPECT_GE(ticks, 10) << "the io thread was blocked while the plugin ran";
@@ -163,10 +163,10 @@ TEST_F(ExecPlugin, HangIsKilledAtTheBoundWithItsChildren) {
 TEST_F(ExecPlugin, StdoutCapKillsAFloodingPlugin) {
     auto s = spawn(script("flood", "yes credential\n"), 5s);
     s.stdout_cap = 4096;
-    const auto t0 = steady::now();
+    const auto t0 = Steady::now();
     auto r = run_coro(io, run_exec_plugin(io.get_executor(), s));
-    EXPECT_EQ(r.how, exec_run::end::output_too_large);
-    EXPECT_LT(steady::now() - t0, 2s);
+    EXPECT_EQ(r.how, ExecRun::End::OutputTooLarge);
+    EXPECT_LT(Steady::now() - t0, 2s);
     EXPECT_LE(r.stdout_data.size(), 4096u);
     expect_no_children();
 }
@@ -176,7 +176,7 @@ TEST_F(ExecPlugin, NonZeroExitKeepsTheStderrTail) {
                                   "echo 'fatal: login required' >&2; exit 7\n"));
     s.stderr_tail = 64;
     auto r = run_coro(io, run_exec_plugin(io.get_executor(), s));
-    EXPECT_EQ(r.how, exec_run::end::exited);
+    EXPECT_EQ(r.how, ExecRun::End::Exited);
     EXPECT_EQ(r.exit_code, 7);
     EXPECT_TRUE(r.stderr_truncated);
     EXPECT_LE(r.stderr_tail.size(), 64u);
@@ -185,50 +185,64 @@ TEST_F(ExecPlugin, NonZeroExitKeepsTheStderrTail) {
 
 TEST_F(ExecPlugin, MissingCommandIsNotStarted) {
     auto r = run_coro(io, run_exec_plugin(io.get_executor(), spawn("attune-no-such-plugin-xyz")));
-    EXPECT_EQ(r.how, exec_run::end::not_started);
+    EXPECT_EQ(r.how, ExecRun::End::NotStarted);
     EXPECT_EQ(r.spawn_errno, ENOENT);
     auto p = run_coro(io, run_exec_plugin(io.get_executor(), spawn((dir / "absent").string())));
     EXPECT_EQ(p.spawn_errno, ENOENT);
 }
 
 TEST_F(ExecPlugin, SourceReportsEachFailureClearlyAndFast) {
-    struct row {
+    struct Row {
         const char* name;
         std::string command;
         std::vector<std::string> want;
     };
-    const std::vector<row> rows = {
-        {"garbage", script("garbage", "echo 'this is not json'\n"), {"exec plugin output: not JSON", "this is not json"}},
+    const std::vector<Row> rows = {
+        {"garbage",
+         script("garbage", "echo 'this is not json'\n"),
+         {"exec plugin output: not JSON", "this is not json"}},
         {"wrong kind",
-         script("kind", "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"Secret\",\"status\":{\"token\":\"x\"}}'\n"),
+         script(
+             "kind",
+             "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"Secret\",\"status\":{\"token\":\"x\"}}'\n"),
          {"kind is 'Secret'"}},
         {"no credential",
-         script("empty", "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{}}'\n"),
+         script(
+             "empty",
+             "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{}}'\n"),
          {"neither a token nor a client certificate"}},
         {"expired",
-         script("expired", "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
-                           "\"status\":{\"token\":\"x\",\"expirationTimestamp\":\"2001-01-01T00:00:00Z\"}}'\n"),
+         script("expired",
+                "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+                "\"status\":{\"token\":\"x\",\"expirationTimestamp\":\"2001-01-01T00:00:00Z\"}}'\n"),
          {"2001-01-01T00:00:00Z has already passed"}},
         {"bad cert pair",
-         script("badcert", "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
-                           "\"status\":{\"clientCertificateData\":\"-----BEGIN CERTIFICATE-----\\\\nAAAA\\\\n-----END "
-                           "CERTIFICATE-----\\\\n\",\"clientKeyData\":\"-----BEGIN " + std::string("PRIV") + "ATE KEY-----\\\\nAAAA\\\\n-----END "
-                           "PRIV" + std::string("ATE KEY-----\\\\n\"}}'\n")),
+         script("badcert",
+                "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\","
+                "\"status\":{\"clientCertificateData\":\"-----BEGIN CERTIFICATE-----\\\\nAAAA\\\\n-----END "
+                "CERTIFICATE-----\\\\n\",\"clientKeyData\":\"-----BEGIN " +
+                    std::string("PRIV") +
+                    "ATE KEY-----\\\\nAAAA\\\\n-----END "
+                    "PRIV" +
+                    std::string("ATE KEY-----\\\\n\"}}'\n")),
          {"status.clientCertificateData/clientKeyData: tls: cannot load client-certificate"}},
-        {"exit code", script("exit", "echo 'token expired, run sso login' >&2; exit 2\n"),
+        {"exit code",
+         script("exit", "echo 'token expired, run sso login' >&2; exit 2\n"),
          {"failed with exit code 2; stderr: token expired, run sso login"}},
-        {"missing", "attune-no-such-plugin-xyz", {"attune-no-such-plugin-xyz not found in $PATH", "brew install nothing"}},
+        {"missing",
+         "attune-no-such-plugin-xyz",
+         {"attune-no-such-plugin-xyz not found in $PATH", "brew install nothing"}},
         {"hang", script("slow", "sleep 30\n"), {"did not finish within 0.3s and was killed"}},
     };
     for (const auto& r : rows) {
         auto c = config(r.command);
         c.install_hint = "brew install nothing";
-        exec_plugin_options o;
+        ExecPluginOptions o;
         o.timeout = 300ms;
         auto src = source(c, o);
-        const auto t0 = steady::now();
+        const auto t0 = Steady::now();
         auto got = get(*src);
-        EXPECT_LT(steady::now() - t0, 3s) << r.name;
+        EXPECT_LT(Steady::now() - t0, 3s) << r.name;
         ASSERT_FALSE(got.value) << r.name;
         for (const auto& w : r.want) EXPECT_NE(got.error.find(w), std::string::npos) << r.name << ": " << got.error;
         if (std::string(r.name) != "missing") {
@@ -240,7 +254,7 @@ TEST_F(ExecPlugin, SourceReportsEachFailureClearlyAndFast) {
 
 TEST_F(ExecPlugin, AlwaysWithoutTerminalIsAnErrorAndNothingRuns) {
     auto c = config(counting_plugin());
-    c.mode = interactive_mode::always;
+    c.mode = InteractiveMode::Always;
     auto src = source(c);
     auto got = get(*src);
     ASSERT_FALSE(got.value);
@@ -254,13 +268,13 @@ TEST_F(ExecPlugin, ExecInfoAndConfiguredEnvReachThePlugin) {
                                       "echo '{\"apiVersion\":\"client.authentication.k8s.io/v1\",\"kind\":\"ExecCredential\",\"status\":{\"token\":\"t\"}}'\n"));
     c.env = {{"REGION", "eu-west-1"}};
     c.provide_cluster_info = true;
-    exec_cluster_info cl;
+    ExecClusterInfo cl;
     cl.server = "https://127.0.0.1:6443";
     cl.certificate_authority_data = "CA";
     cl.config = json::parse(R"({"audience":"a1"})");
-    exec_credential_source::hooks h;
+    ExecCredentialSource::Hooks h;
     h.stdin_is_terminal = [] { return true; };  // IfAvailable with a terminal would be interactive
-    auto src = exec_credential_source::make(c, cl, exec_plugin_options{}, h);
+    auto src = ExecCredentialSource::make(c, cl, ExecPluginOptions{}, h);
     ASSERT_TRUE(get(*src).value);
     std::ifstream in(seen);
     std::string info, region;
@@ -278,7 +292,7 @@ TEST_F(ExecPlugin, ExecInfoAndConfiguredEnvReachThePlugin) {
 
 TEST_F(ExecPlugin, CachedUntilExpiryThenRunAgain) {
     auto wall = std::make_shared<std::chrono::system_clock::time_point>(std::chrono::sys_days{std::chrono::year{2029} / 1 / 1});
-    exec_credential_source::hooks h;
+    ExecCredentialSource::Hooks h;
     h.wall_clock = [wall] { return *wall; };
     test::write_file(dir / "exp", "2030-01-01T00:00:00Z");
     auto src = source(config(counting_plugin()), {}, h);
@@ -319,10 +333,11 @@ TEST_F(ExecPlugin, ConcurrentCallersShareOneRun) {
     std::vector<std::string> tokens;
     int done = 0;
     for (int i = 0; i < 5; ++i) {
-        asio::co_spawn(io, src->get(io.get_executor(), steady::now() + 10s), [&](std::exception_ptr, credential_result r) {
-            tokens.push_back(r.value ? r.value->token : r.error);
-            if (++done == 5) io.stop();
-        });
+        asio::co_spawn(io, src->get(io.get_executor(), Steady::now() + 10s),
+                       [&](std::exception_ptr, CredentialResult r) {
+                           tokens.push_back(r.value ? r.value->token : r.error);
+                           if (++done == 5) io.stop();
+                       });
     }
     io.run();
     ASSERT_EQ(tokens.size(), 5u);
@@ -333,9 +348,9 @@ TEST_F(ExecPlugin, ConcurrentCallersShareOneRun) {
 
 TEST_F(ExecPlugin, AWaiterGivesUpAtItsDeadlineWhileTheRunGoesOn) {
     auto src = source(config(counting_plugin("sleep 0.5\n")));
-    const auto t0 = steady::now();
-    auto r = run_coro(io, src->get(io.get_executor(), steady::now() + 100ms));
-    EXPECT_LT(steady::now() - t0, 400ms);
+    const auto t0 = Steady::now();
+    auto r = run_coro(io, src->get(io.get_executor(), Steady::now() + 100ms));
+    EXPECT_LT(Steady::now() - t0, 400ms);
     ASSERT_FALSE(r.value);
     EXPECT_NE(r.error.find("still running"), std::string::npos) << r.error;
     auto later = get(*src);  // joins the same run
@@ -344,29 +359,31 @@ TEST_F(ExecPlugin, AWaiterGivesUpAtItsDeadlineWhileTheRunGoesOn) {
     EXPECT_EQ(count(), 1);
 }
 
-client_settings fast_settings() { return test::fast_client_settings(); }
+ClientSettings fast_settings() { return test::fast_client_settings(); }
 
 const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns"}})";
 
 struct ExecClient : ExecPlugin {
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
-    rest_config cfg(std::shared_ptr<credential_source> s) {
-        rest_config c;
+    ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem};
+    RestConfig cfg(std::shared_ptr<CredentialSource> s) {
+        RestConfig c;
         c.host = "127.0.0.1";
         c.port = std::to_string(server.port());
         c.tls.ca_pem = pki().ca_pem;
         c.credentials = std::move(s);
         return c;
     }
-    static bool has(const test::recorded_request& r, const std::string& s) { return r.head.find(s) != std::string::npos; }
+    static bool has(const test::RecordedRequest& r, const std::string& s) {
+        return r.head.find(s) != std::string::npos;
+    }
 };
 
 TEST_F(ExecClient, UnauthorizedRerunsThePluginAndRetriesOnce) {
-    server.script(scripted_reply::http(200, pod_json));
-    server.script(scripted_reply::status(401, "Unauthorized", "token revoked"));
-    server.script(scripted_reply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::status(401, "Unauthorized", "token revoked"));
+    server.script(ScriptedReply::http(200, pod_json));
     auto src = source(config(counting_plugin()));
-    client c(io.get_executor(), cfg(src), fast_settings());
+    Client c(io.get_executor(), cfg(src), fast_settings());
     EXPECT_TRUE(run_coro(io, c.get(resources::pods(), "ns", "p")).ok());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -378,10 +395,10 @@ TEST_F(ExecClient, UnauthorizedRerunsThePluginAndRetriesOnce) {
 }
 
 TEST_F(ExecClient, ASecond401IsTheCallersError) {
-    server.script(scripted_reply::status(401, "Unauthorized", "no"));
-    server.script(scripted_reply::status(401, "Unauthorized", "still no"));
+    server.script(ScriptedReply::status(401, "Unauthorized", "no"));
+    server.script(ScriptedReply::status(401, "Unauthorized", "still no"));
     auto src = source(config(counting_plugin()));
-    client c(io.get_executor(), cfg(src), fast_settings());
+    Client c(io.get_executor(), cfg(src), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, 401);
@@ -392,10 +409,10 @@ TEST_F(ExecClient, ASecond401IsTheCallersError) {
 TEST_F(ExecClient, PluginFailureIsACredentialsErrorAndNothingIsSent) {
     auto c0 = config("attune-no-such-plugin-xyz");
     c0.install_hint = "see docs/cli.md";
-    client c(io.get_executor(), cfg(source(c0)), fast_settings());
+    Client c(io.get_executor(), cfg(source(c0)), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.error().kind, error_kind::credentials);
+    EXPECT_EQ(r.error().kind, ErrorKind::Credentials);
     EXPECT_NE(r.error().describe().find("cannot obtain credentials: exec plugin: executable attune-no-such-plugin-xyz not found"),
               std::string::npos)
         << r.error().describe();
@@ -404,11 +421,11 @@ TEST_F(ExecClient, PluginFailureIsACredentialsErrorAndNothingIsSent) {
 }
 
 TEST_F(ExecClient, WatchRetriesOnceAfter401) {
-    server.script(scripted_reply::status(401, "Unauthorized", "expired"));
-    server.script(scripted_reply::watch_stream({}));
+    server.script(ScriptedReply::status(401, "Unauthorized", "expired"));
+    server.script(ScriptedReply::watch_stream({}));
     auto src = source(config(counting_plugin()));
-    client c(io.get_executor(), cfg(src), fast_settings());
-    watch_options wo;
+    Client c(io.get_executor(), cfg(src), fast_settings());
+    WatchOptions wo;
     auto r = run_coro(io, c.watch(resources::pods(), "ns", wo));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(server.requests().size(), 2u);
@@ -430,10 +447,10 @@ TEST_F(ExecClient, ClientCertificateFromThePluginRotatesOnRefresh) {
                                "python3 -c 'import json,sys; print(json.dumps({\"apiVersion\":\"client.authentication.k8s.io/v1\","
                                "\"kind\":\"ExecCredential\",\"status\":{\"clientCertificateData\":open(sys.argv[1]).read(),"
                                "\"clientKeyData\":open(sys.argv[2]).read()}}))' '" + d + "/c'$n'.crt' '" + d + "/c'$n'.key'\n");
-    server.script(scripted_reply::http(200, pod_json));
-    server.script(scripted_reply::status(401, "Unauthorized", "certificate revoked"));
-    server.script(scripted_reply::http(200, pod_json));
-    client c(io.get_executor(), cfg(source(config(plugin))), fast_settings());
+    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::status(401, "Unauthorized", "certificate revoked"));
+    server.script(ScriptedReply::http(200, pod_json));
+    Client c(io.get_executor(), cfg(source(config(plugin))), fast_settings());
     EXPECT_TRUE(run_coro(io, c.get(resources::pods(), "ns", "p")).ok());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -462,10 +479,10 @@ TEST_F(ExecPlugin, KubeconfigUserWithExecRunsThePlugin) {
                              "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n"
                              "      command: ./bin/p\n      provideClusterInfo: true\n";
     auto rc = resolve_kubeconfig({{dir / "config", yaml}}, "", false);
-    auto* src = dynamic_cast<exec_credential_source*>(rc.credentials.get());
+    auto* src = dynamic_cast<ExecCredentialSource*>(rc.credentials.get());
     ASSERT_NE(src, nullptr);
     EXPECT_EQ(src->config().command, (dir / "bin" / "p").string());
-    EXPECT_EQ(src->config().mode, interactive_mode::if_available);
+    EXPECT_EQ(src->config().mode, InteractiveMode::IfAvailable);
     auto got = get(*rc.credentials);
     ASSERT_TRUE(got.value) << got.error;
     EXPECT_EQ(got.value->token, "kc");

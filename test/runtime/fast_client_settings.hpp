@@ -1,13 +1,13 @@
 #pragma once
-// kube::client settings for loopback tests: no rate limiting to speak of, a
+// kube::Client settings for loopback tests: no rate limiting to speak of, a
 // fixed jitter seed, short backoffs and 2 s phase timeouts.
 #include <attune/kube/client.hpp>
 
 namespace attune::test {
 
-inline kube::client_settings fast_client_settings() {
+inline kube::ClientSettings fast_client_settings() {
     using namespace std::chrono_literals;
-    kube::client_settings s;
+    kube::ClientSettings s;
     s.qps = 1000;
     s.burst = 100;
     s.seed = 42;

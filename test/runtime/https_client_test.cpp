@@ -1,4 +1,4 @@
-// http::https_client below the kube layer: plain HTTP as a stream choice
+// http::HttpsClient below the kube layer: plain HTTP as a stream choice
 // inside the same pool, and the per-request budget.
 #include "run_coro.hpp"
 #include "scripted_tls_server.hpp"
@@ -16,12 +16,12 @@ namespace {
 using namespace std::chrono_literals;
 using test::pki;
 using test::run_coro;
-using test::scripted_reply;
-using test::scripted_tls_server;
-using steady = std::chrono::steady_clock;
+using test::ScriptedReply;
+using test::ScriptedTlsServer;
+using Steady = std::chrono::steady_clock;
 
-client_options plain_options() {
-    client_options o;
+ClientOptions plain_options() {
+    ClientOptions o;
     o.tls = false;
     o.limits.connect = 2s;
     o.limits.write = 2s;
@@ -29,18 +29,18 @@ client_options plain_options() {
     return o;
 }
 
-request get(std::string target) {
-    request r;
+Request get(std::string target) {
+    Request r;
     r.target = std::move(target);
     return r;
 }
 
 TEST(HttpClient, PlainHttpExchangesAndKeepsTheConnection) {
     boost::asio::io_context io;
-    scripted_tls_server server(io, "", "", scripted_tls_server::mode::plain);
-    server.script(scripted_reply::http(200, R"({"a":1})"));
-    server.script(scripted_reply::http(200, R"({"b":2})"));
-    https_client c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), tls_options{}, plain_options());
+    ScriptedTlsServer server(io, "", "", ScriptedTlsServer::Mode::Plain);
+    server.script(ScriptedReply::http(200, R"({"a":1})"));
+    server.script(ScriptedReply::http(200, R"({"b":2})"));
+    HttpsClient c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), TlsOptions{}, plain_options());
     run_coro(io, [&]() -> boost::asio::awaitable<void> {
         auto a = co_await c.send(get("/one"));
         auto b = co_await c.send(get("/two"));
@@ -57,49 +57,49 @@ TEST(HttpClient, PlainHttpExchangesAndKeepsTheConnection) {
 
 TEST(HttpClient, TlsClientAgainstAPlainServerFailsCleanly) {
     boost::asio::io_context io;
-    scripted_tls_server server(io, "", "", scripted_tls_server::mode::plain);
-    server.script(scripted_reply::http(200, "{}"));
-    client_options o = plain_options();
+    ScriptedTlsServer server(io, "", "", ScriptedTlsServer::Mode::Plain);
+    server.script(ScriptedReply::http(200, "{}"));
+    ClientOptions o = plain_options();
     o.tls = true;
     o.limits.handshake = 1s;
-    tls_options t;
+    TlsOptions t;
     t.ca_pem = pki().ca_pem;
-    https_client c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), t, o);
+    HttpsClient c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), t, o);
     auto r = run_coro(io, c.send(get("/")));
     EXPECT_FALSE(r.ok());
     // Cleanly: a plain server reads the ClientHello as the start of a
     // request and waits for more, so the handshake's own limit ends it, as a
     // timeout, and the request itself never left.
-    EXPECT_EQ(r.kind, failure::timeout) << to_string(r.kind);
+    EXPECT_EQ(r.kind, Failure::Timeout) << to_string(r.kind);
     EXPECT_FALSE(r.request_sent);
 }
 
 TEST(HttpClient, ThePerRequestBudgetBoundsAHangingServer) {
     boost::asio::io_context io;
-    scripted_tls_server server(io, "", "", scripted_tls_server::mode::plain);
-    scripted_reply hang;
-    hang.after = scripted_reply::then::hang;  // reads the request, never answers
+    ScriptedTlsServer server(io, "", "", ScriptedTlsServer::Mode::Plain);
+    ScriptedReply hang;
+    hang.after = ScriptedReply::Then::Hang;  // reads the request, never answers
     server.script(hang);
-    https_client c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), tls_options{}, plain_options());
+    HttpsClient c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), TlsOptions{}, plain_options());
     auto req = get("/slow");
     req.timeout = 300ms;
-    const auto t0 = steady::now();
+    const auto t0 = Steady::now();
     auto r = run_coro(io, c.send(req));
-    const auto took = steady::now() - t0;
-    EXPECT_EQ(r.kind, failure::timeout);
+    const auto took = Steady::now() - t0;
+    EXPECT_EQ(r.kind, Failure::Timeout);
     EXPECT_GE(took, 250ms);
     EXPECT_LT(took, 5s);  // far below the 10 s read limit
 }
 
 TEST(HttpClient, TheBodyLimitFires) {
     boost::asio::io_context io;
-    scripted_tls_server server(io, "", "", scripted_tls_server::mode::plain);
-    server.script(scripted_reply::http(200, std::string(64 * 1024, 'x')));
+    ScriptedTlsServer server(io, "", "", ScriptedTlsServer::Mode::Plain);
+    server.script(ScriptedReply::http(200, std::string(64 * 1024, 'x')));
     auto o = plain_options();
     o.max_body_bytes = 1024;
-    https_client c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), tls_options{}, o);
+    HttpsClient c(io.get_executor(), "127.0.0.1", std::to_string(server.port()), TlsOptions{}, o);
     auto r = run_coro(io, c.send(get("/big")));
-    EXPECT_EQ(r.kind, failure::body_too_large);
+    EXPECT_EQ(r.kind, Failure::BodyTooLarge);
 }
 
 TEST(ServerUrl, SplitsSchemeHostPortAndPrefix) {

@@ -1,4 +1,4 @@
-// Behaviour of http::https_server on loopback, driven by real TLS clients.
+// Behaviour of http::HttpsServer on loopback, driven by real TLS clients.
 #include "run_coro.hpp"
 #include "test_certs.hpp"
 
@@ -33,7 +33,7 @@ using test::run_coro;
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
-using tcp = asio::ip::tcp;
+using Tcp = asio::ip::tcp;
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
 asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
@@ -43,11 +43,11 @@ asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
 }
 
 // A raw TLS client: what the peer certificate is, and exactly the bytes we send.
-struct raw_client {
+struct RawClient {
     asio::ssl::context ctx{asio::ssl::context::tls_client};
-    std::unique_ptr<asio::ssl::stream<tcp::socket>> s;
+    std::unique_ptr<asio::ssl::stream<Tcp::socket>> s;
 
-    explicit raw_client(int max_version = 0) {
+    explicit RawClient(int max_version = 0) {
         ctx.set_verify_mode(asio::ssl::verify_none);
         if (max_version) {
             SSL_CTX_set_security_level(ctx.native_handle(), 0);  // let the client offer old versions
@@ -57,9 +57,9 @@ struct raw_client {
     }
 
     asio::awaitable<boost::system::error_code> connect(unsigned short port, bool handshake = true) {
-        s = std::make_unique<asio::ssl::stream<tcp::socket>>(co_await asio::this_coro::executor, ctx);
-        auto [ec] = co_await s->next_layer().async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
-                                                           use_tuple);
+        s = std::make_unique<asio::ssl::stream<Tcp::socket>>(co_await asio::this_coro::executor, ctx);
+        auto [ec] =
+            co_await s->next_layer().async_connect(Tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), use_tuple);
         if (ec || !handshake) co_return ec;
         auto [hec] = co_await s->async_handshake(asio::ssl::stream_base::client, use_tuple);
         co_return hec;
@@ -96,17 +96,17 @@ std::string post(std::string_view body, bool keep_alive = true) {
 
 struct ServerTest : ::testing::Test {
     asio::io_context io;
-    std::map<server_event, int> events;
-    server_options opts;
-    std::unique_ptr<https_server> server;
+    std::map<ServerEvent, int> events;
+    ServerOptions opts;
+    std::unique_ptr<HttpsServer> server;
 
     void start() {
-        opts.on_event = [this](server_event e) { ++events[e]; };
-        server = std::make_unique<https_server>(
+        opts.on_event = [this](ServerEvent e) { ++events[e]; };
+        server = std::make_unique<HttpsServer>(
             io.get_executor(),
-            [](const server_request& r) {
-                return server_reply(200, "text/plain", std::string(r.method) + " " + std::string(r.target) + " " +
-                                                           std::string(r.body));
+            [](const ServerRequest& r) {
+                return ServerReply(200, "text/plain",
+                                   std::string(r.method) + " " + std::string(r.target) + " " + std::string(r.body));
             },
             opts);
         server->set_certificate(pki().server_cert_pem, pki().server_key_pem);
@@ -114,14 +114,14 @@ struct ServerTest : ::testing::Test {
         asio::co_spawn(io, server->run(), asio::detached);
     }
 
-    client_options client_opts() const {
-        client_options o;
+    ClientOptions client_opts() const {
+        ClientOptions o;
         o.limits.connect = 2s;
         o.limits.read = 2s;
         return o;
     }
-    tls_options verified() const {
-        tls_options t;
+    TlsOptions verified() const {
+        TlsOptions t;
         t.ca_pem = pki().ca_pem;
         return t;
     }
@@ -129,11 +129,11 @@ struct ServerTest : ::testing::Test {
 
 TEST_F(ServerTest, ServesRequestsOverVerifiedTlsOnOneKeptAliveConnection) {
     start();
-    https_client c(io.get_executor(), "127.0.0.1", std::to_string(server->port()), verified(), client_opts());
+    HttpsClient c(io.get_executor(), "127.0.0.1", std::to_string(server->port()), verified(), client_opts());
     run_coro(io, [&]() -> asio::awaitable<void> {
         for (int i = 0; i < 3; ++i) {
-            request req;
-            req.method = verb::post;
+            Request req;
+            req.method = Verb::Post;
             req.target = "/echo";
             req.headers.push_back({"Content-Type", "application/json"});
             req.body = "n" + std::to_string(i);
@@ -143,22 +143,22 @@ TEST_F(ServerTest, ServesRequestsOverVerifiedTlsOnOneKeptAliveConnection) {
             EXPECT_EQ(r.resp.body, "POST /echo n" + std::to_string(i));
         }
     }());
-    EXPECT_EQ(events[server_event::connection_opened], 1);
+    EXPECT_EQ(events[ServerEvent::ConnectionOpened], 1);
 }
 
 TEST_F(ServerTest, RefusesTls11) {
     start();
-    raw_client old(TLS1_1_VERSION);
+    RawClient old(TLS1_1_VERSION);
     auto ec = run_coro(io, old.connect(server->port()));
     EXPECT_TRUE(ec) << "a TLS 1.1 handshake succeeded";
-    raw_client modern;
+    RawClient modern;
     EXPECT_FALSE(run_coro(io, modern.connect(server->port())));
 }
 
 TEST_F(ServerTest, ABodyOverTheLimitGets413AndTheConnectionCloses) {
     opts.max_body_bytes = 1024;
     start();
-    raw_client c;
+    RawClient c;
     ASSERT_FALSE(run_coro(io, c.connect(server->port())));
     run_coro(io, [&]() -> asio::awaitable<void> {
         co_await c.send(post(std::string(4096, 'x')));
@@ -166,37 +166,37 @@ TEST_F(ServerTest, ABodyOverTheLimitGets413AndTheConnectionCloses) {
         EXPECT_EQ(res.result_int(), 413u);
         EXPECT_FALSE(res.keep_alive());
     }());
-    EXPECT_EQ(events[server_event::body_too_large], 1);
+    EXPECT_EQ(events[ServerEvent::BodyTooLarge], 1);
 }
 
 TEST_F(ServerTest, MalformedHttpGets400) {
     start();
-    raw_client c;
+    RawClient c;
     ASSERT_FALSE(run_coro(io, c.connect(server->port())));
     run_coro(io, [&]() -> asio::awaitable<void> {
         co_await c.send("HELLO\r\n\r\n");
         auto res = co_await c.read();
         EXPECT_EQ(res.result_int(), 400u);
     }());
-    EXPECT_EQ(events[server_event::bad_request], 1);
+    EXPECT_EQ(events[ServerEvent::BadRequest], 1);
 }
 
 TEST_F(ServerTest, AClientThatNeverHandshakesIsDroppedAfterTheTimeout) {
     opts.handshake_timeout = 200ms;
     start();
-    raw_client c;
+    RawClient c;
     run_coro(io, [&]() -> asio::awaitable<void> {
         EXPECT_FALSE(co_await c.connect(server->port(), /*handshake=*/false));
         co_await sleep_for(600ms);
     }());
-    EXPECT_EQ(events[server_event::handshake_failed], 1);
+    EXPECT_EQ(events[ServerEvent::HandshakeFailed], 1);
     EXPECT_EQ(server->stats().open_connections, 0u);
 }
 
 TEST_F(ServerTest, AnIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout) {
     opts.idle_timeout = 200ms;
     start();
-    raw_client c;
+    RawClient c;
     ASSERT_FALSE(run_coro(io, c.connect(server->port())));
     run_coro(io, [&]() -> asio::awaitable<void> {
         co_await c.send(post("a"));
@@ -204,27 +204,27 @@ TEST_F(ServerTest, AnIdleKeptAliveConnectionIsClosedAfterTheIdleTimeout) {
         co_await sleep_for(600ms);
     }());
     EXPECT_EQ(server->stats().open_connections, 0u);
-    EXPECT_EQ(events[server_event::read_timeout], 0);  // idle, not a stalled request
+    EXPECT_EQ(events[ServerEvent::ReadTimeout], 0);  // idle, not a stalled request
 }
 
 TEST_F(ServerTest, AStalledRequestBodyTimesOut) {
     opts.read_timeout = 200ms;
     start();
-    raw_client c;
+    RawClient c;
     ASSERT_FALSE(run_coro(io, c.connect(server->port())));
     run_coro(io, [&]() -> asio::awaitable<void> {
         auto full = post("0123456789");
         co_await c.send(full.substr(0, full.size() - 5));
         EXPECT_EQ((co_await c.read()).result_int(), 0u);  // closed, no answer
     }());
-    EXPECT_EQ(events[server_event::read_timeout], 1);
+    EXPECT_EQ(events[ServerEvent::ReadTimeout], 1);
 }
 
 TEST_F(ServerTest, ConnectionsOverTheCapAreResetAtOnceNotQueued) {
     opts.max_connections = 2;
     opts.handshake_timeout = 5s;
     start();
-    raw_client a, b, c, d;
+    RawClient a, b, c, d;
     run_coro(io, [&]() -> asio::awaitable<void> {
         EXPECT_FALSE(co_await a.connect(server->port()));
         EXPECT_FALSE(co_await b.connect(server->port()));
@@ -242,8 +242,8 @@ TEST_F(ServerTest, ConnectionsOverTheCapAreResetAtOnceNotQueued) {
         co_await d.send(post("d"));
         EXPECT_EQ((co_await d.read()).result_int(), 200u);
     }());
-    EXPECT_EQ(events[server_event::at_capacity], 1);
-    EXPECT_EQ(events[server_event::connection_opened], 3);
+    EXPECT_EQ(events[ServerEvent::AtCapacity], 1);
+    EXPECT_EQ(events[ServerEvent::ConnectionOpened], 3);
 }
 
 // A large body whose header is read while max_large_requests others are
@@ -253,7 +253,7 @@ TEST_F(ServerTest, LargeBodiesOverTheirCapGet503AndSmallOnesAreStillServed) {
     opts.max_large_requests = 1;
     opts.small_body_bytes = 16;
     start();
-    raw_client slow, large, small, chunked;
+    RawClient slow, large, small, chunked;
     for (auto* c : {&slow, &large, &small, &chunked}) ASSERT_FALSE(run_coro(io, c->connect(server->port())));
     run_coro(io, [&]() -> asio::awaitable<void> {
         const auto full = post("a large body of 32 bytes, slowly");
@@ -274,16 +274,16 @@ TEST_F(ServerTest, LargeBodiesOverTheirCapGet503AndSmallOnesAreStillServed) {
         co_await slow.send(full.substr(full.size() - 4));
         EXPECT_EQ((co_await slow.read()).result_int(), 200u);
     }());
-    EXPECT_EQ(events[server_event::too_many_requests], 2);
+    EXPECT_EQ(events[ServerEvent::TooManyRequests], 2);
 }
 
 TEST_F(ServerTest, ABodyThatIsNotJsonGets415Unread) {
     start();
-    struct row {
+    struct Row {
         const char* content_type;  // nullptr: no header
         unsigned status;
     };
-    const row rows[] = {{"application/json", 200},
+    const Row rows[] = {{"application/json", 200},
                         {"application/json; charset=utf-8", 200},
                         {"Application/JSON", 200},
                         {"text/plain", 415},
@@ -292,7 +292,7 @@ TEST_F(ServerTest, ABodyThatIsNotJsonGets415Unread) {
                         {nullptr, 415}};
     for (const auto& r : rows) {
         SCOPED_TRACE(r.content_type ? r.content_type : "(none)");
-        raw_client c;
+        RawClient c;
         ASSERT_FALSE(run_coro(io, c.connect(server->port())));
         run_coro(io, [&]() -> asio::awaitable<void> {
             // A declared body larger than what is sent: a 415 proves it was not waited for.
@@ -307,9 +307,9 @@ TEST_F(ServerTest, ABodyThatIsNotJsonGets415Unread) {
             EXPECT_EQ(res.result_int(), r.status);
         }());
     }
-    EXPECT_EQ(events[server_event::unsupported_media_type], 4);
+    EXPECT_EQ(events[ServerEvent::UnsupportedMediaType], 4);
     // A GET carries no body and needs no Content-Type.
-    raw_client g;
+    RawClient g;
     ASSERT_FALSE(run_coro(io, g.connect(server->port())));
     run_coro(io, [&]() -> asio::awaitable<void> {
         co_await g.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n");
@@ -323,7 +323,7 @@ TEST_F(ServerTest, ABodyThatIsNotJsonGets415Unread) {
 TEST_F(ServerTest, AnOversizedBodyIsRefusedWithoutBeingBuffered) {
     opts.max_body_bytes = 64u << 10;
     start();
-    raw_client c, chunked;
+    RawClient c, chunked;
     ASSERT_FALSE(run_coro(io, c.connect(server->port())));
     ASSERT_FALSE(run_coro(io, chunked.connect(server->port())));
     run_coro(io, [&]() -> asio::awaitable<void> {
@@ -339,11 +339,11 @@ TEST_F(ServerTest, AnOversizedBodyIsRefusedWithoutBeingBuffered) {
         co_await chunked.send("8000\r\n");  // the third chunk's size alone passes it
         EXPECT_EQ((co_await chunked.read()).result_int(), 413u);
     }());
-    EXPECT_EQ(events[server_event::body_too_large], 2);
+    EXPECT_EQ(events[ServerEvent::BodyTooLarge], 2);
 }
 
 TEST(ServerDefaults, TheBodyCapHoldsTwoLargestObjectsTheApiserverDecodes) {
-    const server_options o;
+    const ServerOptions o;
     EXPECT_EQ(o.max_body_bytes, 2 * (3u << 20) + (64u << 10));
     // The bodies held at once, all connections with a small one and the
     // large slots full: well inside the manager's 256 Mi.
@@ -353,16 +353,16 @@ TEST(ServerDefaults, TheBodyCapHoldsTwoLargestObjectsTheApiserverDecodes) {
 
 // Slow-loris: a client that sends its header one byte at a time, each byte
 // well inside any per-read timeout, is cut off when the request as a whole
-// exceeds read_timeout, on the first request and on a kept-alive one.
+// exceeds ReadTimeout, on the first request and on a kept-alive one.
 TEST_F(ServerTest, AHeaderTrickledByteByByteTimesOut) {
     opts.read_timeout = 300ms;
     opts.idle_timeout = 5s;
     start();
     for (const bool kept_alive : {false, true}) {
         SCOPED_TRACE(kept_alive ? "second request on a kept-alive connection" : "first request");
-        raw_client c;
+        RawClient c;
         ASSERT_FALSE(run_coro(io, c.connect(server->port())));
-        const int before = events[server_event::read_timeout];
+        const int before = events[ServerEvent::ReadTimeout];
         bool cut_off = false;
         std::size_t sent = 0;
         run_coro(io, [&]() -> asio::awaitable<void> {
@@ -378,7 +378,7 @@ TEST_F(ServerTest, AHeaderTrickledByteByByteTimesOut) {
                     break;
                 }
                 co_await sleep_for(25ms);
-                if (events[server_event::read_timeout] > before) {
+                if (events[ServerEvent::ReadTimeout] > before) {
                     cut_off = true;
                     break;
                 }
@@ -386,7 +386,7 @@ TEST_F(ServerTest, AHeaderTrickledByteByByteTimesOut) {
         }());
         EXPECT_TRUE(cut_off);
         EXPECT_LT(sent, 100u);
-        EXPECT_EQ(events[server_event::read_timeout], before + 1);
+        EXPECT_EQ(events[ServerEvent::ReadTimeout], before + 1);
     }
 }
 
@@ -394,12 +394,12 @@ TEST_F(ServerTest, AHeaderTrickledByteByByteTimesOut) {
 TEST_F(ServerTest, AClientCaRequiresAClientCertificateItSigned) {
     opts.client_ca_pem = pki().ca_pem;
     start();
-    client_options co = client_opts();
-    auto post_over = [&](tls_options t) {
-        https_client c(io.get_executor(), "127.0.0.1", std::to_string(server->port()), t, co);
-        return run_coro(io, [&]() -> asio::awaitable<exchange_result> {
-            request req;
-            req.method = verb::post;
+    ClientOptions co = client_opts();
+    auto post_over = [&](TlsOptions t) {
+        HttpsClient c(io.get_executor(), "127.0.0.1", std::to_string(server->port()), t, co);
+        return run_coro(io, [&]() -> asio::awaitable<ExchangeResult> {
+            Request req;
+            req.method = Verb::Post;
             req.target = "/echo";
             req.headers.push_back({"Content-Type", "application/json"});
             req.body = "{}";
@@ -417,23 +417,24 @@ TEST_F(ServerTest, AClientCaRequiresAClientCertificateItSigned) {
     stranger.client_cert_pem = pki().stranger_cert_pem;
     stranger.client_key_pem = pki().stranger_key_pem;
     EXPECT_FALSE(post_over(stranger).ok());
-    EXPECT_GE(events[server_event::handshake_failed], 2);  // the client may try twice
+    EXPECT_GE(events[ServerEvent::HandshakeFailed], 2);  // the client may try twice
 }
 
 TEST_F(ServerTest, AnUnusableClientCaIsRefused) {
     opts.client_ca_pem = "not a pem";
-    server = std::make_unique<https_server>(io.get_executor(), [](const server_request&) { return server_reply{}; }, opts);
+    server = std::make_unique<HttpsServer>(
+        io.get_executor(), [](const ServerRequest&) { return ServerReply{}; }, opts);
     EXPECT_THROW(server->set_certificate(pki().server_cert_pem, pki().server_key_pem), std::runtime_error);
     EXPECT_FALSE(server->has_certificate());
 }
 
 TEST_F(ServerTest, ANewCertificateServesNewConnectionsWhileOpenOnesKeepTheirs) {
     start();
-    raw_client before;
+    RawClient before;
     ASSERT_FALSE(run_coro(io, before.connect(server->port())));
     EXPECT_EQ(before.peer_cn(), "server");
     server->set_certificate(pki().wrong_ip_cert_pem, pki().wrong_ip_key_pem);
-    raw_client after;
+    RawClient after;
     ASSERT_FALSE(run_coro(io, after.connect(server->port())));
     EXPECT_EQ(after.peer_cn(), "wrongip");
     run_coro(io, [&]() -> asio::awaitable<void> {
@@ -449,7 +450,7 @@ TEST_F(ServerTest, UnusableCertificateMaterialIsRefusedAndTheOldOneStays) {
     start();
     EXPECT_THROW(server->set_certificate("not a pem", pki().server_key_pem), std::runtime_error);
     EXPECT_THROW(server->set_certificate(pki().server_cert_pem, pki().wrong_ip_key_pem), std::runtime_error);
-    raw_client c;
+    RawClient c;
     ASSERT_FALSE(run_coro(io, c.connect(server->port())));
     EXPECT_EQ(c.peer_cn(), "server");
 }
@@ -457,7 +458,7 @@ TEST_F(ServerTest, UnusableCertificateMaterialIsRefusedAndTheOldOneStays) {
 TEST_F(ServerTest, GracefulShutdownFinishesARequestInFlightAndClosesIdleOnes) {
     start();
     const auto port = server->port();
-    raw_client idle, busy;
+    RawClient idle, busy;
     ASSERT_FALSE(run_coro(io, idle.connect(port)));
     ASSERT_FALSE(run_coro(io, busy.connect(port)));
     bool shut_down = false;
@@ -482,7 +483,7 @@ TEST_F(ServerTest, GracefulShutdownFinishesARequestInFlightAndClosesIdleOnes) {
     }());
     EXPECT_TRUE(shut_down);
     EXPECT_EQ(server->stats().open_connections, 0u);
-    raw_client late;
+    RawClient late;
     EXPECT_TRUE(run_coro(io, late.connect(port)));  // nobody listens any more
 }
 

@@ -12,17 +12,17 @@ namespace {
 
 TEST(InformerRegistry, OnlyNeededInformersAreCreatedAndEachOnce) {
     boost::asio::io_context io;
-    rest_config cfg;
+    RestConfig cfg;
     cfg.host = "127.0.0.1";
     cfg.port = "1";
     cfg.tls.ca_pem = test::pki().ca_pem;
-    client c(io.get_executor(), cfg);
-    informer_registry r(c);
-    informer_options pods;
+    Client c(io.get_executor(), cfg);
+    InformerRegistry r(c);
+    InformerOptions pods;
     pods.type = resources::pods();
     pods.transform = strip_pod;
     r.define("pods", pods);
-    informer_options nodes;
+    InformerOptions nodes;
     nodes.type = resources::nodes();
     r.define("nodes", nodes);
     EXPECT_TRUE(r.defined("pods"));

@@ -20,8 +20,8 @@ namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
 using test::pki;
-using test::scripted_reply;
-using test::scripted_tls_server;
+using test::ScriptedReply;
+using test::ScriptedTlsServer;
 namespace asio = boost::asio;
 
 std::string pod(std::string_view name, std::string_view rv) {
@@ -41,32 +41,32 @@ std::string event(std::string_view type, const std::string& obj) {
 
 // Drives one informer against a scripted server until `requests` arrived
 // (then 50 ms more), and records every change as "kind key@rv".
-struct informer_run {
+struct InformerRun {
     asio::io_context io;
-    scripted_tls_server server{io, pki().server_cert_pem, pki().server_key_pem};
+    ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem};
     std::vector<std::string> changes;
     int listed = 0;
 
     void hang_after() {
-        scripted_reply quiet;
+        ScriptedReply quiet;
         quiet.pieces.push_back({0ms, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"});
-        quiet.after = scripted_reply::then::hang;
+        quiet.after = ScriptedReply::Then::Hang;
         server.script(quiet);
     }
 
-    std::unique_ptr<informer> run(informer_options opts, std::size_t requests, informer::handler extra = nullptr) {
-        rest_config cfg;
+    std::unique_ptr<Informer> run(InformerOptions opts, std::size_t requests, Informer::Handler extra = nullptr) {
+        RestConfig cfg;
         cfg.host = "127.0.0.1";
         cfg.port = std::to_string(server.port());
         cfg.tls.ca_pem = pki().ca_pem;
-        client_settings cs;
+        ClientSettings cs;
         cs.qps = 0;
-        client c(io.get_executor(), cfg, cs);
+        Client c(io.get_executor(), cfg, cs);
         opts.type = resources::pods();
         opts.fsm.backoff = {10ms, 2.0, 100ms, 0.0};  // jitter 0: deterministic
         opts.on_listed = [this] { ++listed; };
-        auto inf = std::make_unique<informer>(c, opts, [] { return 0.0; });
-        inf->add_handler([this](const object_cache::delta& d) {
+        auto inf = std::make_unique<Informer>(c, opts, [] { return 0.0; });
+        inf->add_handler([this](const ObjectCache::Delta& d) {
             static const char* kinds[] = {"added", "updated", "deleted"};
             changes.push_back(std::string(kinds[static_cast<int>(d.what)]) + " " + d.key + "@" +
                               std::string(meta_string(d.new_object ? *d.new_object : *d.old_object, "resourceVersion")));
@@ -94,20 +94,20 @@ std::string end_bookmark(std::string_view rv) {
 }
 
 TEST(Informer, ListsWatchesAndRelistsOnBothKindsOfGone) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, list("", "c1", {pod("a", "1")})));
-    t.server.script(scripted_reply::http(200, list("10", "", {pod("b", "2")})));
-    t.server.script(scripted_reply::watch_stream({
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, list("", "c1", {pod("a", "1")})));
+    t.server.script(ScriptedReply::http(200, list("10", "", {pod("b", "2")})));
+    t.server.script(ScriptedReply::watch_stream({
         event("MODIFIED", pod("a", "11")),
         R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"15"}}})",
         R"({"type":"ERROR","object":{"kind":"Status","status":"Failure","reason":"Expired","code":410,"message":"too old"}})",
         event("MODIFIED", pod("a", "999")),  // after the ERROR: must not be applied
     }));
-    t.server.script(scripted_reply::http(200, list("20", "", {pod("a", "11"), pod("c", "20")})));
-    t.server.script(scripted_reply::status(410, "Expired", "too old resource version"));
-    t.server.script(scripted_reply::http(200, list("30", "", {pod("a", "11"), pod("c", "20")})));
+    t.server.script(ScriptedReply::http(200, list("20", "", {pod("a", "11"), pod("c", "20")})));
+    t.server.script(ScriptedReply::status(410, "Expired", "too old resource version"));
+    t.server.script(ScriptedReply::http(200, list("30", "", {pod("a", "11"), pod("c", "20")})));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     o.transform = strip_pod;
     o.fsm.page_size = 2;
     o.fsm.watch_list = false;
@@ -141,18 +141,18 @@ TEST(Informer, ListsWatchesAndRelistsOnBothKindsOfGone) {
 }
 
 TEST(Informer, BrokenStreamResumesFromLastSeenVersionWithoutDuplicates) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, list("10", "", {pod("a", "1")})));
     // Two events, then the connection is reset in the middle of the third line.
-    auto broken = scripted_reply::watch_stream({event("MODIFIED", pod("a", "11")), event("ADDED", pod("b", "12"))});
+    auto broken = ScriptedReply::watch_stream({event("MODIFIED", pod("a", "11")), event("ADDED", pod("b", "12"))});
     // (Pauses so the client has read everything before the RST discards it.)
     broken.pieces.push_back({50ms, event("MODIFIED", pod("a", "13")).substr(0, 30)});
     broken.pieces.push_back({100ms, ""});
-    broken.after = scripted_reply::then::reset;
+    broken.after = ScriptedReply::Then::Reset;
     t.server.script(broken);
-    t.server.script(scripted_reply::watch_stream({event("MODIFIED", pod("a", "13")), event("DELETED", pod("b", "14"))}));
+    t.server.script(ScriptedReply::watch_stream({event("MODIFIED", pod("a", "13")), event("DELETED", pod("b", "14"))}));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     o.fsm.watch_list = false;
     auto inf = t.run(o, 4);
     const auto& r = t.server.requests();
@@ -167,16 +167,17 @@ TEST(Informer, BrokenStreamResumesFromLastSeenVersionWithoutDuplicates) {
 }
 
 TEST(Informer, WatchListStreamsInitialStateSyncsOnEndBookmarkAndDiffsARelist) {
-    informer_run t;
+    InformerRun t;
     // The initial state, then a live change, then 410.
-    t.server.script(scripted_reply::watch_stream({event("ADDED", pod("a", "1")), event("ADDED", pod("b", "2")),
-                                                  end_bookmark("5"), event("MODIFIED", pod("a", "6")),
-                                                  R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}})"}));
+    t.server.script(
+        ScriptedReply::watch_stream({event("ADDED", pod("a", "1")), event("ADDED", pod("b", "2")), end_bookmark("5"),
+                                     event("MODIFIED", pod("a", "6")),
+                                     R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}})"}));
     // Relist by WatchList at the last version: b is gone, c is new, a unchanged.
-    t.server.script(scripted_reply::watch_stream({event("ADDED", pod("a", "6")), event("ADDED", pod("c", "7")),
-                                                  end_bookmark("8")}));
+    t.server.script(
+        ScriptedReply::watch_stream({event("ADDED", pod("a", "6")), event("ADDED", pod("c", "7")), end_bookmark("8")}));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     auto inf = t.run(o, 3);
     const auto& r = t.server.requests();
     ASSERT_EQ(r.size(), 3u);
@@ -195,10 +196,10 @@ TEST(Informer, WatchListStreamsInitialStateSyncsOnEndBookmarkAndDiffsARelist) {
 }
 
 TEST(Informer, NotSyncedUntilTheWatchListEndBookmark) {
-    informer_run t;
-    t.server.script(scripted_reply::watch_stream({event("ADDED", pod("a", "1"))}));  // cut short
+    InformerRun t;
+    t.server.script(ScriptedReply::watch_stream({event("ADDED", pod("a", "1"))}));  // cut short
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     auto inf = t.run(o, 2);
     EXPECT_FALSE(inf->has_synced());
     EXPECT_EQ(t.listed, 0);
@@ -206,14 +207,16 @@ TEST(Informer, NotSyncedUntilTheWatchListEndBookmark) {
 }
 
 TEST(Informer, RefusedWatchListFallsBackToPagedListsForGood) {
-    informer_run t;
-    t.server.script(scripted_reply::status(422, "Invalid",
-                                           "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
-    t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
-    t.server.script(scripted_reply::watch_stream({R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}})"}));
-    t.server.script(scripted_reply::http(200, list("20", "", {pod("a", "1")})));
+    InformerRun t;
+    t.server.script(
+        ScriptedReply::status(422, "Invalid",
+                              "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"));
+    t.server.script(ScriptedReply::http(200, list("10", "", {pod("a", "1")})));
+    t.server.script(
+        ScriptedReply::watch_stream({R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}})"}));
+    t.server.script(ScriptedReply::http(200, list("20", "", {pod("a", "1")})));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     auto inf = t.run(o, 5);
     const auto& r = t.server.requests();
     ASSERT_EQ(r.size(), 5u);
@@ -226,11 +229,11 @@ TEST(Informer, RefusedWatchListFallsBackToPagedListsForGood) {
 // A protobuf page that does not decode: the informer relists, in JSON from
 // then on (whatever the server sent, JSON is what every reader shares).
 TEST(Informer, AnUndecodableProtobufListFallsBackToJsonListsForGood) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, std::string("k8s\0\x12\x05\x12\x03\xff\xff\xff", 11)));
-    t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, std::string("k8s\0\x12\x05\x12\x03\xff\xff\xff", 11)));
+    t.server.script(ScriptedReply::http(200, list("10", "", {pod("a", "1")})));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     o.fsm.watch_list = false;
     o.protobuf_items = pod_from_protobuf;
     auto inf = t.run(o, 3);
@@ -243,10 +246,10 @@ TEST(Informer, AnUndecodableProtobufListFallsBackToJsonListsForGood) {
 }
 
 TEST(Informer, MissingResourceIsNotAWatchListRefusal) {
-    informer_run t;
-    t.server.script(scripted_reply::status(404, "NotFound", "the server could not find the requested resource"));
+    InformerRun t;
+    t.server.script(ScriptedReply::status(404, "NotFound", "the server could not find the requested resource"));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     auto inf = t.run(o, 2);
     ASSERT_EQ(t.server.requests().size(), 2u);
     EXPECT_NE(t.server.requests()[1].target.find("sendInitialEvents=true"), std::string::npos);
@@ -254,13 +257,13 @@ TEST(Informer, MissingResourceIsNotAWatchListRefusal) {
 }
 
 TEST(Informer, RelistRefusedAtTheLastVersionFallsBackToAQuorumList) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
-    t.server.script(scripted_reply::status(410, "Expired", "too old resource version"));
-    t.server.script(scripted_reply::status(410, "Expired", "too old resource version: 10 (40)"));
-    t.server.script(scripted_reply::http(200, list("50", "", {pod("a", "1")})));
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, list("10", "", {pod("a", "1")})));
+    t.server.script(ScriptedReply::status(410, "Expired", "too old resource version"));
+    t.server.script(ScriptedReply::status(410, "Expired", "too old resource version: 10 (40)"));
+    t.server.script(ScriptedReply::http(200, list("50", "", {pod("a", "1")})));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     o.fsm.watch_list = false;
     auto inf = t.run(o, 5);
     const auto& r = t.server.requests();
@@ -274,14 +277,14 @@ TEST(Informer, RelistRefusedAtTheLastVersionFallsBackToAQuorumList) {
 }
 
 TEST(Informer, EventThatKeepsFailingToDecodeForcesARelistSoTheCacheCannotStayStale) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, list("10", "", {pod("a", "1")})));
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, list("10", "", {pod("a", "1")})));
     const std::string bad = R"({"type":"MODIFIED","object":{"kind":"Pod","metadata":{"name":"a",)";  // truncated JSON
-    for (int i = 0; i < 3; ++i) t.server.script(scripted_reply::watch_stream({bad}));
+    for (int i = 0; i < 3; ++i) t.server.script(ScriptedReply::watch_stream({bad}));
     // The relist brings the state past the bad event.
-    t.server.script(scripted_reply::http(200, list("30", "", {pod("a", "25")})));
+    t.server.script(ScriptedReply::http(200, list("30", "", {pod("a", "25")})));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     o.fsm.watch_list = false;
     auto inf = t.run(o, 6);
     const auto& r = t.server.requests();
@@ -294,14 +297,14 @@ TEST(Informer, EventThatKeepsFailingToDecodeForcesARelistSoTheCacheCannotStaySta
 }
 
 TEST(Informer, ListPagesAreAppliedItemByItemAndARelistDropsOnlyWhatVanished) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, list("", "c1", {pod("a", "1"), pod("b", "2")})));
-    t.server.script(scripted_reply::http(200, list("10", "", {pod("c", "3")})));
-    t.server.script(scripted_reply::status(410, "Expired", "too old"));
-    t.server.script(scripted_reply::http(200, list("", "c2", {pod("a", "1")})));
-    t.server.script(scripted_reply::http(200, list("20", "", {pod("c", "12")})));
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, list("", "c1", {pod("a", "1"), pod("b", "2")})));
+    t.server.script(ScriptedReply::http(200, list("10", "", {pod("c", "3")})));
+    t.server.script(ScriptedReply::status(410, "Expired", "too old"));
+    t.server.script(ScriptedReply::http(200, list("", "c2", {pod("a", "1")})));
+    t.server.script(ScriptedReply::http(200, list("20", "", {pod("c", "12")})));
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     o.fsm.watch_list = false;
     o.fsm.page_size = 2;
     auto inf = t.run(o, 6);
@@ -322,7 +325,7 @@ std::string pod_in(std::string_view ns, std::string_view name, std::string_view 
            std::string(ns) + R"(","resourceVersion":")" + std::string(rv) + R"("},"spec":{"containers":[]}})";
 }
 
-std::vector<std::string> targets_without_query(const informer_run& t) {
+std::vector<std::string> targets_without_query(const InformerRun& t) {
     std::vector<std::string> out;
     for (const auto& r : t.server.requests()) out.push_back(r.target.substr(0, r.target.find('?')));
     std::sort(out.begin(), out.end());
@@ -333,18 +336,18 @@ std::vector<std::string> targets_without_query(const informer_run& t) {
 // --watch-namespaces: one informer, one list/watch per namespace under
 // /namespaces/<ns>/, one cache; synced only once every namespace listed.
 TEST(Informer, OneStreamPerNamespaceFeedsOneCacheAndSyncsWhenEveryNamespaceListed) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, list("5", "", {})));
-    t.server.script(scripted_reply::http(200, list("7", "", {})));
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, list("5", "", {})));
+    t.server.script(ScriptedReply::http(200, list("7", "", {})));
     // Whichever watch opens first gets a's pod, the other b's: one cache either way.
-    t.server.script(scripted_reply::watch_stream({event("ADDED", pod_in("a", "x", "8"))}));
-    t.server.script(scripted_reply::watch_stream({event("ADDED", pod_in("b", "y", "9"))}));
+    t.server.script(ScriptedReply::watch_stream({event("ADDED", pod_in("a", "x", "8"))}));
+    t.server.script(ScriptedReply::watch_stream({event("ADDED", pod_in("b", "y", "9"))}));
     t.hang_after();
     t.hang_after();
-    informer_options o;
+    InformerOptions o;
     o.fsm.page_size = 2;
     o.fsm.watch_list = false;
-    o.targets = list_watch_targets(resources::pods(), watch_scope({"a", "b"}));
+    o.targets = list_watch_targets(resources::pods(), WatchScope({"a", "b"}));
     auto inf = t.run(o, 6);
     EXPECT_EQ(targets_without_query(t), (std::vector<std::string>{"/api/v1/namespaces/a/pods", "/api/v1/namespaces/b/pods"}));
     EXPECT_TRUE(inf->has_synced());
@@ -356,14 +359,14 @@ TEST(Informer, OneStreamPerNamespaceFeedsOneCacheAndSyncsWhenEveryNamespaceListe
 }
 
 TEST(Informer, NotSyncedWhileOneNamespaceHasNotListed) {
-    informer_run t;
-    t.server.script(scripted_reply::http(200, list("5", "", {})));
+    InformerRun t;
+    t.server.script(ScriptedReply::http(200, list("5", "", {})));
     t.hang_after();  // the other namespace's list never answers
     t.hang_after();  // the listed one's watch
-    informer_options o;
+    InformerOptions o;
     o.fsm.page_size = 2;
     o.fsm.watch_list = false;
-    o.targets = list_watch_targets(resources::pods(), watch_scope({"a", "b"}));
+    o.targets = list_watch_targets(resources::pods(), WatchScope({"a", "b"}));
     auto inf = t.run(o, 3);
     EXPECT_EQ(targets_without_query(t), (std::vector<std::string>{"/api/v1/namespaces/a/pods", "/api/v1/namespaces/b/pods"}));
     EXPECT_FALSE(inf->has_synced());

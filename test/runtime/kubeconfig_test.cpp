@@ -17,7 +17,7 @@ using test::write_file;
 using ::testing::HasSubstr;
 
 // The token source a kubeconfig user with token or tokenFile gets (null: another kind, or none).
-token_source* as_token(const rest_config& cfg) { return dynamic_cast<token_source*>(cfg.credentials.get()); }
+TokenSource* as_token(const RestConfig& cfg) { return dynamic_cast<TokenSource*>(cfg.credentials.get()); }
 
 struct Kubeconfig : ::testing::Test {
     fs::path dir;
@@ -40,7 +40,7 @@ struct Kubeconfig : ::testing::Test {
         try {
             resolve_kubeconfig({{dir / "config", yaml}}, ctx, allow_insecure);
             ADD_FAILURE() << "expected config_error containing '" << needle << "'";
-        } catch (const config_error& e) {
+        } catch (const ConfigError& e) {
             EXPECT_THAT(e.what(), HasSubstr(needle));
         }
     }
@@ -76,7 +76,7 @@ TEST_F(Kubeconfig, InlineDataAndBearerToken) {
     auto cfg = resolve_kubeconfig({{dir / "config", yaml}}, "", false);
     EXPECT_EQ(cfg.tls.ca_pem, pki().ca_pem);
     ASSERT_TRUE(as_token(cfg));
-    EXPECT_EQ(as_token(cfg)->current(token_source::clock::now()), "abc.def");
+    EXPECT_EQ(as_token(cfg)->current(TokenSource::Clock::now()), "abc.def");
 }
 
 TEST_F(Kubeconfig, TokenFileIsReadAndReRead) {
@@ -84,7 +84,7 @@ TEST_F(Kubeconfig, TokenFileIsReadAndReRead) {
     const auto yaml = good_yaml("certificate-authority-data: " + base64_encode(pki().ca_pem), "    tokenFile: tok\n");
     auto cfg = resolve_kubeconfig({{dir / "config", yaml}}, "", false);
     ASSERT_TRUE(as_token(cfg));
-    const auto t0 = token_source::clock::now();
+    const auto t0 = TokenSource::Clock::now();
     EXPECT_EQ(as_token(cfg)->current(t0), "first");
     write("tok", "second");
     EXPECT_EQ(as_token(cfg)->current(t0 + std::chrono::seconds(1)), "first");   // not yet due
@@ -95,15 +95,15 @@ TEST_F(Kubeconfig, TokenFileIsReadAndReRead) {
 
 TEST_F(Kubeconfig, TokenFileWatchedForChangesAndForcedReread) {
     write("tok", "first");
-    auto t = token_source::from_file(dir / "tok", std::chrono::seconds(3600), true);
-    const auto t0 = token_source::clock::now();
+    auto t = TokenSource::from_file(dir / "tok", std::chrono::seconds(3600), true);
+    const auto t0 = TokenSource::Clock::now();
     EXPECT_EQ(t->current(t0), "first");
     // Another modification time: re-read at once, long before the refresh interval.
     write("tok", "second");
     fs::last_write_time(dir / "tok", fs::last_write_time(dir / "tok") + std::chrono::seconds(5));
     EXPECT_EQ(t->current(t0 + std::chrono::seconds(1)), "second");
     // force_reread (after a 401) reads now, whatever the clock says.
-    auto fixed_interval = token_source::from_file(dir / "tok", std::chrono::seconds(3600));
+    auto fixed_interval = TokenSource::from_file(dir / "tok", std::chrono::seconds(3600));
     write("tok", "third");
     EXPECT_EQ(fixed_interval->current(t0), "second");
     EXPECT_TRUE(fixed_interval->force_reread());
@@ -111,7 +111,7 @@ TEST_F(Kubeconfig, TokenFileWatchedForChangesAndForcedReread) {
     fs::remove(dir / "tok");
     EXPECT_FALSE(fixed_interval->force_reread());
     EXPECT_EQ(fixed_interval->current(t0), "third");  // the last good token stays
-    EXPECT_FALSE(token_source::fixed("x")->force_reread());
+    EXPECT_FALSE(TokenSource::fixed("x")->force_reread());
 }
 
 TEST_F(Kubeconfig, ContextFlagOverridesCurrentContext) {
@@ -132,29 +132,29 @@ TEST_F(Kubeconfig, KubeconfigListMergesFirstDefinitionWins) {
                                    "clusters:\n- name: shared\n  cluster:\n    server: https://10.9.9.9\n"
                                    "users:\n- name: u\n  user:\n    token: from-b-token\n"
                                    "contexts:\n- name: from-b\n  context:\n    cluster: shared\n");
-    kubeconfig_options o;
+    KubeconfigOptions o;
     o.kubeconfig_env = (dir / "missing.yaml").string() + "::" + a.string() + ":" + b.string();
     auto cfg = load_kubeconfig(o);
     EXPECT_EQ(cfg.context, "from-a");
     EXPECT_EQ(cfg.host, "10.0.0.1");  // a's cluster wins
     EXPECT_EQ(cfg.port, "443");
     ASSERT_TRUE(as_token(cfg));            // the user comes from b
-    EXPECT_EQ(as_token(cfg)->current(token_source::clock::now()), "from-b-token");
+    EXPECT_EQ(as_token(cfg)->current(TokenSource::Clock::now()), "from-b-token");
 }
 
 TEST_F(Kubeconfig, FlagBeatsEnvironmentAndMustExist) {
-    kubeconfig_options o;
+    KubeconfigOptions o;
     o.kubeconfig_flag = (dir / "nope").string();
     o.kubeconfig_env = "/does/not/matter";
     try {
         load_kubeconfig(o);
         ADD_FAILURE();
-    } catch (const config_error& e) {
+    } catch (const ConfigError& e) {
         EXPECT_THAT(e.what(), HasSubstr("cannot read file"));
     }
-    kubeconfig_options none;
+    KubeconfigOptions none;
     none.kubeconfig_env = (dir / "x").string() + ":" + (dir / "y").string();
-    EXPECT_THROW(load_kubeconfig(none), config_error);
+    EXPECT_THROW(load_kubeconfig(none), ConfigError);
 }
 
 TEST_F(Kubeconfig, InsecureSkipVerifyRefusedUnlessAllowed) {
@@ -218,11 +218,11 @@ TEST_F(Kubeconfig, ExecUserErrorsNameTheField) {
                              "contexts:\n- name: dev\n  context:\n    cluster: c1\n    user: u1\n"
                              "users:\n- name: u1\n  user:\n    exec:\n";
     const std::string v1 = "      apiVersion: client.authentication.k8s.io/v1\n";
-    struct row {
+    struct Row {
         std::string exec;
         const char* error;
     };
-    const std::vector<row> rows = {
+    const std::vector<Row> rows = {
         {"      command: p\n      interactiveMode: Never\n", "user 'u1': exec: apiVersion must be set"},
         {"      apiVersion: client.authentication.k8s.io/v1alpha1\n      command: p\n",
          "apiVersion 'client.authentication.k8s.io/v1alpha1' is not supported"},
@@ -230,7 +230,8 @@ TEST_F(Kubeconfig, ExecUserErrorsNameTheField) {
         {v1 + "      interactiveMode: Never\n", "exec: command must be set"},
         {v1 + "      command: p\n      interactiveMode: Maybe\n", "interactiveMode 'Maybe' is not one of"},
         {v1 + "      command: p\n      interactiveMode: Never\n      args: x\n", "'args' must be a list of strings"},
-        {v1 + "      command: p\n      interactiveMode: Never\n      args: [[a]]\n", "'args' must be a list of strings"},
+        {v1 + "      command: p\n      interactiveMode: Never\n      args: [[a]]\n",
+         "'args' must be a list of strings"},
         {v1 + "      command: p\n      interactiveMode: Never\n      env: [x]\n", "env[0] must be a mapping"},
         {v1 + "      command: p\n      interactiveMode: Never\n      env: [{value: x}]\n", "env[0] has no name"},
         {v1 + "      command: p\n      interactiveMode: Never\n      provideClusterInfo: perhaps\n",
@@ -254,11 +255,11 @@ TEST_F(Kubeconfig, ExecUserIsASourceAndStaticCredentialsWin) {
     // As kubectl: a token given alongside is used and the plugin never runs.
     auto both = resolve_kubeconfig({{dir / "config", head + "    token: static\n" + exec}}, "", false);
     ASSERT_TRUE(as_token(both));
-    EXPECT_EQ(as_token(both)->current(token_source::clock::now()), "static");
+    EXPECT_EQ(as_token(both)->current(TokenSource::Clock::now()), "static");
 }
 
 TEST_F(Kubeconfig, ServerUrlForms) {
-    rest_config c;
+    RestConfig c;
     parse_server_url("https://[::1]:8443/prefix/", c);
     EXPECT_EQ(c.host, "::1");
     EXPECT_EQ(c.port, "8443");
@@ -267,30 +268,30 @@ TEST_F(Kubeconfig, ServerUrlForms) {
     EXPECT_EQ(c.host, "api.example.test");
     EXPECT_EQ(c.port, "443");
     EXPECT_EQ(c.path_prefix, "");
-    EXPECT_THROW(parse_server_url("https://", c), config_error);
-    EXPECT_THROW(parse_server_url("https://[::1", c), config_error);
-    EXPECT_THROW(parse_server_url("https://u:p@h", c), config_error);
+    EXPECT_THROW(parse_server_url("https://", c), ConfigError);
+    EXPECT_THROW(parse_server_url("https://[::1", c), ConfigError);
+    EXPECT_THROW(parse_server_url("https://u:p@h", c), ConfigError);
 }
 
 TEST_F(Kubeconfig, InCluster) {
     write("ca.crt", pki().ca_pem);
     write("token", "sa-token\n");
     write("namespace", "attune-system\n");
-    in_cluster_options o;
+    InClusterOptions o;
     o.service_host = "10.96.0.1";
     o.service_port = "443";
     o.dir = dir;
     auto cfg = load_in_cluster(o);
     EXPECT_EQ(cfg.host, "10.96.0.1");
     EXPECT_EQ(cfg.default_namespace, "attune-system");
-    EXPECT_EQ(as_token(cfg)->current(token_source::clock::now()), "sa-token");
+    EXPECT_EQ(as_token(cfg)->current(TokenSource::Clock::now()), "sa-token");
     EXPECT_EQ(cfg.tls.ca_pem, pki().ca_pem);
     o.service_host.clear();
-    EXPECT_THROW(load_in_cluster(o), config_error);
+    EXPECT_THROW(load_in_cluster(o), ConfigError);
     o.service_host = "fd00::1";
     EXPECT_EQ(load_in_cluster(o).host, "fd00::1");
     fs::remove(dir / "token");
-    EXPECT_THROW(load_in_cluster(o), config_error);
+    EXPECT_THROW(load_in_cluster(o), ConfigError);
 }
 
 }  // namespace

@@ -14,15 +14,15 @@
 namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
-using act = lease_fsm::action;
-using tp = lease_fsm::clock::time_point;
+using Act = LeaseFsm::Action;
+using Tp = LeaseFsm::Clock::time_point;
 namespace json = boost::json;
 namespace asio = boost::asio;
 
-leader_election_config cfg() { return {"attune-system", "attune-manager", "me", 15s, 10s, 2s}; }
+LeaderElectionConfig cfg() { return {"attune-system", "attune-manager", "me", 15s, 10s, 2s}; }
 
-lease_record held_by(std::string holder, std::string renew, std::string rv = "1") {
-    lease_record r;
+LeaseRecord held_by(std::string holder, std::string renew, std::string rv = "1") {
+    LeaseRecord r;
     r.holder = std::move(holder);
     r.duration_seconds = 15;
     r.renew_time = std::move(renew);
@@ -31,31 +31,31 @@ lease_record held_by(std::string holder, std::string renew, std::string rv = "1"
 }
 
 TEST(LeaseFsm, CreatesMissingLease) {
-    lease_fsm f(cfg());
-    EXPECT_EQ(f.decide(std::nullopt, tp{}), act::create);
+    LeaseFsm f(cfg());
+    EXPECT_EQ(f.decide(std::nullopt, Tp{}), Act::Create);
 }
 
 TEST(LeaseFsm, WaitsForOtherHolderUntilExpiryOnOurClock) {
-    lease_fsm f(cfg());
-    const tp t0 = tp{} + 100s;
-    EXPECT_EQ(f.decide(held_by("other", "r1"), t0), act::wait);
-    EXPECT_EQ(f.decide(held_by("other", "r1"), t0 + 14s), act::wait);
+    LeaseFsm f(cfg());
+    const Tp t0 = Tp{} + 100s;
+    EXPECT_EQ(f.decide(held_by("other", "r1"), t0), Act::Wait);
+    EXPECT_EQ(f.decide(held_by("other", "r1"), t0 + 14s), Act::Wait);
     // The holder renewed: the observation clock restarts.
-    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 14s), act::wait);
-    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 28s), act::wait);
-    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 29s), act::take);
+    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 14s), Act::Wait);
+    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 28s), Act::Wait);
+    EXPECT_EQ(f.decide(held_by("other", "r2", "2"), t0 + 29s), Act::Take);
 }
 
 TEST(LeaseFsm, ReleasedLeaseIsTakenAtOnce) {
-    lease_fsm f(cfg());
-    EXPECT_EQ(f.decide(held_by("", "r"), tp{}), act::take);
+    LeaseFsm f(cfg());
+    EXPECT_EQ(f.decide(held_by("", "r"), Tp{}), Act::Take);
 }
 
 TEST(LeaseFsm, OwnLeaseIsRenewedAndLeadershipNeedsFreshRenewals) {
-    lease_fsm f(cfg());
-    const tp t0 = tp{} + 1s;
+    LeaseFsm f(cfg());
+    const Tp t0 = Tp{} + 1s;
     EXPECT_FALSE(f.is_leader(t0));
-    EXPECT_EQ(f.decide(held_by("me", "r"), t0), act::renew);
+    EXPECT_EQ(f.decide(held_by("me", "r"), t0), Act::Renew);
     f.on_write(true, t0);
     EXPECT_TRUE(f.is_leader(t0 + 9s));
     f.on_write(false, t0 + 9s);
@@ -63,11 +63,11 @@ TEST(LeaseFsm, OwnLeaseIsRenewedAndLeadershipNeedsFreshRenewals) {
 }
 
 TEST(LeaseFsm, ShortDurationFromReleaseIsHonoured) {
-    lease_fsm f(cfg());
+    LeaseFsm f(cfg());
     auto r = held_by("other", "r");
     r.duration_seconds = 1;
-    EXPECT_EQ(f.decide(r, tp{}), act::wait);
-    EXPECT_EQ(f.decide(r, tp{} + 1s), act::take);
+    EXPECT_EQ(f.decide(r, Tp{}), Act::Wait);
+    EXPECT_EQ(f.decide(r, Tp{} + 1s), Act::Take);
 }
 
 TEST(MicroTime, Formats) {
@@ -76,25 +76,26 @@ TEST(MicroTime, Formats) {
 }
 
 TEST(LeaderElector, AcquiresRenewsAndReleasesCleanly) {
-    using test::scripted_reply;
+    using test::ScriptedReply;
     asio::io_context io;
-    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
     const std::string lease_me =
         R"({"kind":"Lease","metadata":{"name":"attune-manager","namespace":"attune-system","resourceVersion":"5"},)"
         R"("spec":{"holderIdentity":"me","leaseDurationSeconds":15,"acquireTime":"a","renewTime":"b","leaseTransitions":0}})";
-    server.script(scripted_reply::status(404, "NotFound", "leases \"attune-manager\" not found"));
-    server.script(scripted_reply::http(201, lease_me));
-    rest_config rc;
+    server.script(ScriptedReply::status(404, "NotFound", "leases \"attune-manager\" not found"));
+    server.script(ScriptedReply::http(201, lease_me));
+    RestConfig rc;
     rc.host = "127.0.0.1";
     rc.port = std::to_string(server.port());
     rc.tls.ca_pem = test::pki().ca_pem;
-    client c(io.get_executor(), rc);
-    leader_elector le(c, cfg());
+    Client c(io.get_executor(), rc);
+    LeaderElector le(c, cfg());
     int started = 0, stopped = 0;
     le.on_started_leading([&] { ++started; });
     le.on_stopped_leading([&] { ++stopped; });
     test::run_coro(io, le.step());
-    server.script(scripted_reply::http(200, lease_me));  // read before release isn't needed; this is the release PUT answer
+    server.script(
+        ScriptedReply::http(200, lease_me));  // read before release isn't needed; this is the release PUT answer
     test::run_coro(io, [&]() -> asio::awaitable<void> {
         // Simulate run(): became leader, then shut down.
         co_await le.release();
@@ -118,17 +119,17 @@ const std::string kLeaseMe =
     R"({"kind":"Lease","metadata":{"name":"attune-manager","namespace":"attune-system","resourceVersion":"5"},)"
     R"("spec":{"holderIdentity":"me","leaseDurationSeconds":15,"acquireTime":"a","renewTime":"b","leaseTransitions":0}})";
 
-rest_config config_for(const test::scripted_tls_server& server) {
-    rest_config rc;
+RestConfig config_for(const test::ScriptedTlsServer& server) {
+    RestConfig rc;
     rc.host = "127.0.0.1";
     rc.port = std::to_string(server.port());
     rc.tls.ca_pem = test::pki().ca_pem;
     return rc;
 }
 
-test::scripted_reply hang() {
-    test::scripted_reply r;
-    r.after = test::scripted_reply::then::hang;
+test::ScriptedReply hang() {
+    test::ScriptedReply r;
+    r.after = test::ScriptedReply::Then::Hang;
     return r;
 }
 
@@ -137,19 +138,19 @@ test::scripted_reply hang() {
 // lease is still read and renewed on its own connection.
 TEST(LeaderElector, RenewalBypassesASharedQueueStuckBehindAHungRequest) {
     asio::io_context io;
-    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
     server.script(hang());                                   // the worker's request
-    server.script(test::scripted_reply::http(200, kLeaseMe));  // lease GET
-    server.script(test::scripted_reply::http(200, kLeaseMe));  // lease PUT (renew)
-    client_settings st;
+    server.script(test::ScriptedReply::http(200, kLeaseMe));  // lease GET
+    server.script(test::ScriptedReply::http(200, kLeaseMe));  // lease PUT (renew)
+    ClientSettings st;
     st.max_inflight = 1;
     st.max_queued = 4;
-    client c(io.get_executor(), config_for(server), st);
+    Client c(io.get_executor(), config_for(server), st);
     asio::co_spawn(io, [&]() -> asio::awaitable<void> { (void)co_await c.get(resources::pods(), "ns", "stuck"); },
                    asio::detached);
     for (int i = 0; i < 200 && server.requests().empty(); ++i) io.run_for(10ms);
     ASSERT_EQ(server.requests().size(), 1u);
-    leader_elector le(c, cfg());
+    LeaderElector le(c, cfg());
     test::run_coro(io, le.step());
     ASSERT_EQ(server.requests().size(), 3u);
     EXPECT_EQ(server.requests()[1].method, "GET");
@@ -162,10 +163,10 @@ TEST(LeaderElector, RenewalBypassesASharedQueueStuckBehindAHungRequest) {
 // of hanging in the client's timeouts and retries.
 TEST(LeaderElector, AHungLeaseCallEndsAtTheRenewDeadline) {
     asio::io_context io;
-    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
     server.script(hang());
-    client c(io.get_executor(), config_for(server));
-    leader_elector le(c, {"attune-system", "attune-manager", "me", 3s, 1s, 1s});
+    Client c(io.get_executor(), config_for(server));
+    LeaderElector le(c, {"attune-system", "attune-manager", "me", 3s, 1s, 1s});
     const auto start = std::chrono::steady_clock::now();
     test::run_coro(io, le.step());
     const auto took = std::chrono::steady_clock::now() - start;
@@ -179,22 +180,22 @@ TEST(LeaderElector, AHungLeaseCallEndsAtTheRenewDeadline) {
 // no step ran to notice, and the client refuses writes through the fence.
 TEST(LeaderElector, LeadershipLapsesAtTheRenewDeadlineWithoutTheLoopNoticing) {
     asio::io_context io;
-    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
-    server.script(test::scripted_reply::status(404, "NotFound", "leases \"attune-manager\" not found"));
-    server.script(test::scripted_reply::http(201, kLeaseMe));
-    client c(io.get_executor(), config_for(server));
-    auto fake = lease_fsm::clock::time_point{} + 1000s;
-    leader_elector le(c, cfg(), nullptr, [&] { return fake; });
-    c.set_write_fence([&](lease_fsm::clock::time_point) { return le.is_leader(); });
+    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    server.script(test::ScriptedReply::status(404, "NotFound", "leases \"attune-manager\" not found"));
+    server.script(test::ScriptedReply::http(201, kLeaseMe));
+    Client c(io.get_executor(), config_for(server));
+    auto fake = LeaseFsm::Clock::time_point{} + 1000s;
+    LeaderElector le(c, cfg(), nullptr, [&] { return fake; });
+    c.set_write_fence([&](LeaseFsm::Clock::time_point) { return le.is_leader(); });
     test::run_coro(io, le.step());
     ASSERT_TRUE(le.is_leader());
-    EXPECT_EQ(le.fence().valid_until, lease_fsm::clock::time_point{} + 1010s);
+    EXPECT_EQ(le.fence().valid_until, LeaseFsm::Clock::time_point{} + 1010s);
     fake += 9s;
     EXPECT_TRUE(le.is_leader());
     fake += 1s;  // the renew deadline (10 s) passed without a renewal
     EXPECT_FALSE(le.is_leader());
     EXPECT_FALSE(le.fence().leader);
-    auto w = test::run_coro(io, c.patch(resources::pods(), "ns", "p", patch_type::json_merge, "{}"));
+    auto w = test::run_coro(io, c.patch(resources::pods(), "ns", "p", PatchType::JsonMerge, "{}"));
     ASSERT_FALSE(w.ok());
     EXPECT_TRUE(w.error().is_fenced());
     EXPECT_EQ(server.requests().size(), 2u);  // the lease GET and POST only

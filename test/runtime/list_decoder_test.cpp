@@ -14,15 +14,15 @@ namespace attune::kube {
 namespace {
 namespace json = boost::json;
 
-struct decoded {
+struct Decoded {
     bool ok = false;
     std::vector<std::string> items;  // serialised back
     std::string rv, cont, error;
 };
 
-decoded decode_in_chunks(std::string_view body, std::size_t chunk) {
-    decoded d;
-    list_decoder dec([&](json::value&& v) { d.items.push_back(json::serialize(v)); });
+Decoded decode_in_chunks(std::string_view body, std::size_t chunk) {
+    Decoded d;
+    ListDecoder dec([&](json::value&& v) { d.items.push_back(json::serialize(v)); });
     bool ok = true;
     for (std::size_t i = 0; i < body.size() && ok; i += chunk) ok = dec.feed(body.substr(i, chunk));
     d.ok = ok && dec.finish();

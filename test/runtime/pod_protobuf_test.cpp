@@ -35,16 +35,16 @@ std::string name_of(const json::value& pod) {
     return std::string(meta_string(pod, "namespace")) + "/" + std::string(meta_string(pod, "name"));
 }
 
-struct decoded_list {
+struct DecodedList {
     std::map<std::string, json::value> pods;
     std::string resource_version, continue_token;
     bool ok = false;
     std::string error;
 };
 
-decoded_list from_protobuf(const std::string& body, std::size_t chunk) {
-    decoded_list out;
-    protobuf_list_decoder d(pod_from_protobuf, [&](json::value&& v) { out.pods[name_of(v)] = std::move(v); });
+DecodedList from_protobuf(const std::string& body, std::size_t chunk) {
+    DecodedList out;
+    ProtobufListDecoder d(pod_from_protobuf, [&](json::value&& v) { out.pods[name_of(v)] = std::move(v); });
     bool ok = true;
     for (std::size_t i = 0; i < body.size() && ok; i += chunk) ok = d.feed(std::string_view(body).substr(i, chunk));
     out.ok = ok && d.finish();
@@ -54,9 +54,9 @@ decoded_list from_protobuf(const std::string& body, std::size_t chunk) {
     return out;
 }
 
-decoded_list from_json_stripped(const std::string& body) {
-    decoded_list out;
-    list_decoder d([&](json::value&& v) {
+DecodedList from_json_stripped(const std::string& body) {
+    DecodedList out;
+    ListDecoder d([&](json::value&& v) {
         strip_pod(v.as_object());
         out.pods[name_of(v)] = std::move(v);
     });
@@ -179,26 +179,29 @@ TEST(PodProtobuf, ProtobufStatusAnswersBecomeReadableApiErrors) {
     std::string tm = std::string("\x12\x06") + "Status";
     std::string body = std::string(kProtobufMagic) + "\x0a" + std::string(1, static_cast<char>(tm.size())) + tm + "\x12" +
                        std::string(1, static_cast<char>(status.size())) + status;
-    const auto e = api_error::from_response(410, body);
+    const auto e = ApiError::from_response(410, body);
     EXPECT_EQ(e.code, 410);
     EXPECT_EQ(e.reason, "Expired");
     EXPECT_EQ(e.message, "gone");
-    const auto garbled = api_error::from_response(500, std::string(kProtobufMagic) + "\xff\xff");
+    const auto garbled = ApiError::from_response(500, std::string(kProtobufMagic) + "\xff\xff");
     EXPECT_NE(garbled.message.find("undecodable protobuf"), std::string::npos) << garbled.message;
 }
 
 TEST(ProtobufReader, RejectsTruncatedAndOverlongFields) {
-    protobuf_reader::field f;
-    protobuf_reader truncated(std::string_view("\x0a\x05" "abc", 5));  // 5 bytes announced, 3 there
+    ProtobufReader::Field f;
+    ProtobufReader truncated(
+        std::string_view("\x0a\x05"
+                         "abc",
+                         5));  // 5 bytes announced, 3 there
     EXPECT_FALSE(truncated.next(f));
     EXPECT_TRUE(truncated.failed());
-    protobuf_reader overlong(std::string_view("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12));
+    ProtobufReader overlong(std::string_view("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 12));
     EXPECT_FALSE(overlong.next(f));
     EXPECT_TRUE(overlong.failed());
-    protobuf_reader group(std::string_view("\x0b", 1));  // start-group: never used by Kubernetes
+    ProtobufReader group(std::string_view("\x0b", 1));  // start-group: never used by Kubernetes
     EXPECT_FALSE(group.next(f));
     EXPECT_TRUE(group.failed());
-    protobuf_reader fine(std::string_view("\x08\x96\x01\x12\x02hi", 7));
+    ProtobufReader fine(std::string_view("\x08\x96\x01\x12\x02hi", 7));
     ASSERT_TRUE(fine.next(f));
     EXPECT_EQ(f.number, 1u);
     EXPECT_EQ(f.value, 150u);

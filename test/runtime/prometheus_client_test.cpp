@@ -1,4 +1,4 @@
-// kube::prometheus_client against a loopback scripted server, plain
+// kube::PrometheusClient against a loopback scripted server, plain
 // HTTP and TLS: every way a Prometheus can answer (or not) is an outcome.
 #include "../runtime/run_coro.hpp"
 #include "../runtime/scripted_tls_server.hpp"
@@ -20,9 +20,9 @@ namespace {
 using namespace std::chrono_literals;
 using test::pki;
 using test::run_coro;
-using test::scripted_reply;
-using test::scripted_tls_server;
-using steady = std::chrono::steady_clock;
+using test::ScriptedReply;
+using test::ScriptedTlsServer;
+using Steady = std::chrono::steady_clock;
 
 constexpr const char* kMatrix = R"({"status":"success","data":{"resultType":"matrix","result":[
   {"metric":{"container":"app"},"values":[[1767225600,"0.25"],[1767225900,"NaN"],[1767226200,"0.3"]]},
@@ -30,16 +30,16 @@ constexpr const char* kMatrix = R"({"status":"success","data":{"resultType":"mat
 
 struct PrometheusClientTest : ::testing::TestWithParam<bool> {  // true: TLS
     boost::asio::io_context io;
-    std::unique_ptr<scripted_tls_server> server;
+    std::unique_ptr<ScriptedTlsServer> server;
 
     void SetUp() override {
-        server = std::make_unique<scripted_tls_server>(io, pki().server_cert_pem, pki().server_key_pem,
-                                                       GetParam() ? scripted_tls_server::mode::normal
-                                                                  : scripted_tls_server::mode::plain);
+        server = std::make_unique<ScriptedTlsServer>(io, pki().server_cert_pem, pki().server_key_pem,
+                                                     GetParam() ? ScriptedTlsServer::Mode::Normal
+                                                                : ScriptedTlsServer::Mode::Plain);
     }
 
-    prometheus_settings settings() {
-        prometheus_settings s;
+    PrometheusSettings settings() {
+        PrometheusSettings s;
         s.address = std::string(GetParam() ? "https" : "http") + "://127.0.0.1:" + std::to_string(server->port()) + "/prom";
         if (GetParam()) {
             ca = std::filesystem::temp_directory_path() / ("attune-prom-ca-" + std::to_string(::getpid()) + ".pem");
@@ -49,12 +49,12 @@ struct PrometheusClientTest : ::testing::TestWithParam<bool> {  // true: TLS
         s.query_timeout = 2s;
         return s;
     }
-    std::shared_ptr<prometheus_client> client(prometheus_settings s) {
-        auto c = prometheus_client::create(io.get_executor(), std::move(s));
+    std::shared_ptr<PrometheusClient> client(PrometheusSettings s) {
+        auto c = PrometheusClient::create(io.get_executor(), std::move(s));
         EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
         return c.ok() ? c.value() : nullptr;
     }
-    prometheus_outcome range(prometheus_client& c) {
+    PrometheusOutcome range(PrometheusClient& c) {
         return run_coro(io, c.query_range("max by (container) (x)", 1767225600, 1767226200, 300s));
     }
     void TearDown() override {
@@ -64,7 +64,7 @@ struct PrometheusClientTest : ::testing::TestWithParam<bool> {  // true: TLS
 };
 
 TEST_P(PrometheusClientTest, AGoodMatrixDecodesWithNaNSamplesDroppedAndCounted) {
-    server->script(scripted_reply::http(200, kMatrix));
+    server->script(ScriptedReply::http(200, kMatrix));
     auto s = settings();
     s.headers = {{"X-Scope-OrgID", "tenant-a"}};
     s.query_parameters = {{"dedup", "true"}};
@@ -88,7 +88,8 @@ TEST_P(PrometheusClientTest, AGoodMatrixDecodesWithNaNSamplesDroppedAndCounted) 
 }
 
 TEST_P(PrometheusClientTest, StatusErrorIsAPrometheusError) {
-    server->script(scripted_reply::http(400, R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})"));
+    server->script(
+        ScriptedReply::http(400, R"({"status":"error","errorType":"bad_data","error":"parse error at char 3"})"));
     auto c = client(settings());
     const auto o = range(*c);
     ASSERT_FALSE(o.result.ok());
@@ -98,7 +99,7 @@ TEST_P(PrometheusClientTest, StatusErrorIsAPrometheusError) {
 }
 
 TEST_P(PrometheusClientTest, GarbageIsAnInvalidResponse) {
-    server->script(scripted_reply::http(200, "<html>I am not Prometheus</html>"));
+    server->script(ScriptedReply::http(200, "<html>I am not Prometheus</html>"));
     auto c = client(settings());
     const auto o = range(*c);
     ASSERT_FALSE(o.result.ok());
@@ -106,15 +107,15 @@ TEST_P(PrometheusClientTest, GarbageIsAnInvalidResponse) {
 }
 
 TEST_P(PrometheusClientTest, AHangingPrometheusTimesOut) {
-    scripted_reply hang;
-    hang.after = scripted_reply::then::hang;
+    ScriptedReply hang;
+    hang.after = ScriptedReply::Then::Hang;
     server->script(hang);
     auto s = settings();
     s.query_timeout = 400ms;
     auto c = client(s);
-    const auto t0 = steady::now();
+    const auto t0 = Steady::now();
     const auto o = range(*c);
-    const auto took = steady::now() - t0;
+    const auto took = Steady::now() - t0;
     ASSERT_FALSE(o.result.ok());
     EXPECT_EQ(o.result.error().code, "timeout");
     EXPECT_GE(took, 350ms);
@@ -124,7 +125,7 @@ TEST_P(PrometheusClientTest, AHangingPrometheusTimesOut) {
 TEST_P(PrometheusClientTest, AHugeBodyHitsTheSizeLimit) {
     std::string body = R"({"status":"success","data":{"resultType":"matrix","result":[)";
     body += std::string(256 * 1024, ' ') + "]}}";
-    server->script(scripted_reply::http(200, body));
+    server->script(ScriptedReply::http(200, body));
     auto s = settings();
     s.max_response_bytes = 64 * 1024;
     auto c = client(s);
@@ -134,7 +135,7 @@ TEST_P(PrometheusClientTest, AHugeBodyHitsTheSizeLimit) {
 }
 
 TEST_P(PrometheusClientTest, A503IsAnHttpStatusOutcome) {
-    server->script(scripted_reply::http(503, "upstream unavailable"));
+    server->script(ScriptedReply::http(503, "upstream unavailable"));
     auto c = client(settings());
     const auto o = range(*c);
     ASSERT_FALSE(o.result.ok());
@@ -144,7 +145,7 @@ TEST_P(PrometheusClientTest, A503IsAnHttpStatusOutcome) {
 }
 
 TEST_P(PrometheusClientTest, AnInstantVectorQuery) {
-    server->script(scripted_reply::http(200, R"({"status":"success","data":{"resultType":"vector","result":[
+    server->script(ScriptedReply::http(200, R"({"status":"success","data":{"resultType":"vector","result":[
       {"metric":{"pod":"web-1"},"value":[1767225600,"0.2"]}]}})"));
     auto c = client(settings());
     const auto o = run_coro(io, c->query("sum by (pod) (x)", 1767225600.5));
@@ -156,8 +157,8 @@ TEST_P(PrometheusClientTest, AnInstantVectorQuery) {
 TEST_P(PrometheusClientTest, ARotatedTokenIsReReadAfterA401) {
     const auto tok = std::filesystem::temp_directory_path() / ("attune-prom-token-" + std::to_string(::getpid()));
     std::ofstream(tok) << "old-token";
-    server->script(scripted_reply::http(401, "bad token"));
-    server->script(scripted_reply::http(200, kMatrix));
+    server->script(ScriptedReply::http(401, "bad token"));
+    server->script(ScriptedReply::http(200, kMatrix));
     auto s = settings();
     s.bearer_token_file = tok.string();
     auto c = client(s);
@@ -167,8 +168,8 @@ TEST_P(PrometheusClientTest, ARotatedTokenIsReReadAfterA401) {
     ASSERT_EQ(server->requests().size(), 2u);
     EXPECT_NE(server->requests()[1].head.find("Authorization: Bearer new-token"), std::string::npos);
     // Still refused after the re-read: unauthorized, no loop.
-    server->script(scripted_reply::http(403, "no"));
-    server->script(scripted_reply::http(403, "no"));
+    server->script(ScriptedReply::http(403, "no"));
+    server->script(ScriptedReply::http(403, "no"));
     const auto refused = range(*c);
     ASSERT_FALSE(refused.result.ok());
     EXPECT_EQ(refused.result.error().code, "unauthorized");
@@ -188,7 +189,7 @@ TEST_P(PrometheusClientTest, AStoppedPrometheusIsUnreachable) {
 
 // kubectl attune doctor's probe: GET /-/healthy under the path prefix.
 TEST_P(PrometheusClientTest, HealthyIsAGetOfTheHealthEndpoint) {
-    server->script(scripted_reply::http(200, "Prometheus Server is Healthy.\n"));
+    server->script(ScriptedReply::http(200, "Prometheus Server is Healthy.\n"));
     auto s = settings();
     s.headers = {{"X-Scope-OrgID", "tenant-a"}};
     auto c = client(s);
@@ -201,21 +202,21 @@ TEST_P(PrometheusClientTest, HealthyIsAGetOfTheHealthEndpoint) {
 }
 
 TEST_P(PrometheusClientTest, HealthyReportsAnUnhealthyAnswerAndAHang) {
-    server->script(scripted_reply::http(503, "Service Unavailable"));
+    server->script(ScriptedReply::http(503, "Service Unavailable"));
     auto c = client(settings());
     const auto bad = run_coro(io, c->healthy(3s)).result;
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().code, "http_status");
     EXPECT_NE(bad.error().message.find("503"), std::string::npos);
 
-    scripted_reply hang;
-    hang.after = scripted_reply::then::hang;
+    ScriptedReply hang;
+    hang.after = ScriptedReply::Then::Hang;
     server->script(hang);
-    const auto t0 = steady::now();
+    const auto t0 = Steady::now();
     const auto slow = run_coro(io, c->healthy(300ms)).result;
     ASSERT_FALSE(slow.ok());
     EXPECT_EQ(slow.error().code, "timeout");
-    EXPECT_LT(steady::now() - t0, 5s);
+    EXPECT_LT(Steady::now() - t0, 5s);
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainAndTls, PrometheusClientTest, ::testing::Values(false, true),
@@ -224,22 +225,52 @@ INSTANTIATE_TEST_SUITE_P(PlainAndTls, PrometheusClientTest, ::testing::Values(fa
 TEST(PrometheusClientConfig, BadConfigurationIsAnErrorNotACrash) {
     boost::asio::io_context io;
     const struct {
-        prometheus_settings s;
+        PrometheusSettings s;
         const char* in_message;
     } rows[] = {
-        {[] { prometheus_settings s; s.address = "prometheus:9090"; return s; }(), "missing scheme"},
-        {[] { prometheus_settings s; s.address = "ftp://p"; return s; }(), "only http"},
-        {[] { prometheus_settings s; s.address = "http://p"; s.query_parameters = {{"Step", "1"}}; return s; }(),
+        {[] {
+             PrometheusSettings s;
+             s.address = "prometheus:9090";
+             return s;
+         }(),
+         "missing scheme"},
+        {[] {
+             PrometheusSettings s;
+             s.address = "ftp://p";
+             return s;
+         }(),
+         "only http"},
+        {[] {
+             PrometheusSettings s;
+             s.address = "http://p";
+             s.query_parameters = {{"Step", "1"}};
+             return s;
+         }(),
          "\"Step\" is set by Attune"},
-        {[] { prometheus_settings s; s.address = "http://p"; s.headers = {{"X-A", "v\r\nX-B: injected"}}; return s; }(),
+        {[] {
+             PrometheusSettings s;
+             s.address = "http://p";
+             s.headers = {{"X-A", "v\r\nX-B: injected"}};
+             return s;
+         }(),
          "not a valid header"},
-        {[] { prometheus_settings s; s.address = "https://p"; s.ca_file = "/nonexistent/ca.pem"; return s; }(),
+        {[] {
+             PrometheusSettings s;
+             s.address = "https://p";
+             s.ca_file = "/nonexistent/ca.pem";
+             return s;
+         }(),
          "cannot be read"},
-        {[] { prometheus_settings s; s.address = "http://p"; s.bearer_token_file = "/nonexistent/token"; return s; }(),
+        {[] {
+             PrometheusSettings s;
+             s.address = "http://p";
+             s.bearer_token_file = "/nonexistent/token";
+             return s;
+         }(),
          "bearer token"},
     };
     for (const auto& r : rows) {
-        auto c = prometheus_client::create(io.get_executor(), r.s);
+        auto c = PrometheusClient::create(io.get_executor(), r.s);
         ASSERT_FALSE(c.ok()) << r.in_message;
         EXPECT_EQ(c.error().code, "invalid_config");
         EXPECT_NE(c.error().message.find(r.in_message), std::string::npos) << c.error().message;

@@ -18,14 +18,14 @@ TEST(ResourcePaths, CoreAndGroupedTypes) {
 }
 
 TEST(WorkloadResource, EachTargetKindMapsToItsOwnResource) {
-    struct row {
+    struct Row {
         const char* kind;
         const char* api_version;
         const char* plural;
     };
-    for (const row& r : {row{"Deployment", "apps/v1", "deployments"}, row{"StatefulSet", "apps/v1", "statefulsets"},
-                         row{"DaemonSet", "apps/v1", "daemonsets"}, row{"ReplicaSet", "apps/v1", "replicasets"},
-                         row{"Job", "batch/v1", "jobs"}, row{"CronJob", "batch/v1", "cronjobs"}}) {
+    for (const Row& r : {Row{"Deployment", "apps/v1", "deployments"}, Row{"StatefulSet", "apps/v1", "statefulsets"},
+                         Row{"DaemonSet", "apps/v1", "daemonsets"}, Row{"ReplicaSet", "apps/v1", "replicasets"},
+                         Row{"Job", "batch/v1", "jobs"}, Row{"CronJob", "batch/v1", "cronjobs"}}) {
         const auto rt = workload_resource(r.kind);
         ASSERT_TRUE(rt.ok()) << r.kind;
         EXPECT_EQ(rt.value().kind, r.kind);
@@ -46,39 +46,40 @@ TEST(WorkloadResource, UnknownKindIsRefusedNotMappedToDeployments) {
 }
 
 TEST(ResourcePaths, QueryIsEncodedAndSkipsEmpty) {
-    query q;
+    Query q;
     q.add("labelSelector", "app in (a,b)").add("continue", "").add("limit", 500LL);
     EXPECT_EQ(q.encode(), "?labelSelector=app%20in%20%28a%2Cb%29&limit=500");
-    EXPECT_EQ(query{}.encode(), "");
+    EXPECT_EQ(Query{}.encode(), "");
     EXPECT_EQ(percent_encode("a/b"), "a%2Fb");
 }
 
 TEST(ApiError, ParsesStatusBody) {
-    auto e = api_error::from_response(
-        409, R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"m","reason":"AlreadyExists","code":409})");
+    auto e = ApiError::from_response(
+        409,
+        R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"m","reason":"AlreadyExists","code":409})");
     EXPECT_TRUE(e.is_conflict());
     EXPECT_TRUE(e.is_already_exists());
     EXPECT_EQ(e.message, "m");
 }
 
 TEST(ApiError, NonStatusBodyIsKeptTruncated) {
-    auto e = api_error::from_response(502, std::string(2000, 'x'));
+    auto e = ApiError::from_response(502, std::string(2000, 'x'));
     EXPECT_EQ(e.code, 502);
     EXPECT_EQ(e.message.size(), 512u);
-    auto g = api_error::from_response(410, "gone");
+    auto g = ApiError::from_response(410, "gone");
     EXPECT_TRUE(g.is_gone());
     EXPECT_EQ(g.reason, "Gone");
 }
 
 TEST(ApiError, ExpiredReasonMeansGoneEvenInsideA200Stream) {
-    api_error e;
+    ApiError e;
     e.code = 500;
     e.reason = "Expired";
     EXPECT_TRUE(e.is_gone());
 }
 
 TEST(ApiError, MalformedStatusFieldsAreIgnored) {
-    auto e = api_error::from_response(404, R"({"kind":"Status","reason":7,"message":null,"code":"x"})");
+    auto e = ApiError::from_response(404, R"({"kind":"Status","reason":7,"message":null,"code":"x"})");
     EXPECT_EQ(e.code, 404);
     EXPECT_TRUE(e.reason.empty());
 }

@@ -5,27 +5,27 @@
 namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
-using http::failure;
-using http::verb;
+using http::Failure;
+using http::Verb;
 
-retry_options opts() {
-    retry_options o;
+RetryOptions opts() {
+    RetryOptions o;
     o.max_retries = 3;
     o.retry_after_cap = 10s;
     o.backoff = {100ms, 2.0, 1s, 0.0};
     return o;
 }
-const random_source zero = [] { return 0.0; };
+const RandomSource zero = [] { return 0.0; };
 
-attempt_outcome status(verb v, unsigned code, std::optional<std::string_view> ra = std::nullopt) {
-    attempt_outcome o;
+AttemptOutcome status(Verb v, unsigned code, std::optional<std::string_view> ra = std::nullopt) {
+    AttemptOutcome o;
     o.method = v;
     o.status = code;
     o.retry_after = ra;
     return o;
 }
-attempt_outcome transport(verb v, failure f, bool sent) {
-    attempt_outcome o;
+AttemptOutcome transport(Verb v, Failure f, bool sent) {
+    AttemptOutcome o;
     o.method = v;
     o.transport = f;
     o.request_sent = sent;
@@ -44,65 +44,65 @@ TEST(RetryAfter, OnlyIntegersAreHonoured) {
 }
 
 TEST(RetryPolicy, TooManyRequestsWaitsRetryAfterWhenLongerThanBackoff) {
-    auto d = decide_retry(opts(), status(verb::get, 429, "2"), 0, zero);
+    auto d = decide_retry(opts(), status(Verb::Get, 429, "2"), 0, zero);
     EXPECT_TRUE(d.retry);
     EXPECT_EQ(d.delay, 2s);
     EXPECT_EQ(d.reason, "429");
 }
 
 TEST(RetryPolicy, RetryAfterIsCapped) {
-    auto d = decide_retry(opts(), status(verb::get, 429, "3600"), 0, zero);
+    auto d = decide_retry(opts(), status(Verb::Get, 429, "3600"), 0, zero);
     EXPECT_EQ(d.delay, 10s);
 }
 
 TEST(RetryPolicy, BackoffWinsOverShorterRetryAfter) {
-    auto d = decide_retry(opts(), status(verb::get, 429, "0"), 2, zero);
+    auto d = decide_retry(opts(), status(Verb::Get, 429, "0"), 2, zero);
     EXPECT_EQ(d.delay, 400ms);
 }
 
 TEST(RetryPolicy, TooManyRequestsWithoutHeaderUsesBackoffForAnyVerb) {
-    auto d = decide_retry(opts(), status(verb::post, 429), 1, zero);
+    auto d = decide_retry(opts(), status(Verb::Post, 429), 1, zero);
     EXPECT_TRUE(d.retry);
     EXPECT_EQ(d.delay, 200ms);
 }
 
 TEST(RetryPolicy, ServerErrorsRetryIdempotentOrWhenAsked) {
-    EXPECT_TRUE(decide_retry(opts(), status(verb::get, 503), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), status(verb::put, 500), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(verb::post, 503), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(verb::patch, 500), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), status(verb::patch, 503, "1"), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(verb::get, 501), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Get, 503), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Put, 500), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Post, 503), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Patch, 500), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Patch, 503, "1"), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, 501), 0, zero).retry);
 }
 
 TEST(RetryPolicy, ClientErrorsAreNotRetried) {
     for (unsigned code : {400u, 401u, 403u, 404u, 409u, 410u, 422u}) {
-        EXPECT_FALSE(decide_retry(opts(), status(verb::get, code), 0, zero).retry) << code;
+        EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, code), 0, zero).retry) << code;
     }
 }
 
 TEST(RetryPolicy, TransportFailuresBeforeSendingRetryAnyVerb) {
-    EXPECT_TRUE(decide_retry(opts(), transport(verb::post, failure::connect, false), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), transport(verb::patch, failure::pool_exhausted, false), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), transport(verb::post, failure::timeout, false), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Post, Failure::Connect, false), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Patch, Failure::PoolExhausted, false), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Post, Failure::Timeout, false), 0, zero).retry);
 }
 
 TEST(RetryPolicy, TransportFailuresAfterSendingRetryIdempotentOnly) {
-    EXPECT_TRUE(decide_retry(opts(), transport(verb::get, failure::connection_reset, true), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), transport(verb::del, failure::timeout, true), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(verb::post, failure::connection_reset, true), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(verb::patch, failure::timeout, true), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Get, Failure::ConnectionReset, true), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Del, Failure::Timeout, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Post, Failure::ConnectionReset, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Patch, Failure::Timeout, true), 0, zero).retry);
 }
 
 TEST(RetryPolicy, PermanentTransportFailuresAreNotRetried) {
-    EXPECT_FALSE(decide_retry(opts(), transport(verb::get, failure::tls_handshake, false), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(verb::get, failure::body_too_large, true), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(verb::get, failure::cancelled, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::TlsHandshake, false), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::BodyTooLarge, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::Cancelled, true), 0, zero).retry);
 }
 
 TEST(RetryPolicy, StopsAtMaxRetries) {
-    EXPECT_TRUE(decide_retry(opts(), status(verb::get, 429, "1"), 2, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(verb::get, 429, "1"), 3, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Get, 429, "1"), 2, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, 429, "1"), 3, zero).retry);
 }
 
 }  // namespace

@@ -22,7 +22,7 @@
 
 namespace attune::test {
 namespace asio = boost::asio;
-using tcp = asio::ip::tcp;
+using Tcp = asio::ip::tcp;
 constexpr auto tuple_aw = asio::as_tuple(asio::use_awaitable);
 
 namespace {
@@ -51,43 +51,43 @@ asio::awaitable<void> pause(std::chrono::milliseconds d) {
 
 }  // namespace
 
-scripted_reply scripted_reply::http(unsigned status, std::string body, std::vector<std::string> extra, then after) {
+ScriptedReply ScriptedReply::http(unsigned status, std::string body, std::vector<std::string> extra, Then after) {
     std::string head = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) + "\r\n";
     head += "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
     for (auto& h : extra) head += h + "\r\n";
     head += "\r\n";
-    scripted_reply r;
+    ScriptedReply r;
     r.pieces.push_back({{}, head + body});
     r.after = after;
     return r;
 }
 
-scripted_reply scripted_reply::status(unsigned code, std::string reason, std::string message,
-                                      std::vector<std::string> extra) {
+ScriptedReply ScriptedReply::status(unsigned code, std::string reason, std::string message,
+                                    std::vector<std::string> extra) {
     std::string body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":")" + message +
                        R"(","reason":")" + reason + R"(","code":)" + std::to_string(code) + "}";
     return http(code, std::move(body), std::move(extra));
 }
 
-scripted_reply scripted_reply::watch_stream(std::vector<std::string> lines, std::chrono::milliseconds gap) {
-    scripted_reply r;
+ScriptedReply ScriptedReply::watch_stream(std::vector<std::string> lines, std::chrono::milliseconds gap) {
+    ScriptedReply r;
     r.pieces.push_back({{}, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"});
     for (auto& l : lines) r.pieces.push_back({gap, l + "\n"});
-    r.after = then::close;
+    r.after = Then::Close;
     return r;
 }
 
-struct scripted_tls_server::state {};
+struct ScriptedTlsServer::State {};
 
 namespace {
 
-using replies_t = std::shared_ptr<std::deque<scripted_reply>>;
-using requests_t = std::shared_ptr<std::vector<recorded_request>>;
+using replies_t = std::shared_ptr<std::deque<ScriptedReply>>;
+using RequestsT = std::shared_ptr<std::vector<RecordedRequest>>;
 
 // One connection's request/reply loop, over TLS or plain TCP.
 template <class Stream>
-asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, requests_t reqs, int conn_id) {
-    constexpr bool tls = !std::is_same_v<Stream, tcp::socket>;
+asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, RequestsT reqs, int conn_id) {
+    constexpr bool tls = !std::is_same_v<Stream, Tcp::socket>;
     std::string client_cn;
     if constexpr (tls) {
         auto [hec] = co_await stream->async_handshake(asio::ssl::stream_base::server, tuple_aw);
@@ -102,7 +102,7 @@ asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, r
     for (;;) {
         auto [rec, n] = co_await asio::async_read_until(*stream, buf, "\r\n\r\n", tuple_aw);
         if (rec) co_return;
-        recorded_request rr;
+        RecordedRequest rr;
         rr.at = std::chrono::steady_clock::now();
         rr.connection = conn_id;
         rr.client_cn = client_cn;
@@ -122,8 +122,8 @@ asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, r
         buf.consume(len);
         reqs->push_back(rr);
 
-        scripted_reply reply = replies->empty() ? scripted_reply::status(500, "InternalError", "script exhausted")
-                                                : std::move(replies->front());
+        ScriptedReply reply = replies->empty() ? ScriptedReply::status(500, "InternalError", "script exhausted")
+                                               : std::move(replies->front());
         if (!replies->empty()) replies->pop_front();
         for (auto& [delay, bytes] : reply.pieces) {
             co_await pause(delay);
@@ -131,48 +131,45 @@ asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, r
             if (wec) co_return;
         }
         switch (reply.after) {
-            case scripted_reply::then::keep_open: break;
-            case scripted_reply::then::close: {
+            case ScriptedReply::Then::KeepOpen: break;
+            case ScriptedReply::Then::Close: {
                 boost::system::error_code ig;
                 if constexpr (tls) {
                     co_await stream->async_shutdown(tuple_aw);
                 } else {
-                    stream->shutdown(tcp::socket::shutdown_both, ig);
+                    stream->shutdown(Tcp::socket::shutdown_both, ig);
                 }
                 stream->lowest_layer().close(ig);
                 co_return;
             }
-            case scripted_reply::then::reset: {
+            case ScriptedReply::Then::Reset: {
                 boost::system::error_code ig;
-                stream->lowest_layer().set_option(tcp::socket::linger(true, 0), ig);
+                stream->lowest_layer().set_option(Tcp::socket::linger(true, 0), ig);
                 stream->lowest_layer().close(ig);
                 co_return;
             }
-            case scripted_reply::then::hang:
-                co_await pause(std::chrono::milliseconds(30'000));
-                co_return;
+            case ScriptedReply::Then::Hang: co_await pause(std::chrono::milliseconds(30'000)); co_return;
         }
     }
 }
 
 }  // namespace
 
-scripted_tls_server::scripted_tls_server(asio::io_context& io, const std::string& cert_pem, const std::string& key_pem,
-                                         mode m)
+ScriptedTlsServer::ScriptedTlsServer(asio::io_context& io, const std::string& cert_pem, const std::string& key_pem,
+                                     Mode m)
     : io_(io),
-      ctx_(m == mode::plain ? nullptr
+      ctx_(m == Mode::Plain ? nullptr
                             : std::make_shared<asio::ssl::context>(http::make_server_tls_context(cert_pem, key_pem))),
-      acceptor_(std::make_shared<tcp::acceptor>(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0))),
-      replies_(std::make_shared<std::deque<scripted_reply>>()),
-      requests_(std::make_shared<std::vector<recorded_request>>()), connections_(std::make_shared<int>(0)),
-      mode_(m) {
+      acceptor_(std::make_shared<Tcp::acceptor>(io, Tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0))),
+      replies_(std::make_shared<std::deque<ScriptedReply>>()),
+      requests_(std::make_shared<std::vector<RecordedRequest>>()), connections_(std::make_shared<int>(0)), mode_(m) {
     port_ = acceptor_->local_endpoint().port();
     auto ctx = ctx_;
     auto acc = acceptor_;
     auto replies = replies_;
     auto reqs = requests_;
     auto conns = connections_;
-    const mode md = mode_;
+    const Mode md = mode_;
     asio::co_spawn(
         io,
         [ctx, acc, replies, reqs, conns, md]() -> asio::awaitable<void> {
@@ -180,38 +177,37 @@ scripted_tls_server::scripted_tls_server(asio::io_context& io, const std::string
                 auto [ec, sock] = co_await acc->async_accept(tuple_aw);
                 if (ec) co_return;
                 const int conn_id = (*conns)++;
-                if (md == mode::no_handshake) {
+                if (md == Mode::NoHandshake) {
                     // Accept TCP, then say nothing until the client gives up.
                     asio::co_spawn(
                         acc->get_executor(),
-                        [s = std::make_shared<tcp::socket>(std::move(sock))]() -> asio::awaitable<void> {
+                        [s = std::make_shared<Tcp::socket>(std::move(sock))]() -> asio::awaitable<void> {
                             co_await pause(std::chrono::milliseconds(30'000));
                         },
                         asio::detached);
-                } else if (md == mode::plain) {
+                } else if (md == Mode::Plain) {
                     asio::co_spawn(acc->get_executor(),
-                                   serve(std::make_shared<tcp::socket>(std::move(sock)), replies, reqs, conn_id),
+                                   serve(std::make_shared<Tcp::socket>(std::move(sock)), replies, reqs, conn_id),
                                    asio::detached);
                 } else {
-                    asio::co_spawn(
-                        acc->get_executor(),
-                        serve(std::make_shared<asio::ssl::stream<tcp::socket>>(std::move(sock), *ctx), replies, reqs,
-                              conn_id),
-                        asio::detached);
+                    asio::co_spawn(acc->get_executor(),
+                                   serve(std::make_shared<asio::ssl::stream<Tcp::socket>>(std::move(sock), *ctx),
+                                         replies, reqs, conn_id),
+                                   asio::detached);
                 }
             }
         },
         asio::detached);
 }
 
-scripted_tls_server::~scripted_tls_server() { stop(); }
+ScriptedTlsServer::~ScriptedTlsServer() { stop(); }
 
-void scripted_tls_server::request_client_certificate(const std::string& ca_pem) {
+void ScriptedTlsServer::request_client_certificate(const std::string& ca_pem) {
     ctx_->add_certificate_authority(asio::buffer(ca_pem));
     ctx_->set_verify_mode(asio::ssl::verify_peer);
 }
 
-void scripted_tls_server::stop() {
+void ScriptedTlsServer::stop() {
     boost::system::error_code ec;
     acceptor_->close(ec);
 }

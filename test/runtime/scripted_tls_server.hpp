@@ -15,22 +15,22 @@
 
 namespace attune::test {
 
-struct scripted_reply {
-    enum class then { keep_open, close, reset, hang };
+struct ScriptedReply {
+    enum class Then { KeepOpen, Close, Reset, Hang };
     // Pieces written in order, each after its delay.
     std::vector<std::pair<std::chrono::milliseconds, std::string>> pieces;
-    then after = then::keep_open;
+    Then after = Then::KeepOpen;
 
-    static scripted_reply http(unsigned status, std::string body, std::vector<std::string> extra_headers = {},
-                               then after = then::keep_open);
+    static ScriptedReply http(unsigned status, std::string body, std::vector<std::string> extra_headers = {},
+                              Then after = Then::KeepOpen);
     // Status JSON body, like the apiserver's errors.
-    static scripted_reply status(unsigned code, std::string reason, std::string message,
-                                 std::vector<std::string> extra_headers = {});
+    static ScriptedReply status(unsigned code, std::string reason, std::string message,
+                                std::vector<std::string> extra_headers = {});
     // A 200 watch response whose body is `lines` and then EOF (connection close).
-    static scripted_reply watch_stream(std::vector<std::string> lines, std::chrono::milliseconds gap = {});
+    static ScriptedReply watch_stream(std::vector<std::string> lines, std::chrono::milliseconds gap = {});
 };
 
-struct recorded_request {
+struct RecordedRequest {
     std::string method;
     std::string target;
     std::string head;  // request line + headers
@@ -40,34 +40,34 @@ struct recorded_request {
     std::string client_cn;  // CN of the client certificate presented (require_client_certificate)
 };
 
-class scripted_tls_server {
+class ScriptedTlsServer {
 public:
-    enum class mode { normal, no_handshake, plain };
+    enum class Mode { Normal, NoHandshake, Plain };
 
     // mode::plain ignores the certificate and key.
-    scripted_tls_server(boost::asio::io_context& io, const std::string& cert_pem, const std::string& key_pem,
-                        mode m = mode::normal);
-    ~scripted_tls_server();
+    ScriptedTlsServer(boost::asio::io_context& io, const std::string& cert_pem, const std::string& key_pem,
+                      Mode m = Mode::Normal);
+    ~ScriptedTlsServer();
 
-    void script(scripted_reply r) { replies_->push_back(std::move(r)); }
+    void script(ScriptedReply r) { replies_->push_back(std::move(r)); }
     // Asks every new connection for a client certificate signed by `ca_pem`
     // (a connection without one still gets in; its requests have no client_cn).
     void request_client_certificate(const std::string& ca_pem);
     unsigned short port() const { return port_; }
-    const std::vector<recorded_request>& requests() const { return *requests_; }
+    const std::vector<RecordedRequest>& requests() const { return *requests_; }
     int connections() const { return *connections_; }
     void stop();
 
 private:
-    struct state;
+    struct State;
     boost::asio::io_context& io_;
     std::shared_ptr<boost::asio::ssl::context> ctx_;
     std::shared_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
-    std::shared_ptr<std::deque<scripted_reply>> replies_;
-    std::shared_ptr<std::vector<recorded_request>> requests_;
+    std::shared_ptr<std::deque<ScriptedReply>> replies_;
+    std::shared_ptr<std::vector<RecordedRequest>> requests_;
     std::shared_ptr<int> connections_;
     unsigned short port_ = 0;
-    mode mode_;
+    Mode mode_;
 };
 
 }  // namespace attune::test

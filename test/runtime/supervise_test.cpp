@@ -41,7 +41,7 @@ TEST(Supervise, RestartsAfterExceptionsUntilBodyFinishes) {
 TEST(Supervise, StopPreventsRestart) {
     asio::io_context io;
     int runs = 0;
-    supervisor_handle h;
+    SupervisorHandle h;
     h = spawn_supervised(
         io.get_executor(), "always-fails",
         [&]() -> asio::awaitable<void> {

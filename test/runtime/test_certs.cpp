@@ -39,8 +39,8 @@ void leaf(const std::filesystem::path& d, const std::string& name, const std::st
         " -CAcreateserial -days 2 -out " + p + ".crt -extfile " + p + ".ext");
 }
 
-test_pki make() {
-    test_pki k;
+TestPki make() {
+    TestPki k;
     k.dir = std::filesystem::temp_directory_path() / ("attune-runtime-pki-" + std::to_string(::getpid()));
     std::filesystem::create_directories(k.dir);
     const auto d = k.dir;
@@ -72,8 +72,8 @@ test_pki make() {
 
 }  // namespace
 
-const test_pki& pki() {
-    static const test_pki k = make();
+const TestPki& pki() {
+    static const TestPki k = make();
     return k;
 }
 

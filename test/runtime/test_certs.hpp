@@ -8,7 +8,7 @@
 
 namespace attune::test {
 
-struct test_pki {
+struct TestPki {
     std::filesystem::path dir;
     std::string ca_pem;
     std::string server_cert_pem, server_key_pem;        // SAN: IP 127.0.0.1, DNS localhost
@@ -20,7 +20,7 @@ struct test_pki {
 };
 
 // Generated on first use; throws if openssl fails.
-const test_pki& pki();
+const TestPki& pki();
 
 std::string read_file(const std::filesystem::path& p);
 void write_file(const std::filesystem::path& p, const std::string& content);

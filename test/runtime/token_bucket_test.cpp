@@ -5,11 +5,11 @@
 namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
-using tp = token_bucket::clock::time_point;
+using Tp = TokenBucket::Clock::time_point;
 
 TEST(TokenBucket, BurstIsFreeThenSpacedByQps) {
-    const tp t0{};
-    token_bucket b(5, 3, t0);
+    const Tp t0{};
+    TokenBucket b(5, 3, t0);
     EXPECT_EQ(b.reserve(t0), 0ns);
     EXPECT_EQ(b.reserve(t0), 0ns);
     EXPECT_EQ(b.reserve(t0), 0ns);
@@ -20,8 +20,8 @@ TEST(TokenBucket, BurstIsFreeThenSpacedByQps) {
 }
 
 TEST(TokenBucket, RefillsWithTimeUpToBurst) {
-    const tp t0{};
-    token_bucket b(10, 2, t0);
+    const Tp t0{};
+    TokenBucket b(10, 2, t0);
     b.reserve(t0);
     b.reserve(t0);
     EXPECT_EQ(b.reserve(t0 + 100ms), 0ns);   // one token came back
@@ -30,15 +30,15 @@ TEST(TokenBucket, RefillsWithTimeUpToBurst) {
 }
 
 TEST(TokenBucket, ClockGoingBackwardsRefillsNothing) {
-    const tp t0 = tp{} + 10s;
-    token_bucket b(1, 1, t0);
+    const Tp t0 = Tp{} + 10s;
+    TokenBucket b(1, 1, t0);
     EXPECT_EQ(b.reserve(t0), 0ns);
     EXPECT_EQ(b.reserve(t0 - 5s), 1s);
 }
 
 TEST(TokenBucket, ZeroQpsIsUnlimited) {
-    token_bucket b(0, 1, tp{});
-    for (int i = 0; i < 100; ++i) EXPECT_EQ(b.reserve(tp{}), 0ns);
+    TokenBucket b(0, 1, Tp{});
+    for (int i = 0; i < 100; ++i) EXPECT_EQ(b.reserve(Tp{}), 0ns);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ std::string stream_of(int n) {
 }
 
 std::vector<std::string> split_all(const std::string& data, const std::vector<std::size_t>& cuts, std::size_t max = 1 << 20) {
-    watch_line_splitter sp(max);
+    WatchLineSplitter sp(max);
     std::vector<std::string> lines;
     auto on = [&](std::string_view l) { lines.emplace_back(l); };
     std::size_t pos = 0;
@@ -60,8 +60,8 @@ TEST(WatchLineSplitter, RandomChunkingYieldsTheSameEvents) {
     }
     for (std::size_t i = 0; i < whole.size(); ++i) {
         auto ev = decode_watch_line(whole[i]);
-        ASSERT_TRUE(std::holds_alternative<watch_event>(ev));
-        EXPECT_EQ(std::get<watch_event>(ev).resource_version(), std::to_string(100 + i));
+        ASSERT_TRUE(std::holds_alternative<WatchEvent>(ev));
+        EXPECT_EQ(std::get<WatchEvent>(ev).resource_version(), std::to_string(100 + i));
     }
 }
 
@@ -80,7 +80,7 @@ TEST(WatchLineSplitter, CrLfAndBlankLinesAndFinalLineWithoutNewline) {
 }
 
 TEST(WatchLineSplitter, OverlongLinePoisonsAndBoundsMemory) {
-    watch_line_splitter sp(64);
+    WatchLineSplitter sp(64);
     int n = 0;
     auto on = [&](std::string_view) { ++n; };
     EXPECT_TRUE(sp.feed(std::string(40, 'x'), on));
@@ -96,31 +96,31 @@ TEST(WatchLineSplitter, OverlongLinePoisonsAndBoundsMemory) {
 
 TEST(DecodeWatchLine, BookmarkCarriesOnlyResourceVersion) {
     auto r = decode_watch_line(R"({"type":"BOOKMARK","object":{"kind":"Pod","metadata":{"resourceVersion":"12345","annotations":{"k8s.io/initial-events-end":"true"}}}})");
-    ASSERT_TRUE(std::holds_alternative<watch_event>(r));
-    const auto& ev = std::get<watch_event>(r);
-    EXPECT_EQ(ev.type, watch_event_type::bookmark);
+    ASSERT_TRUE(std::holds_alternative<WatchEvent>(r));
+    const auto& ev = std::get<WatchEvent>(r);
+    EXPECT_EQ(ev.type, WatchEventType::Bookmark);
     EXPECT_EQ(ev.resource_version(), "12345");
 }
 
 TEST(DecodeWatchLine, ExpiredErrorEventIsGone) {
     auto r = decode_watch_line(
         R"J({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: 1 (5)","reason":"Expired","code":410}})J");
-    ASSERT_TRUE(std::holds_alternative<watch_event>(r));
-    const auto& ev = std::get<watch_event>(r);
+    ASSERT_TRUE(std::holds_alternative<WatchEvent>(r));
+    const auto& ev = std::get<WatchEvent>(r);
     EXPECT_TRUE(ev.is_gone());
     EXPECT_EQ(ev.status_code(), 410);
     EXPECT_EQ(ev.status_message(), "too old resource version: 1 (5)");
     auto legacy = decode_watch_line(R"({"type":"ERROR","object":{"kind":"Status","reason":"Gone","code":500}})");
-    EXPECT_TRUE(std::get<watch_event>(legacy).is_gone());
+    EXPECT_TRUE(std::get<WatchEvent>(legacy).is_gone());
     auto other = decode_watch_line(R"({"type":"ERROR","object":{"kind":"Status","reason":"InternalError","code":500}})");
-    EXPECT_FALSE(std::get<watch_event>(other).is_gone());
+    EXPECT_FALSE(std::get<WatchEvent>(other).is_gone());
 }
 
 TEST(DecodeWatchLine, MalformedInputsAreErrorsNotCrashes) {
     for (const char* bad : {"", "{", "[]", "null", R"({"type":1,"object":{}})", R"({"type":"ADDED"})",
                             R"({"type":"ADDED","object":[]})", R"({"type":"SPLAT","object":{}})",
                             R"({"type":"ADDED","object":{"metadata":{}}})", R"({"type":"ADDED","object":{}} trailing)"}) {
-        EXPECT_TRUE(std::holds_alternative<decode_error>(decode_watch_line(bad))) << bad;
+        EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_watch_line(bad))) << bad;
     }
 }
 
@@ -129,7 +129,7 @@ TEST(DecodeWatchLine, DeepNestingIsRejected) {
     for (int i = 0; i < 200; ++i) deep += "[";
     for (int i = 0; i < 200; ++i) deep += "]";
     deep += "}}";
-    EXPECT_TRUE(std::holds_alternative<decode_error>(decode_watch_line(deep)));
+    EXPECT_TRUE(std::holds_alternative<DecodeError>(decode_watch_line(deep)));
 }
 
 }  // namespace

@@ -10,10 +10,10 @@
 namespace attune::kube {
 namespace {
 using namespace std::chrono_literals;
-using fsm = watch_fsm;
+using Fsm = WatchFsm;
 
-watch_fsm::options opts() {
-    watch_fsm::options o;
+WatchFsm::Options opts() {
+    WatchFsm::Options o;
     o.page_size = 2;
     o.watch_timeout_base = 300s;
     o.backoff = {800ms, 2.0, 30s, 0.0};
@@ -22,14 +22,14 @@ watch_fsm::options opts() {
 }
 
 template <class T>
-T expect_step(watch_fsm& m) {
+T expect_step(WatchFsm& m) {
     auto s = m.next();
     EXPECT_TRUE(std::holds_alternative<T>(s)) << "step index " << s.index();
     return std::holds_alternative<T>(s) ? std::get<T>(s) : T{};
 }
 
 // Lists in one page at `rv` and opens the watch from there.
-void watching_at(watch_fsm& m, std::string_view rv) {
+void watching_at(WatchFsm& m, std::string_view rv) {
     m.next();
     m.on_list_page(rv, "");
     m.next();
@@ -37,151 +37,151 @@ void watching_at(watch_fsm& m, std::string_view rv) {
 }
 
 TEST(WatchFsm, ListsPagesThenWatchesFromListVersion) {
-    watch_fsm m(opts(), [] { return 0.5; });
-    EXPECT_EQ(m.current_phase(), fsm::phase::empty);
-    auto l1 = expect_step<fsm::list_step>(m);
+    WatchFsm m(opts(), [] { return 0.5; });
+    EXPECT_EQ(m.current_phase(), Fsm::Phase::Empty);
+    auto l1 = expect_step<Fsm::ListStep>(m);
     EXPECT_EQ(l1.continue_token, "");
     EXPECT_EQ(l1.limit, 2);
     EXPECT_FALSE(m.on_list_page("", "c1"));
-    auto l2 = expect_step<fsm::list_step>(m);
+    auto l2 = expect_step<Fsm::ListStep>(m);
     EXPECT_EQ(l2.continue_token, "c1");
     EXPECT_TRUE(m.on_list_page("42", ""));
-    auto w = expect_step<fsm::watch_step>(m);
+    auto w = expect_step<Fsm::WatchStep>(m);
     EXPECT_EQ(w.resource_version, "42");
     EXPECT_EQ(w.timeout_seconds, 450);  // jittered within [300, 600)
 }
 
 TEST(WatchFsm, TimeoutIsJitteredWithinRange) {
     for (double r : {0.0, 0.25, 0.999, 1.0}) {
-        watch_fsm m(opts(), [r] { return r; });
+        WatchFsm m(opts(), [r] { return r; });
         m.next();
         m.on_list_page("1", "");
-        auto w = expect_step<fsm::watch_step>(m);
+        auto w = expect_step<Fsm::WatchStep>(m);
         EXPECT_GE(w.timeout_seconds, 300);
         EXPECT_LT(w.timeout_seconds, 600);
     }
 }
 
 TEST(WatchFsm, BookmarkMovesResourceVersionWithoutApplying) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
-    EXPECT_EQ(m.on_event("BOOKMARK", "17", false), fsm::event_action::skip);
+    EXPECT_EQ(m.on_event("BOOKMARK", "17", false), Fsm::EventAction::Skip);
     EXPECT_EQ(m.resource_version(), "17");
-    m.on_watch_ended(fsm::end_reason::closed);
-    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "17");
+    m.on_watch_ended(Fsm::EndReason::Closed);
+    EXPECT_EQ(expect_step<Fsm::WatchStep>(m).resource_version, "17");
 }
 
 TEST(WatchFsm, ExpiredErrorEventRelistsAtTheLastVersionAfterClientGoBackoff) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
-    EXPECT_EQ(m.on_event("MODIFIED", "11", false), fsm::event_action::apply);
-    EXPECT_EQ(m.on_event("ERROR", "", true), fsm::event_action::relist);
-    EXPECT_EQ(m.current_phase(), fsm::phase::empty);
+    EXPECT_EQ(m.on_event("MODIFIED", "11", false), Fsm::EventAction::Apply);
+    EXPECT_EQ(m.on_event("ERROR", "", true), Fsm::EventAction::Relist);
+    EXPECT_EQ(m.current_phase(), Fsm::Phase::Empty);
     EXPECT_EQ(m.relists(), 1u);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);
     // Any state at least as new as what we saw: the watch cache can serve it.
-    auto l = expect_step<fsm::list_step>(m);
+    auto l = expect_step<Fsm::ListStep>(m);
     EXPECT_EQ(l.continue_token, "");
     EXPECT_EQ(l.resource_version, "11");
     EXPECT_EQ(l.resource_version_match, "NotOlderThan");
     EXPECT_FALSE(m.on_list_page("", "c1"));
-    auto l2 = expect_step<fsm::list_step>(m);  // continue pages carry no resourceVersion
+    auto l2 = expect_step<Fsm::ListStep>(m);  // continue pages carry no resourceVersion
     EXPECT_EQ(l2.continue_token, "c1");
     EXPECT_EQ(l2.resource_version, "");
     EXPECT_EQ(l2.resource_version_match, "");
     EXPECT_TRUE(m.on_list_page("99", ""));
-    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "99");
+    EXPECT_EQ(expect_step<Fsm::WatchStep>(m).resource_version, "99");
 }
 
 TEST(WatchFsm, RelistWaitIsZeroPointEightToOnePointSixSecondsLikeClientGo) {
     for (double r : {0.0, 0.5, 0.999}) {
-        watch_fsm m(watch_fsm::options{}, [r] { return r; });
-        ASSERT_EQ(watch_fsm::options{}.backoff.jitter, 1.0);
+        WatchFsm m(WatchFsm::Options{}, [r] { return r; });
+        ASSERT_EQ(WatchFsm::Options{}.backoff.jitter, 1.0);
         m.on_watch_list_refused();
         watching_at(m, "10");
-        m.on_watch_ended(fsm::end_reason::gone);
-        const auto d = expect_step<fsm::wait_step>(m).delay;
+        m.on_watch_ended(Fsm::EndReason::Gone);
+        const auto d = expect_step<Fsm::WaitStep>(m).delay;
         EXPECT_GE(d, 800ms) << r;
         EXPECT_LT(d, 1600ms) << r;
     }
 }
 
 TEST(WatchFsm, RefusedResumeVersionFallsBackToAQuorumList) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
-    m.on_watch_ended(fsm::end_reason::gone);
+    m.on_watch_ended(Fsm::EndReason::Gone);
     m.next();  // wait
-    EXPECT_EQ(expect_step<fsm::list_step>(m).resource_version, "10");
+    EXPECT_EQ(expect_step<Fsm::ListStep>(m).resource_version, "10");
     m.on_list_failed(true);  // 410 on the list too
     m.next();                // wait
-    auto l = expect_step<fsm::list_step>(m);
+    auto l = expect_step<Fsm::ListStep>(m);
     EXPECT_EQ(l.resource_version, "");
     EXPECT_EQ(l.resource_version_match, "");
     EXPECT_EQ(m.relists(), 2u);
 }
 
 TEST(WatchFsm, OtherListFailuresKeepTheResumeVersion) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
-    m.on_watch_ended(fsm::end_reason::gone);
+    m.on_watch_ended(Fsm::EndReason::Gone);
     m.next();
     m.next();
     m.on_list_failed(false);  // e.g. a timeout
     m.next();
-    EXPECT_EQ(expect_step<fsm::list_step>(m).resource_version, "10");
+    EXPECT_EQ(expect_step<Fsm::ListStep>(m).resource_version, "10");
 }
 
 TEST(WatchFsm, HttpGoneOnWatchRelists) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
-    m.on_watch_ended(fsm::end_reason::gone);
-    EXPECT_EQ(m.current_phase(), fsm::phase::empty);
+    m.on_watch_ended(Fsm::EndReason::Gone);
+    EXPECT_EQ(m.current_phase(), Fsm::Phase::Empty);
     m.next();  // wait
-    EXPECT_TRUE(std::holds_alternative<fsm::list_step>(m.next()));
+    EXPECT_TRUE(std::holds_alternative<Fsm::ListStep>(m.next()));
 }
 
 TEST(WatchFsm, RepeatedGoneWithoutProgressBacksOff) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
-    m.on_watch_ended(fsm::end_reason::gone);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    m.on_watch_ended(Fsm::EndReason::Gone);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);
     m.next();
     m.on_list_page("11", "");  // success resets the backoff
     m.next();
     m.on_watch_started();
-    m.on_watch_ended(fsm::end_reason::gone);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);  // the list in between counted as progress
+    m.on_watch_ended(Fsm::EndReason::Gone);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);  // the list in between counted as progress
     m.next();
     m.on_list_failed(true);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 1600ms);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 1600ms);
 }
 
 TEST(WatchFsm, EventThatKeepsFailingToDecodeForcesARelistOnTheThirdTime) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     m.next();
     m.on_list_page("10", "");
     for (int attempt = 1; attempt <= 2; ++attempt) {
-        EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "10") << attempt;
+        EXPECT_EQ(expect_step<Fsm::WatchStep>(m).resource_version, "10") << attempt;
         m.on_watch_started();
         EXPECT_FALSE(m.on_decode_failed()) << attempt;
-        EXPECT_TRUE(std::holds_alternative<fsm::wait_step>(m.next())) << attempt;
+        EXPECT_TRUE(std::holds_alternative<Fsm::WaitStep>(m.next())) << attempt;
     }
     m.next();
     m.on_watch_started();
     EXPECT_TRUE(m.on_decode_failed());
     EXPECT_EQ(m.relists(), 1u);
     m.next();  // wait
-    EXPECT_EQ(expect_step<fsm::list_step>(m).resource_version, "10");
+    EXPECT_EQ(expect_step<Fsm::ListStep>(m).resource_version, "10");
 }
 
 TEST(WatchFsm, DecodeFailuresAtDifferentVersionsDoNotAddUp) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     m.next();
     m.on_list_page("10", "");
     for (int i = 0; i < 5; ++i) {
         auto s = m.next();
-        if (std::holds_alternative<fsm::wait_step>(s)) s = m.next();
-        ASSERT_TRUE(std::holds_alternative<fsm::watch_step>(s));
+        if (std::holds_alternative<Fsm::WaitStep>(s)) s = m.next();
+        ASSERT_TRUE(std::holds_alternative<Fsm::WatchStep>(s));
         m.on_watch_started();
         m.on_event("MODIFIED", std::to_string(11 + i), false);  // progress moves the resume point
         EXPECT_FALSE(m.on_decode_failed()) << i;
@@ -191,54 +191,54 @@ TEST(WatchFsm, DecodeFailuresAtDifferentVersionsDoNotAddUp) {
 }
 
 TEST(WatchFsm, ExpiredContinueTokenRestartsListAfterBackoff) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     m.next();
     m.on_list_page("", "c1");
     m.next();
     m.on_list_failed(true);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
-    EXPECT_EQ(expect_step<fsm::list_step>(m).continue_token, "");
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);
+    EXPECT_EQ(expect_step<Fsm::ListStep>(m).continue_token, "");
 }
 
 TEST(WatchFsm, FailuresBackOffExponentiallyAndResumeFromLastVersion) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
     m.on_event("ADDED", "12", false);
-    m.on_watch_ended(fsm::end_reason::failed);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
-    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "12");
+    m.on_watch_ended(Fsm::EndReason::Failed);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);
+    EXPECT_EQ(expect_step<Fsm::WatchStep>(m).resource_version, "12");
     m.on_watch_started();
-    m.on_watch_ended(fsm::end_reason::failed);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 1600ms);
-    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "12");
+    m.on_watch_ended(Fsm::EndReason::Failed);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 1600ms);
+    EXPECT_EQ(expect_step<Fsm::WatchStep>(m).resource_version, "12");
     m.on_watch_started();
     m.on_event("MODIFIED", "13", false);  // progress resets the backoff
-    m.on_watch_ended(fsm::end_reason::failed);
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    m.on_watch_ended(Fsm::EndReason::Failed);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);
 }
 
 TEST(WatchFsm, ServerRetryAfterIsHonouredOverShorterBackoff) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     m.next();
     m.on_list_failed(false, 5000ms);  // e.g. 429 with Retry-After: 5
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 5000ms);
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 5000ms);
     m.next();
     m.on_list_page("1", "");
     m.next();
     m.on_watch_started();
-    m.on_watch_ended(fsm::end_reason::failed, 100ms);  // shorter than the backoff: backoff wins
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
+    m.on_watch_ended(Fsm::EndReason::Failed, 100ms);  // shorter than the backoff: backoff wins
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);
 }
 
 TEST(WatchFsm, CleanCloseWithoutEventsBacksOff) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     watching_at(m, "10");
-    m.on_watch_ended(fsm::end_reason::closed);
-    EXPECT_TRUE(std::holds_alternative<fsm::wait_step>(m.next()));
+    m.on_watch_ended(Fsm::EndReason::Closed);
+    EXPECT_TRUE(std::holds_alternative<Fsm::WaitStep>(m.next()));
 }
 
 TEST(WatchFsm, ResourceVersionIsOpaque) {
-    watch_fsm m(opts(), nullptr);
+    WatchFsm m(opts(), nullptr);
     m.next();
     m.on_list_page("abc-9", "");
     m.next();
@@ -254,20 +254,20 @@ TEST(WatchFsm, ResourceVersionIsOpaque) {
 TEST(WatchFsm, WatchListStreamsTheInitialStateAndSyncsOnTheEndBookmark) {
     auto o = opts();
     o.watch_list = true;
-    watch_fsm m(o, [] { return 0.0; });
-    auto w = expect_step<fsm::watch_step>(m);
+    WatchFsm m(o, [] { return 0.0; });
+    auto w = expect_step<Fsm::WatchStep>(m);
     EXPECT_TRUE(w.send_initial_events);
     EXPECT_EQ(w.resource_version, "");
     EXPECT_EQ(w.resource_version_match, "NotOlderThan");
-    EXPECT_EQ(m.current_phase(), fsm::phase::streaming);
+    EXPECT_EQ(m.current_phase(), Fsm::Phase::Streaming);
     m.on_watch_started();
-    EXPECT_EQ(m.on_event("ADDED", "5", false), fsm::event_action::apply);
-    EXPECT_EQ(m.on_event("BOOKMARK", "6", false), fsm::event_action::skip);  // a plain bookmark
-    EXPECT_EQ(m.on_event("BOOKMARK", "7", false, true), fsm::event_action::synced);
-    EXPECT_EQ(m.current_phase(), fsm::phase::watching);
-    EXPECT_EQ(m.on_event("MODIFIED", "8", false), fsm::event_action::apply);
-    m.on_watch_ended(fsm::end_reason::closed);
-    auto again = expect_step<fsm::watch_step>(m);  // an ordinary watch resumes
+    EXPECT_EQ(m.on_event("ADDED", "5", false), Fsm::EventAction::Apply);
+    EXPECT_EQ(m.on_event("BOOKMARK", "6", false), Fsm::EventAction::Skip);  // a plain bookmark
+    EXPECT_EQ(m.on_event("BOOKMARK", "7", false, true), Fsm::EventAction::Synced);
+    EXPECT_EQ(m.current_phase(), Fsm::Phase::Watching);
+    EXPECT_EQ(m.on_event("MODIFIED", "8", false), Fsm::EventAction::Apply);
+    m.on_watch_ended(Fsm::EndReason::Closed);
+    auto again = expect_step<Fsm::WatchStep>(m);  // an ordinary watch resumes
     EXPECT_FALSE(again.send_initial_events);
     EXPECT_EQ(again.resource_version, "8");
 }
@@ -275,13 +275,13 @@ TEST(WatchFsm, WatchListStreamsTheInitialStateAndSyncsOnTheEndBookmark) {
 TEST(WatchFsm, WatchListCutShortStartsOverAndAfterGoneResumesAtLastVersion) {
     auto o = opts();
     o.watch_list = true;
-    watch_fsm m(o, [] { return 0.0; });
+    WatchFsm m(o, [] { return 0.0; });
     m.next();
     m.on_watch_started();
     m.on_event("ADDED", "5", false);
-    m.on_watch_ended(fsm::end_reason::closed);  // before the end bookmark
-    EXPECT_EQ(expect_step<fsm::wait_step>(m).delay, 800ms);
-    auto w = expect_step<fsm::watch_step>(m);
+    m.on_watch_ended(Fsm::EndReason::Closed);  // before the end bookmark
+    EXPECT_EQ(expect_step<Fsm::WaitStep>(m).delay, 800ms);
+    auto w = expect_step<Fsm::WatchStep>(m);
     EXPECT_TRUE(w.send_initial_events);
     EXPECT_EQ(w.resource_version, "");
     m.on_watch_started();
@@ -289,37 +289,37 @@ TEST(WatchFsm, WatchListCutShortStartsOverAndAfterGoneResumesAtLastVersion) {
     m.next();
     m.on_watch_started();
     m.on_event("MODIFIED", "12", false);
-    EXPECT_EQ(m.on_event("ERROR", "", true), fsm::event_action::relist);
+    EXPECT_EQ(m.on_event("ERROR", "", true), Fsm::EventAction::Relist);
     m.next();  // wait
-    auto re = expect_step<fsm::watch_step>(m);
+    auto re = expect_step<Fsm::WatchStep>(m);
     EXPECT_TRUE(re.send_initial_events);
     EXPECT_EQ(re.resource_version, "12");
     EXPECT_EQ(re.resource_version_match, "NotOlderThan");
     m.on_watch_started();
-    m.on_watch_ended(fsm::end_reason::gone);  // refused that version too: quorum
+    m.on_watch_ended(Fsm::EndReason::Gone);  // refused that version too: quorum
     m.next();
-    EXPECT_EQ(expect_step<fsm::watch_step>(m).resource_version, "");
+    EXPECT_EQ(expect_step<Fsm::WatchStep>(m).resource_version, "");
 }
 
 TEST(WatchFsm, RefusedWatchListFallsBackToPagedLists) {
     auto o = opts();
     o.watch_list = true;
-    watch_fsm m(o, nullptr);
-    EXPECT_TRUE(expect_step<fsm::watch_step>(m).send_initial_events);
+    WatchFsm m(o, nullptr);
+    EXPECT_TRUE(expect_step<Fsm::WatchStep>(m).send_initial_events);
     m.on_watch_list_refused();
     EXPECT_FALSE(m.watch_list_enabled());
-    auto l = expect_step<fsm::list_step>(m);
+    auto l = expect_step<Fsm::ListStep>(m);
     EXPECT_EQ(l.limit, 2);
     EXPECT_TRUE(m.on_list_page("3", ""));
-    EXPECT_FALSE(expect_step<fsm::watch_step>(m).send_initial_events);
+    EXPECT_FALSE(expect_step<Fsm::WatchStep>(m).send_initial_events);
 }
 
 TEST(WatchFsm, DisconnectResumesWithoutLosingOrDuplicatingEvents) {
     namespace json = boost::json;
-    struct logged {
+    struct Logged {
         std::string type, name, rv;
     };
-    std::vector<logged> log;
+    std::vector<Logged> log;
     for (int i = 1; i <= 40; ++i) {
         const std::string name = "p" + std::to_string(i % 7);
         log.push_back({i % 11 == 0 ? "DELETED" : (i <= 7 ? "ADDED" : "MODIFIED"), name, "rv" + std::to_string(i)});
@@ -330,21 +330,21 @@ TEST(WatchFsm, DisconnectResumesWithoutLosingOrDuplicatingEvents) {
         return 0;  // list version "rv0": before everything
     };
 
-    watch_fsm m(opts(), [] { return 0.0; });
-    object_cache cache;
+    WatchFsm m(opts(), [] { return 0.0; });
+    ObjectCache cache;
     std::map<std::string, int> applied_per_rv;
     std::size_t cut_every = 3;  // the "network" drops the stream every few events
     int steps = 0;
     while (steps++ < 500) {
         auto s = m.next();
-        if (auto* l = std::get_if<fsm::list_step>(&s)) {
+        if (auto* l = std::get_if<Fsm::ListStep>(&s)) {
             (void)l;
             ASSERT_TRUE(m.on_list_page("rv0", ""));
             cache.replace({});
             continue;
         }
-        if (std::holds_alternative<fsm::wait_step>(s)) continue;
-        auto w = std::get<fsm::watch_step>(s);
+        if (std::holds_alternative<Fsm::WaitStep>(s)) continue;
+        auto w = std::get<Fsm::WatchStep>(s);
         m.on_watch_started();
         std::size_t from = index_of(w.resource_version);
         if (from >= log.size()) break;
@@ -352,14 +352,14 @@ TEST(WatchFsm, DisconnectResumesWithoutLosingOrDuplicatingEvents) {
         for (std::size_t i = from; i < log.size() && delivered < cut_every; ++i, ++delivered) {
             const auto& e = log[i];
             json::value obj = {{"metadata", {{"name", e.name}, {"namespace", "ns"}, {"resourceVersion", e.rv}}}};
-            ASSERT_EQ(m.on_event(e.type, e.rv, false), fsm::event_action::apply);
-            const auto t = e.type == "ADDED" ? watch_event_type::added
-                           : e.type == "DELETED" ? watch_event_type::deleted
-                                                 : watch_event_type::modified;
+            ASSERT_EQ(m.on_event(e.type, e.rv, false), Fsm::EventAction::Apply);
+            const auto t = e.type == "ADDED"     ? WatchEventType::Added
+                           : e.type == "DELETED" ? WatchEventType::Deleted
+                                                 : WatchEventType::Modified;
             cache.apply(t, std::move(obj));
             ++applied_per_rv[e.rv];
         }
-        m.on_watch_ended(fsm::end_reason::failed);
+        m.on_watch_ended(Fsm::EndReason::Failed);
         cut_every = cut_every % 5 + 1;
     }
     ASSERT_EQ(applied_per_rv.size(), log.size());

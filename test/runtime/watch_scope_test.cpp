@@ -8,12 +8,12 @@ namespace attune::kube {
 namespace {
 
 TEST(WatchScope, ParsesNamespaceListsAndRejectsBadOnesWithTheReason) {
-    struct row {
+    struct Row {
         std::string_view value;
         std::vector<std::string> want;  // when ok
         std::string_view error;         // substring; "" : ok
     };
-    const row rows[] = {
+    const Row rows[] = {
         {"", {}, ""},
         {"team-a", {"team-a"}, ""},
         {"b,a", {"b", "a"}, ""},  // order kept
@@ -47,10 +47,10 @@ TEST(WatchScope, ParsesNamespaceListsAndRejectsBadOnesWithTheReason) {
 }
 
 TEST(WatchScope, ContainsEveryNamespaceOnlyWhenClusterWide) {
-    const watch_scope all;
+    const WatchScope all;
     EXPECT_TRUE(all.cluster_wide());
     EXPECT_TRUE(all.contains("anything"));
-    const watch_scope two({"a", "b"});
+    const WatchScope two({"a", "b"});
     EXPECT_FALSE(two.cluster_wide());
     EXPECT_TRUE(two.contains("a"));
     EXPECT_TRUE(two.contains("b"));
@@ -59,47 +59,95 @@ TEST(WatchScope, ContainsEveryNamespaceOnlyWhenClusterWide) {
 }
 
 TEST(WatchScope, NamespacedResourcesGetOneStreamPerNamespaceClusterScopedOnesStayCluster) {
-    using T = list_watch_target;
-    const watch_scope all;
-    const watch_scope two({"a", "b"});
-    struct row {
+    using T = ListWatchTarget;
+    const WatchScope all;
+    const WatchScope two({"a", "b"});
+    struct Row {
         const char* what;
-        resource_type rt;
-        const watch_scope* scope;
+        ResourceType rt;
+        const WatchScope* scope;
         std::string_view selector;
         std::vector<T> want;
         std::vector<std::string> paths;  // collection_path of each
     };
-    const row rows[] = {
+    const Row rows[] = {
         {"pods, cluster-wide", resources::pods(), &all, "", {T("", "")}, {"/api/v1/pods"}},
-        {"pods, scoped", resources::pods(), &two, "", {T("a", ""), T("b", "")},
+        {"pods, scoped",
+         resources::pods(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
          {"/api/v1/namespaces/a/pods", "/api/v1/namespaces/b/pods"}},
-        {"a selector is kept", resources::pods(), &two, "spec.nodeName=n1", {T("a", "spec.nodeName=n1"), T("b", "spec.nodeName=n1")},
+        {"a selector is kept",
+         resources::pods(),
+         &two,
+         "spec.nodeName=n1",
+         {T("a", "spec.nodeName=n1"), T("b", "spec.nodeName=n1")},
          {"/api/v1/namespaces/a/pods", "/api/v1/namespaces/b/pods"}},
-        {"deployments", resources::deployments(), &two, "", {T("a", ""), T("b", "")},
+        {"deployments",
+         resources::deployments(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
          {"/apis/apps/v1/namespaces/a/deployments", "/apis/apps/v1/namespaces/b/deployments"}},
-        {"policies", resources::attune_policies(), &two, "", {T("a", ""), T("b", "")},
-         {"/apis/attune.io/v1alpha1/namespaces/a/attunepolicies", "/apis/attune.io/v1alpha1/namespaces/b/attunepolicies"}},
-        {"namespace defaults", resources::attune_namespace_defaults(), &two, "", {T("a", ""), T("b", "")},
+        {"policies",
+         resources::attune_policies(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
+         {"/apis/attune.io/v1alpha1/namespaces/a/attunepolicies",
+          "/apis/attune.io/v1alpha1/namespaces/b/attunepolicies"}},
+        {"namespace defaults",
+         resources::attune_namespace_defaults(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
          {"/apis/attune.io/v1alpha1/namespaces/a/attunenamespacedefaults",
           "/apis/attune.io/v1alpha1/namespaces/b/attunenamespacedefaults"}},
-        {"limitranges", resources::limit_ranges(), &two, "", {T("a", ""), T("b", "")},
+        {"limitranges",
+         resources::limit_ranges(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
          {"/api/v1/namespaces/a/limitranges", "/api/v1/namespaces/b/limitranges"}},
-        {"resourcequotas", resources::resource_quotas(), &two, "", {T("a", ""), T("b", "")},
+        {"resourcequotas",
+         resources::resource_quotas(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
          {"/api/v1/namespaces/a/resourcequotas", "/api/v1/namespaces/b/resourcequotas"}},
-        {"hpas", resources::horizontal_pod_autoscalers(), &two, "", {T("a", ""), T("b", "")},
+        {"hpas",
+         resources::horizontal_pod_autoscalers(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
          {"/apis/autoscaling/v2/namespaces/a/horizontalpodautoscalers",
           "/apis/autoscaling/v2/namespaces/b/horizontalpodautoscalers"}},
-        {"vpas", resources::vertical_pod_autoscalers(), &two, "", {T("a", ""), T("b", "")},
+        {"vpas",
+         resources::vertical_pod_autoscalers(),
+         &two,
+         "",
+         {T("a", ""), T("b", "")},
          {"/apis/autoscaling.k8s.io/v1/namespaces/a/verticalpodautoscalers",
           "/apis/autoscaling.k8s.io/v1/namespaces/b/verticalpodautoscalers"}},
         {"nodes, scoped", resources::nodes(), &two, "", {T("", "")}, {"/api/v1/nodes"}},
-        {"cluster defaults, scoped", resources::attune_defaults(), &two, "", {T("", "")},
+        {"cluster defaults, scoped",
+         resources::attune_defaults(),
+         &two,
+         "",
+         {T("", "")},
          {"/apis/attune.io/v1alpha1/attunedefaults"}},
         {"namespaces, cluster-wide", resources::namespaces(), &all, "", {T("", "")}, {"/api/v1/namespaces"}},
-        {"namespaces, scoped: by name", resources::namespaces(), &two, "",
-         {T("", "metadata.name=a"), T("", "metadata.name=b")}, {"/api/v1/namespaces", "/api/v1/namespaces"}},
-        {"namespaces, scoped, with a selector", resources::namespaces(), &two, "status.phase=Active",
+        {"namespaces, scoped: by name",
+         resources::namespaces(),
+         &two,
+         "",
+         {T("", "metadata.name=a"), T("", "metadata.name=b")},
+         {"/api/v1/namespaces", "/api/v1/namespaces"}},
+        {"namespaces, scoped, with a selector",
+         resources::namespaces(),
+         &two,
+         "status.phase=Active",
          {T("", "metadata.name=a,status.phase=Active"), T("", "metadata.name=b,status.phase=Active")},
          {"/api/v1/namespaces", "/api/v1/namespaces"}},
     };
@@ -127,11 +175,11 @@ TEST(WatchScope, NamespacedResourcesGetOneStreamPerNamespaceClusterScopedOnesSta
 }
 
 TEST(WatchScope, TheNamespaceAPathNames) {
-    struct row {
+    struct Row {
         std::string_view path;
         std::optional<std::string> want;
     };
-    const row rows[] = {
+    const Row rows[] = {
         {"/api/v1/namespaces/a/pods", "a"},
         {"/api/v1/namespaces/a/pods/p/resize", "a"},
         {"/api/v1/namespaces/a/pods/p/eviction", "a"},

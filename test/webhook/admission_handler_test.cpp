@@ -16,15 +16,15 @@ namespace attune::webhook {
 namespace {
 namespace json = boost::json;
 
-kube::object_cache cache() { return kube::object_cache(kube::strip_generic); }
+kube::ObjectCache cache() { return kube::ObjectCache(kube::strip_generic); }
 
 // Every write a new resourceVersion, as the apiserver does (the cache drops
 // an event carrying the version it already holds).
-void add(kube::object_cache& c, const std::string& text) {
+void add(kube::ObjectCache& c, const std::string& text) {
     static int rv = 1000;
     auto obj = json::parse(text);
     obj.as_object()["metadata"].as_object()["resourceVersion"] = std::to_string(++rv);
-    c.apply(kube::watch_event_type::modified, std::move(obj));
+    c.apply(kube::WatchEventType::Modified, std::move(obj));
 }
 
 constexpr const char* kEnabledNamespace =
@@ -65,16 +65,16 @@ std::string pod_review(const std::string& ns = "shop", const std::string& annota
 }
 
 struct HandlerTest : ::testing::Test {
-    kube::object_cache namespaces = cache(), deployments = cache(), statefulsets = cache(), daemonsets = cache(),
-                       replicasets = cache(), jobs = cache(), cronjobs = cache();
+    kube::ObjectCache namespaces = cache(), deployments = cache(), statefulsets = cache(), daemonsets = cache(),
+                      replicasets = cache(), jobs = cache(), cronjobs = cache();
     // Compact text, as the manager holds it: every read parses a new object.
-    kube::object_cache policies{kube::strip_generic, kube::cache_storage::compact_text};
-    kube::object_cache cluster_defaults{kube::strip_generic, kube::cache_storage::compact_text};
-    kube::object_cache namespace_defaults{kube::strip_generic, kube::cache_storage::compact_text};
+    kube::ObjectCache policies{kube::strip_generic, kube::CacheStorage::CompactText};
+    kube::ObjectCache cluster_defaults{kube::strip_generic, kube::CacheStorage::CompactText};
+    kube::ObjectCache namespace_defaults{kube::strip_generic, kube::CacheStorage::CompactText};
     bool synced = true;
     core::Capabilities caps;
-    std::shared_ptr<webhook_metrics> metrics = webhook_metrics::standalone();
-    std::unique_ptr<admission_handler> handler;
+    std::shared_ptr<WebhookMetrics> metrics = WebhookMetrics::standalone();
+    std::unique_ptr<AdmissionHandler> handler;
 
     HandlerTest() {
         caps.pod_level_resources_field = true;
@@ -85,7 +85,7 @@ struct HandlerTest : ::testing::Test {
         add(deployments, kDeployment);
         add(replicasets, kReplicaSet);
         add(policies, policy("web"));
-        admission_caches c;
+        AdmissionCaches c;
         c.namespaces = &namespaces;
         c.views.policies = &policies;
         c.views.cluster_defaults = &cluster_defaults;
@@ -101,22 +101,21 @@ struct HandlerTest : ::testing::Test {
         make_handler({});
     }
 
-    admission_caches caches;
-    admission_caches& caches_ = caches;
+    AdmissionCaches caches;
+    AdmissionCaches& caches_ = caches;
     // A new handler (an empty memo) with these validation options and scope.
-    void make_handler(core::PolicyValidationOptions validation, kube::watch_scope scope = kube::watch_scope()) {
-        admission_options o;
+    void make_handler(core::PolicyValidationOptions validation, kube::WatchScope scope = kube::WatchScope()) {
+        AdmissionOptions o;
         o.operator_namespace = "attune-system";
         o.now = [] { return std::string("2026-12-01T10:00:00Z"); };
         o.validation = validation;
         o.watch_scope = std::move(scope);
-        handler = std::make_unique<admission_handler>(caches, o, &caps, *metrics);
+        handler = std::make_unique<AdmissionHandler>(caches, o, &caps, *metrics);
     }
-    void rebuild(kube::watch_scope scope) { make_handler({}, std::move(scope));
-    }
+    void rebuild(kube::WatchScope scope) { make_handler({}, std::move(scope)); }
 
-    http::server_reply post(std::string_view path, const std::string& body) {
-        http::server_request r;
+    http::ServerReply post(std::string_view path, const std::string& body) {
+        http::ServerRequest r;
         r.method = "POST";
         r.target = path;
         r.content_type = "application/json";
@@ -171,7 +170,7 @@ TEST_F(HandlerTest, APodOfADeploymentWithARecommendationIsBornAtTheRecommendedSi
 }
 
 TEST_F(HandlerTest, AReplicaSetNotYetCachedIsFoundThroughThePodTemplateHash) {
-    replicasets.apply(kube::watch_event_type::deleted, json::parse(kReplicaSet));
+    replicasets.apply(kube::WatchEventType::Deleted, json::parse(kReplicaSet));
     EXPECT_EQ(cpu_of(admitted(pod_review())), "250m");
 }
 
@@ -275,9 +274,9 @@ TEST_F(HandlerTest, TheDefaultsTiersDecideWhatThePolicyLeavesUnsetAndTheirChange
     EXPECT_EQ(cpu_of(admitted(pod_review())), "1");
     add(namespace_defaults, defaults("AttuneNamespaceDefaults", "base", R"({"updateStrategy":{"initialSizing":false}})"));
     EXPECT_EQ(cpu_of(admitted(pod_review())), "750m");  // initialSizing stays the policy's own true
-    namespace_defaults.apply(kube::watch_event_type::deleted,
+    namespace_defaults.apply(kube::WatchEventType::Deleted,
                              json::parse(defaults("AttuneNamespaceDefaults", "base", "{}")));
-    cluster_defaults.apply(kube::watch_event_type::deleted, json::parse(defaults("AttuneDefaults", "base", "{}")));
+    cluster_defaults.apply(kube::WatchEventType::Deleted, json::parse(defaults("AttuneDefaults", "base", "{}")));
     const auto plain = admitted(pod_review());
     EXPECT_EQ(cpu_of(plain), "250m");
     EXPECT_FALSE(plain.at("metadata").at("annotations").as_object().contains("attune.io/startup-boost-at"));
@@ -330,14 +329,14 @@ std::string policy_with_spec(const std::string& spec_fields) {
 
 TEST_F(HandlerTest, APolicyTheControllerRejectsSizesNoPod) {
     const std::string prom = R"("metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
-    struct row {
+    struct Row {
         const char* name;
         std::string spec;              // policy spec fields besides targetRef/updateStrategy
         std::string cluster_defaults;  // AttuneDefaults spec, "" : none
         bool allow_local, allow_secrets;
         bool sized;
     };
-    const row rows[] = {
+    const Row rows[] = {
         {"a valid policy is applied", prom, "", false, false, true},
         {"a loopback address is refused", R"("metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}})", "",
          false, false, false},
@@ -364,7 +363,8 @@ TEST_F(HandlerTest, APolicyTheControllerRejectsSizesNoPod) {
     for (const auto& r : rows) {
         SCOPED_TRACE(r.name);
         add(policies, policy_with_spec(r.spec));
-        if (r.cluster_defaults.empty()) cluster_defaults.apply(kube::watch_event_type::deleted, json::parse(base + "{}}"));
+        if (r.cluster_defaults.empty())
+            cluster_defaults.apply(kube::WatchEventType::Deleted, json::parse(base + "{}}"));
         else add(cluster_defaults, base + r.cluster_defaults + "}");
         core::PolicyValidationOptions v;
         v.allow_local_metrics_addresses = r.allow_local;
@@ -377,7 +377,7 @@ TEST_F(HandlerTest, APolicyTheControllerRejectsSizesNoPod) {
 }
 
 TEST_F(HandlerTest, HttpErrorsAreClear) {
-    http::server_request get;
+    http::ServerRequest get;
     get.method = "GET";
     get.target = kPodCreatePath;
     EXPECT_EQ(handler->handle(get).status, 405u);
@@ -445,7 +445,7 @@ TEST_F(HandlerTest, WithoutAValidatedEntryATemplateChangeIsUntouched) {
 // persisted into, even when the caches know its namespace, policy and
 // recommendation (they cannot, in the manager: its informers never list it).
 TEST_F(HandlerTest, RequestsOfAnUnwatchedNamespaceAreAllowedUnchanged) {
-    rebuild(kube::watch_scope({"team-a"}));
+    rebuild(kube::WatchScope({"team-a"}));
     EXPECT_FALSE(sized(admitted(pod_review())));  // sized at 250m without the flag (the first test)
     EXPECT_EQ(metric("operation=pod_create,reason=namespace_not_watched"), "1");
     add(policies, policy("web", 100, R"({})", kAwaitingStatus));
@@ -453,7 +453,7 @@ TEST_F(HandlerTest, RequestsOfAnUnwatchedNamespaceAreAllowedUnchanged) {
     EXPECT_EQ(dep.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"), "1");
     EXPECT_EQ(metric("operation=workload_update,reason=namespace_not_watched"), "1");
     // The same requests in a watched namespace: persisted as without the flag.
-    rebuild(kube::watch_scope({"team-a", "shop"}));
+    rebuild(kube::WatchScope({"team-a", "shop"}));
     const auto again = admitted(update_review("[]", R"([{"name":"A","value":"1"}])", R"({"app":"web"})"), kWorkloadUpdatePath);
     EXPECT_EQ(again.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"),
               "200m");

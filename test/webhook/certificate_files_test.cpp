@@ -13,28 +13,28 @@ namespace {
 
 struct FilesTest : ::testing::Test {
     boost::asio::io_context io;
-    http::https_server server{io.get_executor(), [](const http::server_request&) { return http::server_reply(); }, {}};
-    std::shared_ptr<webhook_metrics> metrics = webhook_metrics::standalone();
+    http::HttpsServer server{io.get_executor(), [](const http::ServerRequest&) { return http::ServerReply(); }, {}};
+    std::shared_ptr<WebhookMetrics> metrics = WebhookMetrics::standalone();
     std::filesystem::path dir = std::filesystem::temp_directory_path() / ("attune-cert-files-" + std::to_string(::getpid()));
-    key_pair_pem ca = generate_ca("ca", 0, 4'000'000'000);
+    KeyPairPem ca = generate_ca("ca", 0, 4'000'000'000);
 
     FilesTest() { std::filesystem::create_directories(dir); }
     ~FilesTest() override { std::filesystem::remove_all(dir); }
 
-    key_pair_pem write(const key_pair_pem& kp) {
+    KeyPairPem write(const KeyPairPem& kp) {
         std::ofstream(dir / "tls.crt") << kp.cert_pem;
         std::ofstream(dir / "tls.key") << kp.key_pem;
         return kp;
     }
-    key_pair_pem issue() {
-        serving_names n;
+    KeyPairPem issue() {
+        ServingNames n;
         n.ips = {"127.0.0.1"};
         return issue_serving_certificate(ca, n, 0, 4'000'000'000);
     }
 };
 
 TEST_F(FilesTest, ServesTheFilesAndReloadsOnlyWhenTheyChange) {
-    certificate_files files(server, dir.string(), std::chrono::seconds(1), *metrics);
+    CertificateFiles files(server, dir.string(), std::chrono::seconds(1), *metrics);
     std::string error;
     EXPECT_FALSE(files.reload(error));
     EXPECT_NE(error.find("no tls.crt and tls.key"), std::string::npos);
@@ -49,7 +49,7 @@ TEST_F(FilesTest, ServesTheFilesAndReloadsOnlyWhenTheyChange) {
 }
 
 TEST_F(FilesTest, AHalfWrittenRenewalKeepsTheOldCertificate) {
-    certificate_files files(server, dir.string(), std::chrono::seconds(1), *metrics);
+    CertificateFiles files(server, dir.string(), std::chrono::seconds(1), *metrics);
     const auto first = write(issue());
     std::string error;
     ASSERT_TRUE(files.reload(error));

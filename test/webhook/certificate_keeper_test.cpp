@@ -31,27 +31,27 @@ json::value mwc() {
 
 struct KeeperTest : ::testing::Test {
     asio::io_context io;
-    test::fake_apiserver api{io};
-    std::shared_ptr<webhook_metrics> metrics = webhook_metrics::standalone();
+    test::FakeApiserver api{io};
+    std::shared_ptr<WebhookMetrics> metrics = WebhookMetrics::standalone();
     std::int64_t clock = 1'800'000'000;
 
     KeeperTest() { api.put(kMwc, mwc()); }
 
-    kube::client make_client() {
-        kube::rest_config c;
+    kube::Client make_client() {
+        kube::RestConfig c;
         c.host = "127.0.0.1";
         c.port = std::to_string(api.port());
         c.tls.ca_pem = test::pki().ca_pem;
-        c.credentials = kube::token_source::fixed("t");
-        kube::client_settings s;
+        c.credentials = kube::TokenSource::fixed("t");
+        kube::ClientSettings s;
         s.qps = 1000;
         s.burst = 1000;
         s.retry.max_retries = 0;
-        return kube::client(io.get_executor(), c, s);
+        return kube::Client(io.get_executor(), c, s);
     }
 
-    certificate_keeper_options options(std::string url = "") const {
-        certificate_keeper_options o;
+    CertificateKeeperOptions options(std::string url = "") const {
+        CertificateKeeperOptions o;
         o.ns = "attune-system";
         o.names.dns = {"attune-webhook.attune-system.svc"};
         o.names.ips = {"127.0.0.1"};
@@ -80,11 +80,11 @@ struct KeeperTest : ::testing::Test {
 struct Replica {
     Replica(KeeperTest& t, std::string url = "")
         : client(t.make_client()),
-          server(t.io.get_executor(), [](const http::server_request&) { return http::server_reply(); }, {}),
+          server(t.io.get_executor(), [](const http::ServerRequest&) { return http::ServerReply(); }, {}),
           keeper(client, server, t.options(std::move(url)), *t.metrics, [&t] { return t.clock; }) {}
-    kube::client client;
-    http::https_server server;
-    certificate_keeper keeper;
+    kube::Client client;
+    http::HttpsServer server;
+    CertificateKeeper keeper;
 };
 
 TEST_F(KeeperTest, BootstrapCreatesTheSecretServesItAndPublishesTheCa) {

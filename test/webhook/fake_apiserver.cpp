@@ -12,10 +12,10 @@ namespace attune::test {
 namespace json = boost::json;
 
 namespace {
-http::server_reply status(unsigned code, const std::string& reason, const std::string& message) {
+http::ServerReply status(unsigned code, const std::string& reason, const std::string& message) {
     json::object s{{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"},
                    {"code", code},     {"reason", reason},   {"message", message}};
-    return http::server_reply(code, "application/json", json::serialize(s));
+    return http::ServerReply(code, "application/json", json::serialize(s));
 }
 
 std::string name_of(const json::value& obj) {
@@ -33,44 +33,44 @@ std::string rv_of(const json::value& obj) {
 }
 }  // namespace
 
-fake_apiserver::fake_apiserver(boost::asio::io_context& io) {
-    http::server_options o;
+FakeApiserver::FakeApiserver(boost::asio::io_context& io) {
+    http::ServerOptions o;
     o.required_content_type.clear();  // merge and JSON patches too, as the apiserver takes them
-    server_ = std::make_unique<http::https_server>(
-        io.get_executor(), [this](const http::server_request& r) { return handle(r); }, o);
+    server_ = std::make_unique<http::HttpsServer>(
+        io.get_executor(), [this](const http::ServerRequest& r) { return handle(r); }, o);
     server_->set_certificate(pki().server_cert_pem, pki().server_key_pem);
     server_->listen("127.0.0.1", "0");
     boost::asio::co_spawn(io, server_->run(), boost::asio::detached);
 }
 
-std::string fake_apiserver::bump() { return std::to_string(++rv_); }
+std::string FakeApiserver::bump() { return std::to_string(++rv_); }
 
-void fake_apiserver::put(const std::string& path, json::value obj) {
+void FakeApiserver::put(const std::string& path, json::value obj) {
     obj.as_object()["metadata"].as_object()["resourceVersion"] = bump();
     objects_[path] = std::move(obj);
 }
 
-const json::value* fake_apiserver::get(const std::string& path) const {
+const json::value* FakeApiserver::get(const std::string& path) const {
     auto it = objects_.find(path);
     return it == objects_.end() ? nullptr : &it->second;
 }
 
-void fake_apiserver::fail_next(const std::string& method, const std::string& path, unsigned code) {
+void FakeApiserver::fail_next(const std::string& method, const std::string& path, unsigned code) {
     failures_[{method, path}] = code;
 }
 
-int fake_apiserver::count(const std::string& method, const std::string& prefix) const {
+int FakeApiserver::count(const std::string& method, const std::string& prefix) const {
     int n = 0;
     for (const auto& c : calls_)
         if (c.method == method && c.path.rfind(prefix, 0) == 0) ++n;
     return n;
 }
 
-http::server_reply fake_apiserver::handle(const http::server_request& r) {
+http::ServerReply FakeApiserver::handle(const http::ServerRequest& r) {
     const std::string method(r.method);
     std::string path(r.target.substr(0, r.target.find('?')));
     if (before) before(method, path);
-    auto reply = [&]() -> http::server_reply {
+    auto reply = [&]() -> http::ServerReply {
         if (auto f = failures_.find({method, path}); f != failures_.end()) {
             const unsigned code = f->second;
             failures_.erase(f);
@@ -79,7 +79,7 @@ http::server_reply fake_apiserver::handle(const http::server_request& r) {
         if (method == "GET") {
             auto it = objects_.find(path);
             if (it == objects_.end()) return status(404, "NotFound", path + " not found");
-            return http::server_reply(200, "application/json", json::serialize(it->second));
+            return http::ServerReply(200, "application/json", json::serialize(it->second));
         }
         std::error_code ec;
         json::value body = json::parse(std::string(r.body), ec);
@@ -88,21 +88,21 @@ http::server_reply fake_apiserver::handle(const http::server_request& r) {
             const std::string obj_path = path + "/" + name_of(body);
             if (objects_.count(obj_path)) return status(409, "AlreadyExists", obj_path + " already exists");
             put(obj_path, body);
-            return http::server_reply(201, "application/json", json::serialize(objects_[obj_path]));
+            return http::ServerReply(201, "application/json", json::serialize(objects_[obj_path]));
         }
         auto it = objects_.find(path);
         if (it == objects_.end()) return status(404, "NotFound", path + " not found");
         if (method == "PUT") {
             if (rv_of(body) != rv_of(it->second)) return status(409, "Conflict", "the object has been modified");
             put(path, body);
-            return http::server_reply(200, "application/json", json::serialize(objects_[path]));
+            return http::ServerReply(200, "application/json", json::serialize(objects_[path]));
         }
         if (method == "PATCH") {
             if (!body.is_array()) return status(400, "BadRequest", "not a JSON Patch");
             auto applied = core::apply_json_patch(it->second, body.as_array());
             if (!applied.ok()) return status(422, "Invalid", applied.error().message);
             put(path, std::move(applied).value());
-            return http::server_reply(200, "application/json", json::serialize(objects_[path]));
+            return http::ServerReply(200, "application/json", json::serialize(objects_[path]));
         }
         return status(405, "MethodNotAllowed", method);
     }();

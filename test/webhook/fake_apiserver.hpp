@@ -17,9 +17,9 @@
 
 namespace attune::test {
 
-class fake_apiserver {
+class FakeApiserver {
 public:
-    explicit fake_apiserver(boost::asio::io_context& io);
+    explicit FakeApiserver(boost::asio::io_context& io);
 
     unsigned short port() const { return server_->port(); }
 
@@ -32,22 +32,22 @@ public:
     // Answer this status (with a Status body) to the next request matching method+path.
     void fail_next(const std::string& method, const std::string& path, unsigned status);
 
-    struct call {
+    struct Call {
         std::string method;
         std::string path;
         unsigned status = 0;
     };
-    const std::vector<call>& calls() const { return calls_; }
+    const std::vector<Call>& calls() const { return calls_; }
     int count(const std::string& method, const std::string& path_prefix) const;
 
 private:
-    http::server_reply handle(const http::server_request& r);
+    http::ServerReply handle(const http::ServerRequest& r);
     std::string bump();
 
-    std::unique_ptr<http::https_server> server_;
+    std::unique_ptr<http::HttpsServer> server_;
     std::map<std::string, boost::json::value> objects_;
     std::map<std::pair<std::string, std::string>, unsigned> failures_;
-    std::vector<call> calls_;
+    std::vector<Call> calls_;
     long long rv_ = 100;
 };
 

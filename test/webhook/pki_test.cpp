@@ -12,8 +12,8 @@ namespace {
 
 constexpr std::int64_t kNow = 1'800'000'000;  // 2027-01-15
 
-serving_names names() {
-    serving_names n;
+ServingNames names() {
+    ServingNames n;
     n.dns = {"attune-webhook.attune-system.svc", "attune-webhook.attune-system.svc.cluster.local"};
     n.ips = {"127.0.0.1"};
     return n;
@@ -27,7 +27,7 @@ TEST(Pki, ACaSignsAServingCertificateForTheWantedNames) {
     EXPECT_TRUE(key_matches(ca.cert_pem, ca.key_pem));
     EXPECT_FALSE(key_matches(srv.cert_pem, ca.key_pem));
     EXPECT_TRUE(covers_names(srv.cert_pem, names()));
-    serving_names other;
+    ServingNames other;
     other.ips = {"10.0.0.1"};
     EXPECT_FALSE(covers_names(srv.cert_pem, other));
     other = {};
@@ -41,7 +41,7 @@ TEST(Pki, ACaSignsAServingCertificateForTheWantedNames) {
 // exceeds the 64 a CN can hold; the certificate is issued all the same and
 // its SANs carry the whole names.
 TEST(Pki, AServiceNameLongerThanACommonNameIsServed) {
-    serving_names n;
+    ServingNames n;
     const std::string ns(63, 'n');
     n.dns = {"attune-webhook." + ns + ".svc", "attune-webhook." + ns + ".svc.cluster.local"};
     const auto ca = generate_ca("attune-webhook-ca", kNow - 60, kNow + 3600);
@@ -75,10 +75,10 @@ TEST(Pki, BundlesSplitIntoTheirCertificates) {
 }
 
 TEST(Pki, UnusableCaMaterialIsAClearError) {
-    key_pair_pem bad{"nope", "nope"};
+    KeyPairPem bad{"nope", "nope"};
     EXPECT_THROW(issue_serving_certificate(bad, names(), kNow, kNow + 1), std::runtime_error);
     const auto ca = generate_ca("ca", kNow, kNow + 100);
-    EXPECT_THROW(issue_serving_certificate(ca, serving_names{}, kNow, kNow + 1), std::runtime_error);
+    EXPECT_THROW(issue_serving_certificate(ca, ServingNames{}, kNow, kNow + 1), std::runtime_error);
 }
 
 // The openssl CLI, an independent implementation, agrees with what we made:

@@ -1,9 +1,9 @@
 #pragma once
 // The controller: informer handlers enqueue keys; N worker coroutines take
-// them. A policy key starts a pass (status_aggregation) and enqueues its
+// them. A policy key starts a pass (StatusAggregation) and enqueues its
 // targets. A workload key is one coroutine: a snapshot of the caches
-// (workload_snapshot), then, unless the workload is unmanaged, idle, paused,
-// Observe or misconfigured, its source is asked (workload_recommender), and
+// (WorkloadSnapshot), then, unless the workload is unmanaged, idle, paused,
+// Observe or misconfigured, its source is asked (WorkloadRecommender), and
 // the result is applied in one step: the recommendation store, Events, the
 // report to the status aggregator, the next refresh. Pods are never patched
 // here: the store is what the apply path reads.
@@ -34,13 +34,13 @@
 
 namespace attune::controller {
 
-struct controller_options {
-    controller_options() = default;
+struct ControllerOptions {
+    ControllerOptions() = default;
     int workers = 2;
-    rate_limit_options rate;
+    RateLimitOptions rate;
     // --allow-local-metrics-addresses, --allow-secret-reads.
     core::PolicyValidationOptions validation;
-    prometheus_clients_options prometheus;
+    PrometheusClientsOptions prometheus;
     std::size_t event_queue_capacity = 1024;
     // A pod added or deleted looks at its workload again after this (the
     // workqueue keeps the earliest due time, so a rollout's burst of pod
@@ -48,22 +48,22 @@ struct controller_options {
     std::chrono::milliseconds pod_change_delay{10'000};
 };
 
-class controller {
+class Controller {
 public:
-    using wall_clock = std::function<std::chrono::system_clock::time_point()>;
+    using WallClock = std::function<std::chrono::system_clock::time_point()>;
 
     // `now` null: the system clock.
-    controller(boost::asio::any_io_executor ex, kube::client& client, kube::event_recorder* events,
-               controller_metrics& metrics, policy::cache_views caches, controller_options opts, wall_clock now = nullptr);
+    Controller(boost::asio::any_io_executor ex, kube::Client& client, kube::EventRecorder* events,
+               ControllerMetrics& metrics, policy::CacheViews caches, ControllerOptions opts, WallClock now = nullptr);
 
-    kube::informer::handler on_workload_change(std::string kind);
-    kube::informer::handler on_hpa_change();
-    kube::informer::handler on_policy_change();
+    kube::Informer::Handler on_workload_change(std::string kind);
+    kube::Informer::Handler on_hpa_change();
+    kube::Informer::Handler on_policy_change();
     // AttuneDefaults (cluster: every policy) / AttuneNamespaceDefaults (its namespace's).
-    kube::informer::handler on_defaults_change(bool cluster_scoped);
+    kube::Informer::Handler on_defaults_change(bool cluster_scoped);
     // A pod added or deleted: its workload, after pod_change_delay.
-    kube::informer::handler on_pod_change();
-    kube::informer::handler on_vpa_change();
+    kube::Informer::Handler on_pod_change();
+    kube::Informer::Handler on_vpa_change();
 
     // Takes keys until the queue shuts down. Rethrows infrastructure
     // failures after giving the key back (with backoff) to the queue.
@@ -75,7 +75,7 @@ public:
     // defaults change, the VPA cache coming up).
     void enqueue_all_policies();
     // The VPA informer was started (the VPA API is served).
-    void set_vpa_cache(const kube::object_cache* vpas);
+    void set_vpa_cache(const kube::ObjectCache* vpas);
     // The cluster's capabilities, probed once at start; the apply path reads them.
     void set_capabilities(core::Capabilities caps);
     const core::Capabilities& capabilities() const noexcept { return capabilities_; }
@@ -85,39 +85,39 @@ public:
     // the event queue and the Prometheus clients stop.
     void shut_down();
 
-    workqueue& queue() noexcept { return queue_; }
-    status_aggregator& aggregator() noexcept { return aggregator_; }
-    event_queue& events() noexcept { return events_; }
-    recommendation_store& store() noexcept { return store_; }
-    recommendation_exporter& exporter() noexcept { return exporter_; }
+    Workqueue& queue() noexcept { return queue_; }
+    StatusAggregator& aggregator() noexcept { return aggregator_; }
+    EventQueue& events() noexcept { return events_; }
+    RecommendationStore& store() noexcept { return store_; }
+    RecommendationExporter& exporter() noexcept { return exporter_; }
     // The recommendation path's Prometheus access, which the executor's
     // safety monitor shares (guardrails and the throttling ratio).
-    workload_recommender& recommender() noexcept { return recommender_; }
-    const recommendation_store& store() const noexcept { return store_; }
-    const controller_options& options() const noexcept { return opts_; }
+    WorkloadRecommender& recommender() noexcept { return recommender_; }
+    const RecommendationStore& store() const noexcept { return store_; }
+    const ControllerOptions& options() const noexcept { return opts_; }
 
 private:
-    void process_policy(const object_key& k);
-    boost::asio::awaitable<void> process_workload(object_key k);
+    void process_policy(const ObjectKey& k);
+    boost::asio::awaitable<void> process_workload(ObjectKey k);
     // Applies what the snapshot and the source said, in one synchronous step.
-    void apply(const workload_snapshot& s, workload_step step, const source_result* got);
-    void emit_selection_events(const workload_snapshot& s);
-    void publish_gauges(const object_key& k);
+    void apply(const WorkloadSnapshot& s, WorkloadStep step, const SourceResult* got);
+    void emit_selection_events(const WorkloadSnapshot& s);
+    void publish_gauges(const ObjectKey& k);
     core::Timestamp now_seconds() const;
 
-    controller_metrics& metrics_;
-    policy::cache_views caches_;
-    controller_options opts_;
-    wall_clock now_;
-    workqueue queue_;
-    recommendation_store store_;
-    event_queue events_;
-    recommendation_exporter exporter_;
-    status_aggregator aggregator_;
-    effective_policies policies_;
-    std::unique_ptr<secret_reader> secrets_;
-    prometheus_clients prometheus_;
-    workload_recommender recommender_;
+    ControllerMetrics& metrics_;
+    policy::CacheViews caches_;
+    ControllerOptions opts_;
+    WallClock now_;
+    Workqueue queue_;
+    RecommendationStore store_;
+    EventQueue events_;
+    RecommendationExporter exporter_;
+    StatusAggregator aggregator_;
+    EffectivePolicies policies_;
+    std::unique_ptr<SecretReader> secrets_;
+    PrometheusClients prometheus_;
+    WorkloadRecommender recommender_;
     core::Capabilities capabilities_ = core::safe_defaults();
     bool capabilities_probed_ = false;
 };

@@ -1,7 +1,7 @@
 #pragma once
 // Events leave through their own bounded queue. Whoever decides an Event (a
 // worker, the aggregator) pushes it synchronously and moves on; one
-// coroutine sends them through kube::event_recorder. A slow apiserver
+// coroutine sends them through kube::EventRecorder. A slow apiserver
 // therefore never holds up a worker or a status write, and memory stays
 // bounded: beyond the capacity new Events are dropped and counted.
 //
@@ -24,43 +24,42 @@
 
 namespace attune::controller {
 
-struct queued_event {
-    kube::k8s_event event;
+struct QueuedEvent {
+    kube::K8sEvent event;
     bool dedupe = false;            // "D": at most once per hour, and silenced by suppress_warnings
     std::string suppress_warnings;  // the regarding policy's attune.io/suppress-warnings value
 };
 
 // An Event regarding an AttunePolicy (reporting controller "attune").
-queued_event policy_event(kube::object_reference policy, const core::EventIntent& intent,
-                          std::string suppress_warnings);
+QueuedEvent policy_event(kube::ObjectReference policy, const core::EventIntent& intent, std::string suppress_warnings);
 
-class event_queue {
+class EventQueue {
 public:
-    using wall_clock = std::function<core::Timestamp()>;
-    enum class verdict { queued, deduplicated, suppressed, dropped };
+    using WallClock = std::function<core::Timestamp()>;
+    enum class Verdict { Queued, Deduplicated, Suppressed, Dropped };
 
     // `recorder` null: Events are decided and counted, never sent (tests).
-    event_queue(boost::asio::any_io_executor ex, kube::event_recorder* recorder, std::size_t capacity,
-                controller_metrics* metrics, wall_clock now);
+    EventQueue(boost::asio::any_io_executor ex, kube::EventRecorder* recorder, std::size_t capacity,
+               ControllerMetrics* metrics, WallClock now);
 
-    verdict push(queued_event e);
+    Verdict push(QueuedEvent e);
 
     // Sends queued Events one at a time until stop().
     boost::asio::awaitable<void> run();
     void stop();
 
     std::size_t size() const noexcept { return queue_.size(); }
-    const std::deque<kube::k8s_event>& pending() const noexcept { return queue_; }
+    const std::deque<kube::K8sEvent>& pending() const noexcept { return queue_; }
 
 private:
-    void count(verdict v);
+    void count(Verdict v);
 
-    kube::event_recorder* recorder_;
+    kube::EventRecorder* recorder_;
     std::size_t capacity_;
-    controller_metrics* metrics_;
-    wall_clock now_;
+    ControllerMetrics* metrics_;
+    WallClock now_;
     core::EventDedup dedup_;
-    std::deque<kube::k8s_event> queue_;
+    std::deque<kube::K8sEvent> queue_;
     boost::asio::steady_timer wake_;
     bool stopping_ = false;
 };

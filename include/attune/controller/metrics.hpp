@@ -19,8 +19,8 @@
 
 namespace attune::controller {
 
-struct controller_metrics {
-    explicit controller_metrics(prometheus::Registry& registry);
+struct ControllerMetrics {
+    explicit ControllerMetrics(prometheus::Registry& registry);
 
     prometheus::Family<prometheus::Gauge>& workload_idle;         // {namespace, policy, reason}
     prometheus::Family<prometheus::Counter>& coroutine_restarts;  // {task}
@@ -50,7 +50,7 @@ struct controller_metrics {
     // Drops a deleted policy's series.
     void remove_idle(const std::string& ns, const std::string& policy);
 
-    struct container_figures {
+    struct ContainerFigures {
         std::string container;
         double cpu_cores = 0;
         double memory_bytes = 0;
@@ -60,7 +60,7 @@ struct controller_metrics {
     // containers it had before and no longer has are removed, and an empty
     // list removes the workload's series (it left the store).
     void set_recommendation(const std::string& ns, const std::string& workload,
-                            const std::vector<container_figures>& containers);
+                            const std::vector<ContainerFigures>& containers);
 
     void observe_query(std::string_view query_type, double seconds);
 

@@ -13,22 +13,22 @@
 
 namespace attune::controller {
 
-class node_load_index {
+class NodeLoadIndex {
 public:
     // One informer change (a pod that does not decode counts as gone).
-    void apply(const kube::object_cache::delta& d);
+    void apply(const kube::ObjectCache::Delta& d);
     // The requests on `node` of every pod but the one cached as `pod_key` ("ns/name").
     core::ResourceList others(std::string_view node, std::string_view pod_key) const;
     std::size_t pods() const noexcept { return pods_.size(); }
 
 private:
-    struct entry {
+    struct Entry {
         std::string node;
         core::ResourceList requests;
     };
     void remove(const std::string& key);
 
-    std::unordered_map<std::string, entry> pods_;
+    std::unordered_map<std::string, Entry> pods_;
     std::unordered_map<std::string, core::ResourceList> nodes_;
 };
 

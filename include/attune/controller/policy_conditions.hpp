@@ -13,7 +13,7 @@ inline constexpr std::string_view kConditionReady = "Ready";
 inline constexpr std::string_view kConditionScaledToZero = "ScaledToZero";
 
 // Counted over the managed workloads that reported in the pass.
-struct pass_facts {
+struct PassFacts {
     int managed = 0;
     int idle = 0;
     int scaleable = 0;       // Deployments, StatefulSets, ReplicaSets
@@ -36,10 +36,10 @@ struct pass_facts {
 // is idle), PrometheusUnavailable when reads failed, InvalidConfig when a
 // workload's data cannot be used, InsufficientData while collecting.
 // observedGeneration is the policy's generation; no transition time.
-core::Condition ready_condition(const policy_context& policy, const pass_facts& facts);
+core::Condition ready_condition(const PolicyContext& policy, const PassFacts& facts);
 
 // True only when every scaleable target is idle (and there is one); nullopt
 // means the condition is removed. Ready is not touched by it.
-std::optional<core::Condition> scaled_to_zero_condition(const policy_context& policy, const pass_facts& facts);
+std::optional<core::Condition> scaled_to_zero_condition(const PolicyContext& policy, const PassFacts& facts);
 
 }  // namespace attune::controller

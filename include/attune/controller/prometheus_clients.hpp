@@ -1,5 +1,5 @@
 #pragma once
-// One prometheus_client per distinct source configuration (address,
+// One PrometheusClient per distinct source configuration (address,
 // headers, query parameters, TLS, token), shared by every workload that uses
 // it, so its connections are pooled; created on first use and dropped once
 // unused for a while. Bounded in number: past the limit the least recently
@@ -18,8 +18,8 @@
 
 namespace attune::controller {
 
-struct prometheus_clients_options {
-    prometheus_clients_options() = default;
+struct PrometheusClientsOptions {
+    PrometheusClientsOptions() = default;
     std::chrono::milliseconds query_timeout{30'000};
     // --prometheus-bearer-token-file: the token mounted into the manager,
     // sent only to the origins in --prometheus-token-addresses
@@ -39,48 +39,49 @@ struct prometheus_clients_options {
     std::chrono::seconds hold_after_failure{10};
 };
 
-class prometheus_clients {
+class PrometheusClients {
 public:
-    using clock = std::chrono::steady_clock;
-    prometheus_clients(boost::asio::any_io_executor ex, prometheus_clients_options opts);
+    using Clock = std::chrono::steady_clock;
+    PrometheusClients(boost::asio::any_io_executor ex, PrometheusClientsOptions opts);
 
     // `secret_token` / `secret_ca_pem`: read from the policy's Secrets ("" if
     // none); a token from a Secret replaces the mounted file, which goes only
     // to the listed origins (logged once per origin when withheld). Error
-    // "invalid_config" from prometheus_client::create (a bad address, CA or
+    // "invalid_config" from PrometheusClient::create (a bad address, CA or
     // header, an unreadable token file) or for a token that would go over
     // plain http without --allow-plaintext-prometheus-credentials.
-    core::result<std::shared_ptr<kube::prometheus_client>> get(const core::PrometheusSource& source,
-                                                         const std::string& secret_token,
-                                                         const std::string& secret_ca_pem, clock::time_point now);
+    core::Result<std::shared_ptr<kube::PrometheusClient>> get(const core::PrometheusSource& source,
+                                                              const std::string& secret_token,
+                                                              const std::string& secret_ca_pem, Clock::time_point now);
 
     // A Prometheus that did not answer (unreachable, timeout) is not asked
     // again for a while: the other workloads that use it fail at once with
     // the same message instead of each holding a worker for a timeout, so a
     // hung Prometheus cannot starve the policies of another one.
-    void note_unanswered(const std::shared_ptr<kube::prometheus_client>& client, std::string message, clock::time_point now);
-    void note_answered(const std::shared_ptr<kube::prometheus_client>& client);
+    void note_unanswered(const std::shared_ptr<kube::PrometheusClient>& client, std::string message,
+                         Clock::time_point now);
+    void note_answered(const std::shared_ptr<kube::PrometheusClient>& client);
     // The message of the failure that holds this client back, or "" when it may be asked.
-    std::string holding_back(const std::shared_ptr<kube::prometheus_client>& client, clock::time_point now) const;
+    std::string holding_back(const std::shared_ptr<kube::PrometheusClient>& client, Clock::time_point now) const;
 
     // Fails queries in flight and refuses new ones (manager shutdown).
     void shutdown() noexcept;
     std::size_t size() const noexcept { return clients_.size(); }
-    const prometheus_clients_options& options() const noexcept { return opts_; }
+    const PrometheusClientsOptions& options() const noexcept { return opts_; }
 
 private:
-    struct entry {
-        std::shared_ptr<kube::prometheus_client> client;
-        clock::time_point used;
-        clock::time_point held_until{};  // not asked before this after a failure
+    struct Entry {
+        std::shared_ptr<kube::PrometheusClient> client;
+        Clock::time_point used;
+        Clock::time_point held_until{};  // not asked before this after a failure
         std::string failure;
     };
-    entry* find(const std::shared_ptr<kube::prometheus_client>& client);
-    void evict(clock::time_point now);
+    Entry* find(const std::shared_ptr<kube::PrometheusClient>& client);
+    void evict(Clock::time_point now);
 
     boost::asio::any_io_executor ex_;
-    prometheus_clients_options opts_;
-    std::map<std::string, entry> clients_;  // by the settings' identity
+    PrometheusClientsOptions opts_;
+    std::map<std::string, Entry> clients_;   // by the settings' identity
     std::set<std::string> withheld_logged_;  // origins the flag token was withheld from, logged once
     bool stopped_ = false;
 };

@@ -28,20 +28,20 @@
 
 namespace attune::controller {
 
-class recommendation_exporter {
+class RecommendationExporter {
 public:
-    using wall_clock = std::function<core::Timestamp()>;
+    using WallClock = std::function<core::Timestamp()>;
 
-    recommendation_exporter(boost::asio::any_io_executor ex, kube::client& client, event_queue& events, wall_clock now,
-                            std::chrono::milliseconds retry_after = std::chrono::minutes(1));
+    RecommendationExporter(boost::asio::any_io_executor ex, kube::Client& client, EventQueue& events, WallClock now,
+                           std::chrono::milliseconds retry_after = std::chrono::minutes(1));
 
     // A recommendation the store holds now. Written when the policy exports
     // and this generation has not been written by this process yet.
-    void recommended(const stored_recommendation& entry, const kube::object_reference& policy,
+    void recommended(const StoredRecommendation& entry, const kube::ObjectReference& policy,
                      const std::string& suppress_warnings);
     // The workload is no longer managed by `entry.policy` (deleted, opted
     // out, selected by another policy or by none).
-    void workload_left(const stored_recommendation& entry);
+    void workload_left(const StoredRecommendation& entry);
 
     boost::asio::awaitable<void> run();
     void stop();
@@ -49,25 +49,25 @@ public:
     std::size_t pending() const noexcept { return order_.size(); }
 
 private:
-    struct operation {
+    struct Operation {
         std::string ns, name;  // the ConfigMap
         std::optional<boost::json::object> body;  // nullopt: delete it
-        kube::object_reference policy;
+        kube::ObjectReference policy;
         std::string suppress_warnings;
         std::string workload_key;  // the exported_ entry it settles
         std::uint64_t generation = 0;
     };
-    void queue(operation op);
-    boost::asio::awaitable<bool> execute(const operation& op);
-    void failed(const operation& op, const std::string& message);
+    void queue(Operation op);
+    boost::asio::awaitable<bool> execute(const Operation& op);
+    void failed(const Operation& op, const std::string& message);
 
-    kube::client& client_;
-    event_queue& events_;
-    wall_clock now_;
+    kube::Client& client_;
+    EventQueue& events_;
+    WallClock now_;
     std::chrono::milliseconds retry_after_;
-    std::map<std::string, operation> ops_;  // by "ns/name" of the ConfigMap
+    std::map<std::string, Operation> ops_;  // by "ns/name" of the ConfigMap
     std::deque<std::string> order_;
-    std::multimap<std::chrono::steady_clock::time_point, operation> retries_;
+    std::multimap<std::chrono::steady_clock::time_point, Operation> retries_;
     std::map<std::string, std::uint64_t> exported_;  // workload key -> generation written
     boost::asio::steady_timer wake_;
     bool stopping_ = false;

@@ -25,8 +25,8 @@
 
 namespace attune::controller {
 
-struct stored_recommendation {
-    object_key workload;  // ns/Kind/name (workload_key.hpp)
+struct StoredRecommendation {
+    ObjectKey workload;  // ns/Kind/name (workload_key.hpp)
     std::string workload_uid;
     std::string policy;  // name of the winning policy in workload.ns
     std::shared_ptr<const core::EffectivePolicy> effective;  // merged settings used
@@ -41,33 +41,33 @@ struct stored_recommendation {
 // `stale`. Confidence, data points, explanations and times do not count.
 bool same_sizing(const core::WorkloadRecommendation& a, const core::WorkloadRecommendation& b);
 
-class recommendation_store {
+class RecommendationStore {
 public:
-    using change_fn = std::function<void(const object_key&)>;
+    using ChangeFn = std::function<void(const ObjectKey&)>;
 
     // Replaces the entry; returns true when the recommendation changed
     // (generation bumped). Generations come from one store-wide counter, so
     // an entry erased and created again never repeats one. An Observe policy
     // or a recommendation without containers erases the entry (false).
-    bool put(stored_recommendation r);
-    void erase(const object_key& workload);
-    const stored_recommendation* get(const object_key& workload) const;
+    bool put(StoredRecommendation r);
+    void erase(const ObjectKey& workload);
+    const StoredRecommendation* get(const ObjectKey& workload) const;
 
     // Adds a subscriber, called synchronously after a put that changed
     // something (the generation, or the policy, uid, source or settings
     // used) or an erase of an existing entry, once the store holds the new
     // state. Subscribers must not block: enqueue a key and return.
-    void on_change(change_fn cb);
+    void on_change(ChangeFn cb);
 
     // The entries of one namespace, by workload key.
-    std::vector<const stored_recommendation*> in_namespace(std::string_view ns) const;
+    std::vector<const StoredRecommendation*> in_namespace(std::string_view ns) const;
     std::size_t size() const noexcept { return entries_.size(); }
 
 private:
-    void notify(const object_key& k) const;
+    void notify(const ObjectKey& k) const;
 
-    std::map<std::string, stored_recommendation, std::less<>> entries_;  // by object_key::str()
-    std::vector<change_fn> subscribers_;
+    std::map<std::string, StoredRecommendation, std::less<>> entries_;  // by ObjectKey::str()
+    std::vector<ChangeFn> subscribers_;
     std::uint64_t last_generation_ = 0;
 };
 

@@ -22,12 +22,12 @@ namespace attune::controller {
 // The HPA cache keeps each HPA decoded (core::decode_hpa, once per change)
 // and indexed by its scale target, so a workload event costs one index
 // lookup instead of decoding every HPA of its namespace. Call once on the
-// HPA informer's cache (informer_options::setup_cache).
-void index_hpas(kube::object_cache& hpas);
+// HPA informer's cache (InformerOptions::setup_cache).
+void index_hpas(kube::ObjectCache& hpas);
 // The index value: "namespace/Kind/name" of the scale target.
 std::string hpa_scale_target_key(std::string_view ns, std::string_view kind, std::string_view name);
 // The decoded HPAs whose scale target is this workload (usually none or one).
-std::vector<core::HpaView> hpas_targeting(const policy::cache_views& caches, const object_key& key);
+std::vector<core::HpaView> hpas_targeting(const policy::CacheViews& caches, const ObjectKey& key);
 
 // The workload as it is now: the policy that manages it (select_policy over
 // the namespace's policies, with the outranked and opted-out ones reported)
@@ -35,19 +35,19 @@ std::vector<core::HpaView> hpas_targeting(const policy::cache_views& caches, con
 // A workload missing from the cache reports as deleted (selected by nobody).
 // A workload that does not decode reports as active: server data never stops
 // a pass.
-workload_report classify_workload(const policy::cache_views& caches, const object_key& key);
+WorkloadReport classify_workload(const policy::CacheViews& caches, const ObjectKey& key);
 
-struct policy_pass_plan {
+struct PolicyPassPlan {
     bool deleted = false;  // the policy is gone: forget it
-    policy::policy_view policy;
+    policy::PolicyView policy;
     std::vector<std::string> targets;  // keys of the workloads its targetRef matches
-    policy_status written;             // status as the server holds it
+    PolicyStatus written;              // status as the server holds it
     // The policy's own part of its status; plan_policy_pass fills uid,
     // generation and discovery_error, the controller the rest from the
     // merged settings (context_of).
-    policy_context context;
+    PolicyContext context;
 };
 
-policy_pass_plan plan_policy_pass(const policy::cache_views& caches, const object_key& key);
+PolicyPassPlan plan_policy_pass(const policy::CacheViews& caches, const ObjectKey& key);
 
 }  // namespace attune::controller

@@ -16,25 +16,25 @@
 
 namespace attune::controller {
 
-class secret_reader {
+class SecretReader {
 public:
-    using clock = std::chrono::steady_clock;
-    explicit secret_reader(kube::client& client, std::chrono::seconds ttl = std::chrono::seconds(60),
-                           std::size_t max_entries = 256);
+    using Clock = std::chrono::steady_clock;
+    explicit SecretReader(kube::Client& client, std::chrono::seconds ttl = std::chrono::seconds(60),
+                          std::size_t max_entries = 256);
 
     // data[key] of Secret ns/name, base64-decoded. Error "secret_unreadable"
     // whose message says what to fix (not found, forbidden, no such key).
-    boost::asio::awaitable<core::result<std::string>> read(std::string ns, std::string name, std::string key);
+    boost::asio::awaitable<core::Result<std::string>> read(std::string ns, std::string name, std::string key);
 
 private:
-    struct entry {
-        core::result<std::string> value = core::make_error("secret_unreadable", "not read");
-        clock::time_point read_at;
+    struct Entry {
+        core::Result<std::string> value = core::make_error("secret_unreadable", "not read");
+        Clock::time_point read_at;
     };
-    kube::client& client_;
+    kube::Client& client_;
     std::chrono::seconds ttl_;
     std::size_t max_entries_;
-    std::map<std::string, entry> cache_;  // "ns/name/key"
+    std::map<std::string, Entry> cache_;  // "ns/name/key"
 };
 
 }  // namespace attune::controller

@@ -34,15 +34,15 @@
 
 namespace attune::controller {
 
-struct idle_workload {
+struct IdleWorkload {
     std::string workload;
     std::string kind;
     std::string reason;  // HPAScaledToZero | WorkloadReplicasZero
-    auto operator<=>(const idle_workload&) const = default;
+    auto operator<=>(const IdleWorkload&) const = default;
 };
 
 // status.workloads (docs/api.md#attunepolicy-status).
-struct workload_counts {
+struct WorkloadCounts {
     int discovered = 0;            // workloads the policy manages (targeted, won, not opted out)
     int with_recommendations = 0;  // of those, with an entry in the store
     int resized = 0;               // the executor's: workloads whose resized pods are all Applied
@@ -51,13 +51,13 @@ struct workload_counts {
     int data_points_required = 0;   // metricsSource.minimumDataPoints
     int deferred = 0;              // pods whose kubelet resize is Deferred (the executor's)
     int infeasible = 0;            // pods whose kubelet resize is Infeasible
-    bool operator==(const workload_counts&) const = default;
+    bool operator==(const WorkloadCounts&) const = default;
 };
 
-struct policy_status {
-    std::vector<idle_workload> idle_workloads;  // sorted by kind, then workload
+struct PolicyStatus {
+    std::vector<IdleWorkload> idle_workloads;  // sorted by kind, then workload
     long long observed_generation = 0;
-    workload_counts workloads;
+    WorkloadCounts workloads;
     std::vector<core::Condition> conditions;
     boost::json::array recommendations;  // status.recommendations[], as written
     std::vector<core::HistoryEntry> resize_history;  // status.resizeHistory (the executor's ledger)
@@ -70,7 +70,7 @@ struct policy_status {
     // heartbeat alone is no reason to write).
     std::optional<core::Timestamp> last_reconcile_time;
 
-    bool operator==(const policy_status& o) const {
+    bool operator==(const PolicyStatus& o) const {
         return idle_workloads == o.idle_workloads && observed_generation == o.observed_generation &&
                workloads == o.workloads && conditions == o.conditions && recommendations == o.recommendations &&
                resize_history == o.resize_history && cooldown == o.cooldown && lifecycle == o.lifecycle &&
@@ -79,25 +79,25 @@ struct policy_status {
 };
 
 // What a worker learnt about a managed workload's recommendation.
-enum class recommendation_state {
-    none,                // not looked at: unmanaged, deleted, idle
-    observe,             // updateStrategy.type Observe: no source is queried
-    paused,              // spec.paused
-    invalid_config,      // the settings or the source's data cannot be used (message)
-    source_unavailable,  // the query or read failed (message); an older entry stays, stale
-    collecting,          // fewer than minimumDataPoints, or the source has nothing yet (message)
-    recommended,         // the store holds its recommendation
+enum class RecommendationState {
+    None,               // not looked at: unmanaged, deleted, idle
+    Observe,            // updateStrategy.type Observe: no source is queried
+    Paused,             // spec.paused
+    InvalidConfig,      // the settings or the source's data cannot be used (message)
+    SourceUnavailable,  // the query or read failed (message); an older entry stays, stale
+    Collecting,         // fewer than minimumDataPoints, or the source has nothing yet (message)
+    Recommended,        // the store holds its recommendation
 };
 
-struct recommendation_report {
-    recommendation_state state = recommendation_state::none;
+struct RecommendationReport {
+    RecommendationState state = RecommendationState::None;
     std::string message;
     int points_collected = 0;  // the largest count of any of its containers
-    bool operator==(const recommendation_report&) const = default;
+    bool operator==(const RecommendationReport&) const = default;
 };
 
 // One workload, as a worker saw it.
-struct workload_report {
+struct WorkloadReport {
     std::string ns;
     std::string kind;
     std::string name;
@@ -110,13 +110,13 @@ struct workload_report {
     std::vector<std::string> selected_by;
     std::vector<std::string> conflicting_policies;  // matched but outranked by selected_by (PolicyConflict)
     std::vector<std::string> opted_out_of;          // matched, but attune.io/skip is "true" (WorkloadOptOut)
-    recommendation_report recommendation;
+    RecommendationReport recommendation;
 
     std::string key() const { return ns + "/" + kind + "/" + name; }
 };
 
 // What the policy itself says, read when its pass begins.
-struct policy_context {
+struct PolicyContext {
     std::string uid;
     long long generation = 0;
     std::string config_error;     // Ready=False InvalidConfig (a defaults lookup or validation failed)
@@ -132,76 +132,75 @@ struct policy_context {
     std::chrono::seconds cooldown{3600};  // updateStrategy.cooldown, the base of status.cooldown
 };
 
-struct completed_pass {
+struct CompletedPass {
     std::string ns;
     std::string policy;
     std::string policy_uid;
-    policy_status status;
+    PolicyStatus status;
     bool changed = false;  // differs from the last written status: write it
     std::size_t hpa_scaled_to_zero = 0;
     std::size_t manual_zero = 0;
     // Workloads that entered HPAScaledToZero since the previous completed pass (one Event each).
-    std::vector<workload_report> entered_hpa_scaled_to_zero;
+    std::vector<WorkloadReport> entered_hpa_scaled_to_zero;
     // withRecommendations went from 0 to more (Event RecommendationsReady).
     bool first_recommendations = false;
 };
 
-class status_aggregation {
+class StatusAggregation {
 public:
     // `store` (may be null: no recommendations) is read when a pass completes.
-    explicit status_aggregation(const recommendation_store* store = nullptr) : store_(store) {}
+    explicit StatusAggregation(const RecommendationStore* store = nullptr) : store_(store) {}
     // The executor's resize ledger (null: no resize status), read when a pass
     // completes: resizeHistory, cooldown, the resized/deferred/infeasible
     // counts and the ResizeBlocked, Resizing, Degraded and ScheduleBlocked
     // conditions (core::apply_resize_conditions).
-    void set_resize_ledger(const resize_ledger* ledger) { ledger_ = ledger; }
+    void set_resize_ledger(const ResizeLedger* ledger) { ledger_ = ledger; }
     // The ledger moved for this policy: its status again, outside a pass
     // (nullopt while a pass is open, whose completion reads it anyway, or for
     // a policy never seen).
-    std::optional<completed_pass> refresh(const std::string& ns, const std::string& policy, core::Timestamp now);
+    std::optional<CompletedPass> refresh(const std::string& ns, const std::string& policy, core::Timestamp now);
 
     // `written`: the status the server holds now (from the policy object), used
     // as the baseline the first time the policy is seen. A policy that selects
     // nothing completes at once. `now` stamps condition transitions.
-    std::optional<completed_pass> begin_pass(const std::string& ns, const std::string& policy,
-                                             const policy_context& context,
-                                             const std::vector<std::string>& target_keys,
-                                             std::optional<policy_status> written, core::Timestamp now);
-    std::vector<completed_pass> report(const workload_report& r, core::Timestamp now);
+    std::optional<CompletedPass> begin_pass(const std::string& ns, const std::string& policy,
+                                            const PolicyContext& context, const std::vector<std::string>& target_keys,
+                                            std::optional<PolicyStatus> written, core::Timestamp now);
+    std::vector<CompletedPass> report(const WorkloadReport& r, core::Timestamp now);
     void forget_policy(const std::string& ns, const std::string& policy);
     // The status write of a completed pass succeeded.
-    void mark_written(const std::string& ns, const std::string& policy, const policy_status& status);
+    void mark_written(const std::string& ns, const std::string& policy, const PolicyStatus& status);
 
     bool tracks(const std::string& ns, const std::string& policy) const;
     std::size_t pending(const std::string& ns, const std::string& policy) const;
 
 private:
-    struct member {
+    struct Member {
         bool reported = false;
-        workload_report last;
+        WorkloadReport last;
     };
-    struct policy_state {
-        policy_context context;
-        std::map<std::string, member> members;  // by workload key
+    struct PolicyState {
+        PolicyContext context;
+        std::map<std::string, Member> members;  // by workload key
         std::set<std::string> pending;
-        std::optional<policy_status> written;
+        std::optional<PolicyStatus> written;
         std::vector<core::Condition> conditions;  // as last computed (transition times kept)
         std::set<std::string> hpa_zero_before;  // keys HPAScaledToZero at the previous completed pass
         int with_recommendations_before = 0;
     };
-    completed_pass complete(const std::string& ns, const std::string& policy, policy_state& st, core::Timestamp now);
+    CompletedPass complete(const std::string& ns, const std::string& policy, PolicyState& st, core::Timestamp now);
 
-    const recommendation_store* store_;
-    const resize_ledger* ledger_ = nullptr;
-    std::map<std::pair<std::string, std::string>, policy_state> policies_;
+    const RecommendationStore* store_;
+    const ResizeLedger* ledger_ = nullptr;
+    std::map<std::pair<std::string, std::string>, PolicyState> policies_;
 };
 
 std::string_view idle_status_reason(core::IdleKind kind) noexcept;  // core::idle_reason
 
 // The status as held by a policy object (absent parts: empty).
-policy_status policy_status_from(const boost::json::value& policy);
+PolicyStatus policy_status_from(const boost::json::value& policy);
 // The merge-patch body for the status subresource. A merge patch replaces
 // lists whole, so an empty list clears the field.
-std::string status_patch_body(const policy_status& status);
+std::string status_patch_body(const PolicyStatus& status);
 
 }  // namespace attune::controller

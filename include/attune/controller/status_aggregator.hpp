@@ -3,8 +3,8 @@
 // starts and workload reports synchronously; it keeps only the newest report
 // per workload and the newest pass start per policy (so its inbox is bounded
 // by the number of objects, not by how often they change), applies them to
-// status_aggregation without awaiting anything, and for each completed pass
-// sets attune_workload_idle, queues the Events (event_queue) and hands the
+// StatusAggregation without awaiting anything, and for each completed pass
+// sets attune_workload_idle, queues the Events (EventQueue) and hands the
 // newest status to the writer.
 //
 // The writer, a second coroutine, patches the status subresource of one
@@ -31,23 +31,23 @@
 
 namespace attune::controller {
 
-class status_aggregator {
+class StatusAggregator {
 public:
     // Called with "ns/AttunePolicy/name" after each status write: failed=true
     // means the pass must run again (with that key's backoff), false that the
     // key's backoff starts over.
-    using write_outcome_fn = std::function<void(const std::string& policy_key, bool failed)>;
-    using wall_clock = std::function<core::Timestamp()>;
+    using WriteOutcomeFn = std::function<void(const std::string& policy_key, bool failed)>;
+    using WallClock = std::function<core::Timestamp()>;
 
     // `events` and `store` may be null (no Events, no recommendations).
-    status_aggregator(boost::asio::any_io_executor ex, kube::client& client, event_queue* events,
-                      controller_metrics* metrics, const recommendation_store* store, write_outcome_fn on_write,
-                      wall_clock now);
+    StatusAggregator(boost::asio::any_io_executor ex, kube::Client& client, EventQueue* events,
+                     ControllerMetrics* metrics, const RecommendationStore* store, WriteOutcomeFn on_write,
+                     WallClock now);
 
-    void begin_pass(policy_pass_plan plan);
-    void report(workload_report r);
+    void begin_pass(PolicyPassPlan plan);
+    void report(WorkloadReport r);
     // The executor's ledger (resize status), read at every completion.
-    void set_resize_ledger(const resize_ledger* ledger) { state_.set_resize_ledger(ledger); }
+    void set_resize_ledger(const ResizeLedger* ledger) { state_.set_resize_ledger(ledger); }
     // The ledger moved for this policy: compute and write its status again
     // (at most one waiting refresh per policy).
     void refresh(const std::string& ns, const std::string& policy);
@@ -63,34 +63,34 @@ public:
     // Policies whose newest status waits for the writer.
     std::size_t pending_writes() const noexcept { return writes_.size(); }
     // The newest status computed for a policy (nullptr before its first pass).
-    const policy_status* latest(const std::string& ns, const std::string& policy) const;
+    const PolicyStatus* latest(const std::string& ns, const std::string& policy) const;
 
 private:
-    struct pending_write {
+    struct PendingWrite {
         std::string ns, policy;
-        policy_status status;
+        PolicyStatus status;
     };
     void drain();
-    void finish(completed_pass c);
-    void queue_write(const std::string& ns, const std::string& policy, const policy_status& status);
+    void finish(CompletedPass c);
+    void queue_write(const std::string& ns, const std::string& policy, const PolicyStatus& status);
     void wake(boost::asio::steady_timer& t) { t.cancel(); }
 
-    kube::client& client_;
-    event_queue* events_;
-    controller_metrics* metrics_;
-    write_outcome_fn on_write_;
-    wall_clock now_;
-    status_aggregation state_;
+    kube::Client& client_;
+    EventQueue* events_;
+    ControllerMetrics* metrics_;
+    WriteOutcomeFn on_write_;
+    WallClock now_;
+    StatusAggregation state_;
     // The inbox: newest pass start per policy, newest report per workload, in arrival order.
-    std::map<std::string, policy_pass_plan> plans_;
+    std::map<std::string, PolicyPassPlan> plans_;
     std::deque<std::string> plan_order_;
-    std::unordered_map<std::string, workload_report> reports_;
+    std::unordered_map<std::string, WorkloadReport> reports_;
     std::deque<std::string> report_order_;
     std::map<std::string, std::pair<std::string, std::string>> refreshes_;  // "ns/name" -> {ns, name}
     // The writer's queue: newest unwritten status per policy.
-    std::map<std::string, pending_write> writes_;
+    std::map<std::string, PendingWrite> writes_;
     std::deque<std::string> write_order_;
-    std::map<std::string, policy_status> latest_;  // "ns/name" -> newest computed
+    std::map<std::string, PolicyStatus> latest_;      // "ns/name" -> newest computed
     std::map<std::string, std::string> policy_uids_;  // "ns/name" -> uid, for Events about a failed write
     boost::asio::steady_timer wake_, wake_writer_;
     bool stopping_ = false;

@@ -17,7 +17,7 @@ double change_magnitude(const core::WorkloadRecommendation& w);
 // At most `max_entries` entries, the largest changes kept (ties: the smaller
 // key), written sorted by kind then workload; explanations only when
 // `include_explanations` (updateStrategy.includeExplanationsInStatus).
-boost::json::array status_recommendations(std::vector<const stored_recommendation*> entries, int max_entries,
+boost::json::array status_recommendations(std::vector<const StoredRecommendation*> entries, int max_entries,
                                           bool include_explanations);
 
 }  // namespace attune::controller

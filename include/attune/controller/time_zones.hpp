@@ -12,9 +12,9 @@
 
 namespace attune::controller {
 
-class time_zones {
+class TimeZones {
 public:
-    explicit time_zones(std::string root = "/usr/share/zoneinfo") : root_(std::move(root)) {}
+    explicit TimeZones(std::string root = "/usr/share/zoneinfo") : root_(std::move(root)) {}
     const std::optional<core::TimeZone>& get(const std::string& name);
 
 private:

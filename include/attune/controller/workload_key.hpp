@@ -8,7 +8,7 @@
 
 namespace attune::controller {
 
-struct object_key {
+struct ObjectKey {
     std::string ns;
     std::string kind;  // Deployment | StatefulSet | ReplicaSet | DaemonSet | Job | CronJob | AttunePolicy
     std::string name;
@@ -16,13 +16,13 @@ struct object_key {
     std::string str() const { return ns + "/" + kind + "/" + name; }
     // "ns/name", the informer cache key.
     std::string cache_key() const { return ns + "/" + name; }
-    bool operator==(const object_key&) const = default;
+    bool operator==(const ObjectKey&) const = default;
 };
 
 inline constexpr std::string_view kPolicyKind = "AttunePolicy";
 
 // nullopt for anything that is not exactly three non-empty parts.
-std::optional<object_key> parse_object_key(std::string_view key);
+std::optional<ObjectKey> parse_object_key(std::string_view key);
 
 // The workload kinds a policy can target.
 bool is_workload_kind(std::string_view kind) noexcept;

@@ -22,30 +22,29 @@
 
 namespace attune::controller {
 
-struct source_result {
-    // recommended | collecting | source_unavailable | invalid_config
-    recommendation_state state = recommendation_state::recommended;
+struct SourceResult {
+    // recommended | collecting | SourceUnavailable | InvalidConfig
+    RecommendationState state = RecommendationState::Recommended;
     std::string message;
     std::string source;                           // prometheus | vpa | manual
     core::WorkloadRecommendation recommendation;  // when recommended (or collecting, with no containers)
 };
 
-class workload_recommender {
+class WorkloadRecommender {
 public:
-    using wall_clock = std::function<std::chrono::system_clock::time_point()>;
+    using WallClock = std::function<std::chrono::system_clock::time_point()>;
     // `secrets` may be null when Secret reads are off (validation refuses
     // such a policy before it gets here).
-    workload_recommender(prometheus_clients& clients, secret_reader* secrets, controller_metrics* metrics,
-                         wall_clock now);
+    WorkloadRecommender(PrometheusClients& clients, SecretReader* secrets, ControllerMetrics* metrics, WallClock now);
 
-    // Only for a snapshot whose next_step() is query_source.
-    boost::asio::awaitable<source_result> recommend(std::shared_ptr<const workload_snapshot> s);
+    // Only for a snapshot whose next_step() is QuerySource.
+    boost::asio::awaitable<SourceResult> recommend(std::shared_ptr<const WorkloadSnapshot> s);
 
     // The Prometheus client for the policy's merged source, its Secrets read
     // where it names them. Error "invalid_config" (Secret reads off, a Secret
     // that cannot be read, a client that cannot be made) or "no_prometheus"
     // (the source is not a Prometheus).
-    boost::asio::awaitable<core::result<std::shared_ptr<kube::prometheus_client>>> client_for(
+    boost::asio::awaitable<core::Result<std::shared_ptr<kube::PrometheusClient>>> client_for(
         std::shared_ptr<const core::EffectivePolicy> policy);
     // One instant query against it (the safety monitor's throttling ratio
     // and sloGuardrails): the first sample's value; nullopt when there is no
@@ -54,16 +53,16 @@ public:
     boost::asio::awaitable<std::optional<double>> instant(std::shared_ptr<const core::EffectivePolicy> policy,
                                                           std::string query);
 
-    prometheus_clients& clients() noexcept { return clients_; }
+    PrometheusClients& clients() noexcept { return clients_; }
 
 private:
-    boost::asio::awaitable<source_result> from_prometheus(std::shared_ptr<const workload_snapshot> s);
-    void count_non_finite(const workload_snapshot& s, const core::WorkloadRecommendation& w);
+    boost::asio::awaitable<SourceResult> from_prometheus(std::shared_ptr<const WorkloadSnapshot> s);
+    void count_non_finite(const WorkloadSnapshot& s, const core::WorkloadRecommendation& w);
 
-    prometheus_clients& clients_;
-    secret_reader* secrets_;
-    controller_metrics* metrics_;
-    wall_clock now_;
+    PrometheusClients& clients_;
+    SecretReader* secrets_;
+    ControllerMetrics* metrics_;
+    WallClock now_;
 };
 
 }  // namespace attune::controller

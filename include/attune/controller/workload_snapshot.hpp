@@ -10,7 +10,7 @@
 #include <attune/core/policy/overlay.hpp>
 #include <attune/core/policy/policy.hpp>
 #include <attune/core/policy/policy_validation.hpp>
-#include <attune/kube/event_recorder.hpp>  // object_reference
+#include <attune/kube/event_recorder.hpp>  // ObjectReference
 #include <attune/policy/policy_resolver.hpp>
 
 #include <memory>
@@ -21,28 +21,28 @@
 namespace attune::controller {
 
 // A policy object with the defaults objects now in the caches.
-struct resolved_policy {
-    kube::object_cache::object_ptr object;
-    std::shared_ptr<const core::EffectivePolicy> effective;  // null when config_error is set
+struct ResolvedPolicy {
+    kube::ObjectCache::ObjectPtr object;
+    std::shared_ptr<const core::EffectivePolicy> effective;  // null when ConfigError is set
     std::string config_error;  // Ready=False InvalidConfig: a defaults lookup, decode or validation failed
     std::string source_error;  // no usable metrics source (PrometheusUnavailable), "" when there is one
 };
 
-// The merged settings per policy: policy::policy_resolver (the resolution
+// The merged settings per policy: policy::PolicyResolver (the resolution
 // the webhook and the CLI share), memoized while the policy's and the
 // defaults objects' decoded views stay the same, so an unchanged policy
 // hands out the same pointer, which the recommendation store reads as "same
 // settings". Pure.
-class effective_policies {
+class EffectivePolicies {
 public:
-    explicit effective_policies(core::PolicyValidationOptions opts) : resolver_(opts) {}
-    resolved_policy resolve(const policy::cache_views& caches, const kube::object_cache::object_ptr& policy);
+    explicit EffectivePolicies(core::PolicyValidationOptions opts) : resolver_(opts) {}
+    ResolvedPolicy resolve(const policy::CacheViews& caches, const kube::ObjectCache::ObjectPtr& policy);
     void forget(const std::string& ns, const std::string& name) { resolver_.forget(ns, name); }
     std::size_t size() const noexcept { return resolver_.size(); }
     const core::PolicyValidationOptions& options() const noexcept { return resolver_.options(); }
 
 private:
-    policy::policy_resolver resolver_;
+    policy::PolicyResolver resolver_;
 };
 
 // "" when the merged source can be queried; else why not: no source at all
@@ -50,29 +50,29 @@ private:
 std::string unusable_source(const core::EffectivePolicy& policy);
 
 // The policy's own part of its status, from its resolution.
-void fill_context(policy_context& context, const resolved_policy& resolved);
+void fill_context(PolicyContext& context, const ResolvedPolicy& resolved);
 
 // The reference an Event regarding this policy carries.
-kube::object_reference policy_reference(const kube::object_cache::object_ptr& policy);
+kube::ObjectReference policy_reference(const kube::ObjectCache::ObjectPtr& policy);
 
 // Another policy that matched the workload, for PolicyConflict / WorkloadOptOut.
-struct other_policy {
-    kube::object_reference ref;
+struct OtherPolicy {
+    kube::ObjectReference ref;
     std::string suppress_warnings;
 };
 
-struct workload_snapshot {
-    object_key key;
-    workload_report report;  // selection and idle (classify_workload)
-    resolved_policy policy;  // the winner's; no object when nobody manages it
-    std::vector<other_policy> outranked;  // report.conflicting_policies, resolved
-    std::vector<other_policy> opted_out;  // report.opted_out_of, resolved
+struct WorkloadSnapshot {
+    ObjectKey key;
+    WorkloadReport report;                // selection and idle (classify_workload)
+    ResolvedPolicy policy;                // the winner's; no object when nobody manages it
+    std::vector<OtherPolicy> outranked;   // report.conflicting_policies, resolved
+    std::vector<OtherPolicy> opted_out;   // report.opted_out_of, resolved
     std::vector<std::string> pod_names;   // every pod of the workload, sorted
     core::FrozenBaseline baseline;        // live resources, excluded containers left out
     std::string baseline_error;           // the template did not decode and no pod runs
     std::optional<core::HpaConflict> hpa_conflict;
     // VPA source: the object, or why there is none.
-    kube::object_cache::object_ptr vpa;
+    kube::ObjectCache::ObjectPtr vpa;
     std::string vpa_problem;
     bool vpa_not_synced = false;
 
@@ -81,24 +81,24 @@ struct workload_snapshot {
     std::string suppress_warnings() const;
 };
 
-workload_snapshot take_snapshot(const policy::cache_views& caches, effective_policies& policies, const object_key& key);
+WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolicies& policies, const ObjectKey& key);
 
 // A workload's pods: owned by it, or (Deployment, CronJob) by the
 // ReplicaSets / Jobs it owns.
-std::vector<kube::object_cache::object_ptr> pods_of(const policy::cache_views& caches, std::string_view kind,
-                                                    std::string_view uid);
+std::vector<kube::ObjectCache::ObjectPtr> pods_of(const policy::CacheViews& caches, std::string_view kind,
+                                                  std::string_view uid);
 
 // What the worker does next with a snapshot.
-enum class workload_step {
-    unmanaged,        // deleted, unmatched, opted out, outranked: its entry goes
-    idle,             // HPA-held or manual zero: nothing is queried, the entry stays
-    config_failed,    // InvalidConfig: the entry goes
-    paused,           // the entry stays, with the paused settings
-    observe,          // Observe: no source, no entry
-    source_failed,    // the policy has no usable source: the entry stays, stale
-    nothing_to_size,  // no container left to size
-    query_source,     // Prometheus, VPA or Manual
+enum class WorkloadStep {
+    Unmanaged,      // deleted, unmatched, opted out, outranked: its entry goes
+    Idle,           // HPA-held or manual zero: nothing is queried, the entry stays
+    ConfigFailed,   // InvalidConfig: the entry goes
+    Paused,         // the entry stays, with the paused settings
+    Observe,        // Observe: no source, no entry
+    SourceFailed,   // the policy has no usable source: the entry stays, stale
+    NothingToSize,  // no container left to size
+    QuerySource,    // Prometheus, VPA or Manual
 };
-workload_step next_step(const workload_snapshot& s);
+WorkloadStep next_step(const WorkloadSnapshot& s);
 
 }  // namespace attune::controller

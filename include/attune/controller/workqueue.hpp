@@ -1,5 +1,5 @@
 #pragma once
-// The workqueue as seen by coroutines: workqueue_state plus one timer that
+// The workqueue as seen by coroutines: WorkqueueState plus one timer that
 // wakes waiting workers when a key becomes ready or a delayed key falls due.
 // Single-threaded by design (one io_context thread); the executor may be a
 // strand later without changing callers.
@@ -15,9 +15,9 @@
 
 namespace attune::controller {
 
-class workqueue {
+class Workqueue {
 public:
-    workqueue(boost::asio::any_io_executor ex, rate_limit_options opts, controller_metrics* metrics = nullptr);
+    Workqueue(boost::asio::any_io_executor ex, RateLimitOptions opts, ControllerMetrics* metrics = nullptr);
 
     void add(const std::string& key);
     void add_after(const std::string& key, std::chrono::milliseconds delay);
@@ -33,15 +33,15 @@ public:
     // Stops handing out work and wakes every waiting worker.
     void shut_down();
 
-    const workqueue_state& state() const noexcept { return state_; }
+    const WorkqueueState& state() const noexcept { return state_; }
 
 private:
     void wake();
     void publish();
 
-    workqueue_state state_;
+    WorkqueueState state_;
     boost::asio::steady_timer timer_;
-    controller_metrics* metrics_;
+    ControllerMetrics* metrics_;
 };
 
 }  // namespace attune::controller

@@ -15,18 +15,18 @@
 
 namespace attune::controller {
 
-struct rate_limit_options {
+struct RateLimitOptions {
     // Delay of the first retry, doubled per consecutive failure of the key.
     std::chrono::milliseconds base{5};
     std::chrono::milliseconds cap{std::chrono::seconds(300)};
 };
 
-class workqueue_state {
+class WorkqueueState {
 public:
-    using clock = std::chrono::steady_clock;
-    using time_point = clock::time_point;
+    using Clock = std::chrono::steady_clock;
+    using time_point = Clock::time_point;
 
-    explicit workqueue_state(rate_limit_options opts = {}) : opts_(opts) {}
+    explicit WorkqueueState(RateLimitOptions opts = {}) : opts_(opts) {}
 
     // Queues the key unless it is already waiting. Returns true when the key
     // became ready (a waiter should wake); ignored after shut_down().
@@ -57,7 +57,7 @@ public:
     bool is_processing(const std::string& key) const { return processing_.contains(key); }
 
 private:
-    rate_limit_options opts_;
+    RateLimitOptions opts_;
     std::deque<std::string> queue_;
     std::unordered_set<std::string> dirty_;       // needs processing (queued, or re-queued on done)
     std::unordered_set<std::string> processing_;
@@ -68,6 +68,6 @@ private:
 };
 
 // base * 2^failures, capped.
-std::chrono::milliseconds backoff_for(const rate_limit_options& opts, unsigned failures);
+std::chrono::milliseconds backoff_for(const RateLimitOptions& opts, unsigned failures);
 
 }  // namespace attune::controller

@@ -20,26 +20,26 @@
 
 namespace attune::http {
 
-struct client_options {
+struct ClientOptions {
     std::size_t max_connections = 8;          // per host, in use + idle
     std::size_t max_body_bytes = 64u << 20;   // non-streaming responses
     std::chrono::seconds idle_keepalive{90};  // drop idle pooled connections older than this
-    timeouts limits;
-    bool tls = true;  // false: plain HTTP; the tls_options are then unused
+    Timeouts limits;
+    bool tls = true;  // false: plain HTTP; the TlsOptions are then unused
     // Optional: judges every address the host resolved to ("" allowed, else
     // why not) before connecting; only allowed ones are tried, so a name
     // cannot resolve to one address for a check and another for the
     // connect. None allowed: failure::connect with access_denied and the
-    // reasons in exchange_result::detail.
+    // reasons in ExchangeResult::detail.
     std::function<std::string(std::string_view ip)> endpoint_filter;
 };
 
-struct exchange_result {
+struct ExchangeResult {
     boost::system::error_code ec;
-    failure kind = failure::none;
+    Failure kind = Failure::None;
     // False only when we know the server never saw the request (connect/TLS/pool).
     bool request_sent = false;
-    response resp;  // valid when kind == none
+    Response resp;  // valid when kind == none
     // With a body sink: the 2xx body went to the sink (resp.body is empty),
     // and whether any of it did. A failure after that must not be retried
     // blindly: the caller has consumed part of the body.
@@ -47,18 +47,18 @@ struct exchange_result {
     bool sink_aborted = false;  // the sink returned false; the connection was dropped
     std::string detail;         // the endpoint_filter's reasons when it refused every address
 
-    bool ok() const noexcept { return kind == failure::none; }
+    bool ok() const noexcept { return kind == Failure::None; }
 };
 
 // Receives a 2xx response body piece by piece as it is read; returning
 // false aborts the exchange (the connection is closed, not pooled).
-using body_sink = std::function<bool(std::string_view)>;
+using BodySink = std::function<bool(std::string_view)>;
 
 // A streaming response body (watch). The connection is owned by the stream
 // and never returned to the pool.
-class body_stream {
+class BodyStream {
 public:
-    virtual ~body_stream() = default;
+    virtual ~BodyStream() = default;
     // Reads whatever is available; 0 bytes with no error means the body ended.
     // Each call is bounded by the read (idle) timeout.
     virtual boost::asio::awaitable<std::pair<boost::system::error_code, std::size_t>>
@@ -67,42 +67,42 @@ public:
     virtual void close() noexcept = 0;
 };
 
-struct stream_result {
+struct StreamResult {
     boost::system::error_code ec;
-    failure kind = failure::none;
+    Failure kind = Failure::None;
     bool request_sent = false;
     unsigned status = 0;
-    std::vector<header> headers;
+    std::vector<Header> headers;
     std::string error_body;               // bounded body when status != 200
-    std::unique_ptr<body_stream> stream;  // set when status == 200
+    std::unique_ptr<BodyStream> stream;   // set when status == 200
 };
 
-struct pool_stats {
+struct PoolStats {
     std::size_t open = 0;     // connections in use or idle
     std::size_t idle = 0;
     std::size_t waiting = 0;  // requests waiting for a connection
 };
 
-class https_client {
+class HttpsClient {
 public:
     // Throws std::runtime_error (with the OpenSSL reason) when TLS material is invalid.
-    https_client(boost::asio::any_io_executor ex, std::string host, std::string port, tls_options tls,
-                 client_options opts);
-    ~https_client();
-    https_client(const https_client&) = delete;
-    https_client& operator=(const https_client&) = delete;
+    HttpsClient(boost::asio::any_io_executor ex, std::string host, std::string port, TlsOptions tls,
+                ClientOptions opts);
+    ~HttpsClient();
+    HttpsClient(const HttpsClient&) = delete;
+    HttpsClient& operator=(const HttpsClient&) = delete;
 
     // One request/response on a pooled connection. Never throws for I/O
     // failures: they come back classified in the result.
-    boost::asio::awaitable<exchange_result> send(request req);
+    boost::asio::awaitable<ExchangeResult> send(Request req);
     // The same, but a 2xx body is streamed into `sink` instead of being held
     // (large lists). Error bodies are still collected, bounded, in resp.body.
-    boost::asio::awaitable<exchange_result> send(request req, body_sink sink);
+    boost::asio::awaitable<ExchangeResult> send(Request req, BodySink sink);
 
     // Sends a request whose response body is streamed (watch). The body is
     // not size-limited; `idle_timeout` bounds each read (0: limits.read).
-    boost::asio::awaitable<stream_result> open_stream(request req,
-                                                      std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(0));
+    boost::asio::awaitable<StreamResult> open_stream(
+        Request req, std::chrono::milliseconds idle_timeout = std::chrono::milliseconds(0));
 
     // Connections opened from now on present this client certificate chain
     // and key (an exec credential plugin rotated them); idle ones are dropped
@@ -116,7 +116,7 @@ public:
     // pending operations end at once with failure::cancelled (shutdown).
     void abort_all() noexcept;
 
-    pool_stats stats() const noexcept;
+    PoolStats stats() const noexcept;
     const std::string& host() const noexcept;
 
 private:

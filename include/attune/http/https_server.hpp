@@ -20,7 +20,7 @@
 
 namespace attune::http {
 
-struct server_request {
+struct ServerRequest {
     std::string_view method;  // "POST", "GET", ...
     std::string_view target;  // path and query
     std::string_view content_type;
@@ -28,9 +28,10 @@ struct server_request {
     std::string_view body;
 };
 
-struct server_reply {
-    server_reply() = default;
-    server_reply(unsigned s, std::string ct, std::string b) : status(s), content_type(std::move(ct)), body(std::move(b)) {}
+struct ServerReply {
+    ServerReply() = default;
+    ServerReply(unsigned s, std::string ct, std::string b)
+        : status(s), content_type(std::move(ct)), body(std::move(b)) {}
     unsigned status = 200;
     std::string content_type = "application/json";
     std::string body;
@@ -38,16 +39,16 @@ struct server_reply {
 };
 
 // Why the server answered or dropped a connection without the handler.
-enum class server_event {
-    connection_opened,
-    connection_closed,
-    handshake_failed,   // TLS handshake error or timeout (a missing or untrusted client certificate too)
-    body_too_large,     // answered 413
-    bad_request,        // malformed HTTP: answered 400 where possible
-    read_timeout,       // a request did not arrive in time: connection closed
-    at_capacity,        // max_connections reached: the new connection was reset at once
-    too_many_requests,  // max_large_requests reached: a large body answered 503 before it was read
-    unsupported_media_type,  // a body that is not required_content_type: answered 415 before reading it
+enum class ServerEvent {
+    ConnectionOpened,
+    ConnectionClosed,
+    HandshakeFailed,       // TLS handshake error or timeout (a missing or untrusted client certificate too)
+    BodyTooLarge,          // answered 413
+    BadRequest,            // malformed HTTP: answered 400 where possible
+    ReadTimeout,           // a request did not arrive in time: connection closed
+    AtCapacity,            // max_connections reached: the new connection was reset at once
+    TooManyRequests,       // max_large_requests reached: a large body answered 503 before it was read
+    UnsupportedMediaType,  // a body that is not required_content_type: answered 415 before reading it
 };
 
 // The request body cap. An AdmissionReview carries the object and, for an
@@ -68,8 +69,8 @@ inline constexpr std::size_t kAdmissionReviewBodyBytes = 2 * kMaxObjectJsonBytes
 // buffer of a header's size; nothing waits in a queue of ours: over a cap
 // the answer is at once. Large bodies have slots of their own, so clients
 // that hold them (slowly sent, or huge) never crowd out ordinary reviews.
-struct server_options {
-    server_options() = default;
+struct ServerOptions {
+    ServerOptions() = default;
     std::size_t max_connections = 64;          // open TLS connections; more are reset on accept
     // A body is small when its declared Content-Length is at most
     // small_body_bytes; a larger or chunked one is large. Requests with a
@@ -88,32 +89,32 @@ struct server_options {
     std::chrono::milliseconds read_timeout{10'000};   // one request (header and body), once its first byte arrived
     std::chrono::milliseconds write_timeout{10'000};  // one response
     std::chrono::milliseconds idle_timeout{90'000};   // between requests on a kept-alive connection
-    std::function<void(server_event)> on_event;       // metrics; may be empty
+    std::function<void(ServerEvent)> on_event;        // metrics; may be empty
 };
 
-struct server_stats {
+struct ServerStats {
     std::size_t open_connections = 0;
     std::size_t busy_connections = 0;  // a request received and not yet answered
     std::uint64_t certificate_generation = 0;
 };
 
-class https_server {
+class HttpsServer {
 public:
     // The handler runs on the server's coroutine and must not block: the
     // admission webhook answers from caches only.
-    using handler = std::function<server_reply(const server_request&)>;
+    using Handler = std::function<ServerReply(const ServerRequest&)>;
     // A handler that awaits (the secure /metrics asks the apiserver who the
     // caller is). The request's views stay valid until it returns.
-    using async_handler = std::function<boost::asio::awaitable<server_reply>(server_request)>;
+    using AsyncHandler = std::function<boost::asio::awaitable<ServerReply>(ServerRequest)>;
 
-    https_server(boost::asio::any_io_executor ex, handler h, server_options opts);
-    https_server(boost::asio::any_io_executor ex, async_handler h, server_options opts);
-    ~https_server();
-    https_server(const https_server&) = delete;
-    https_server& operator=(const https_server&) = delete;
+    HttpsServer(boost::asio::any_io_executor ex, Handler h, ServerOptions opts);
+    HttpsServer(boost::asio::any_io_executor ex, AsyncHandler h, ServerOptions opts);
+    ~HttpsServer();
+    HttpsServer(const HttpsServer&) = delete;
+    HttpsServer& operator=(const HttpsServer&) = delete;
 
     // Throws std::runtime_error (OpenSSL's reason) when the PEMs (or
-    // server_options::client_ca_pem) are unusable; the certificate served so
+    // ServerOptions::client_ca_pem) are unusable; the certificate served so
     // far stays in place then.
     void set_certificate(const std::string& cert_chain_pem, const std::string& key_pem);
     bool has_certificate() const noexcept;
@@ -134,7 +135,7 @@ public:
     // Immediate: closes the listener and every connection.
     void stop() noexcept;
 
-    server_stats stats() const noexcept;
+    ServerStats stats() const noexcept;
 
 private:
     struct impl;

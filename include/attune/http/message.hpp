@@ -11,42 +11,42 @@
 
 namespace attune::http {
 
-enum class verb { get, head, post, put, patch, del };
+enum class Verb { Get, Head, Post, Put, Patch, Del };
 
-std::string_view to_string(verb v) noexcept;
+std::string_view to_string(Verb v) noexcept;
 
 // GET/HEAD/PUT/DELETE may be repeated without changing the outcome.
-constexpr bool is_idempotent(verb v) noexcept {
-    return v == verb::get || v == verb::head || v == verb::put || v == verb::del;
+constexpr bool is_idempotent(Verb v) noexcept {
+    return v == Verb::Get || v == Verb::Head || v == Verb::Put || v == Verb::Del;
 }
 
 // Not aggregates on purpose: GCC 12 double-destroys braced aggregate
 // temporaries that live across a co_await.
-struct header {
-    header() = default;
-    header(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
+struct Header {
+    Header() = default;
+    Header(std::string n, std::string v) : name(std::move(n)), value(std::move(v)) {}
     std::string name;
     std::string value;
 };
 
 // Case-insensitive header lookup; returns the first match.
-std::optional<std::string_view> find_header(const std::vector<header>& headers, std::string_view name) noexcept;
+std::optional<std::string_view> find_header(const std::vector<Header>& headers, std::string_view name) noexcept;
 
-struct request {
-    request() = default;
-    verb method = verb::get;
+struct Request {
+    Request() = default;
+    Verb method = Verb::Get;
     std::string target;  // path + query, already encoded
-    std::vector<header> headers;
+    std::vector<Header> headers;
     std::string body;  // always held in memory, hence always replayable
     // Budget for the whole exchange (pool wait, resolve, connect, handshake,
     // write and read), on top of the per-phase limits; 0: those alone.
     std::chrono::milliseconds timeout{0};
 };
 
-struct response {
-    response() = default;
+struct Response {
+    Response() = default;
     unsigned status = 0;
-    std::vector<header> headers;
+    std::vector<Header> headers;
     std::string body;
 
     std::optional<std::string_view> header_value(std::string_view name) const noexcept {
@@ -54,7 +54,7 @@ struct response {
     }
 };
 
-struct timeouts {
+struct Timeouts {
     std::chrono::milliseconds connect{10'000};
     std::chrono::milliseconds handshake{10'000};
     std::chrono::milliseconds write{30'000};
@@ -67,19 +67,19 @@ struct timeouts {
 // Why an exchange failed below the HTTP layer. `request_may_have_been_processed`
 // on the result tells the retry policy whether a replay is safe for a
 // non-idempotent verb.
-enum class failure {
-    none,
-    resolve,
-    connect,
-    tls_handshake,
-    timeout,
-    connection_reset,   // reset/EOF/truncation after the request went out
-    body_too_large,
-    protocol,           // malformed HTTP
-    pool_exhausted,     // no connection became free within pool_wait
-    cancelled,
+enum class Failure {
+    None,
+    Resolve,
+    Connect,
+    TlsHandshake,
+    Timeout,
+    ConnectionReset,  // reset/EOF/truncation after the request went out
+    BodyTooLarge,
+    Protocol,       // malformed HTTP
+    PoolExhausted,  // no connection became free within pool_wait
+    Cancelled,
 };
 
-std::string_view to_string(failure f) noexcept;
+std::string_view to_string(Failure f) noexcept;
 
 }  // namespace attune::http

@@ -13,7 +13,7 @@ namespace attune::http {
 
 // Client context: CA bundle (or system store), optional client certificate.
 // Throws std::runtime_error naming the part that failed to load.
-boost::asio::ssl::context make_client_tls_context(const tls_options& tls);
+boost::asio::ssl::context make_client_tls_context(const TlsOptions& tls);
 
 // Loads a client certificate chain and key the way make_client_tls_context
 // does; empty when usable, else the reason (bad PEM, key not matching).

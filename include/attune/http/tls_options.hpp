@@ -5,7 +5,7 @@
 
 namespace attune::http {
 
-struct tls_options {
+struct TlsOptions {
     std::string ca_pem;            // empty: system trust store
     std::string client_cert_pem;   // optional client certificate chain
     std::string client_key_pem;

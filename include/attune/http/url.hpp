@@ -7,7 +7,7 @@
 
 namespace attune::http {
 
-struct server_url {
+struct ServerUrl {
     std::string scheme;       // "http" | "https"
     std::string host;         // DNS name or IP literal (no brackets)
     std::string port;         // explicit, else 80 / 443
@@ -17,6 +17,6 @@ struct server_url {
 // Throws std::invalid_argument naming the URL and the fault: a scheme other
 // than http/https, no host, userinfo, a query or fragment, a bad port, an
 // unterminated IPv6 literal.
-server_url split_server_url(std::string_view url);
+ServerUrl split_server_url(std::string_view url);
 
 }  // namespace attune::http

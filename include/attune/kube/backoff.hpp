@@ -7,12 +7,12 @@
 namespace attune::kube {
 
 // Returns a uniform value in [0, 1).
-using random_source = std::function<double()>;
+using RandomSource = std::function<double()>;
 
 // A seeded std::mt19937_64 source for production wiring.
-random_source make_random_source(unsigned long long seed);
+RandomSource make_random_source(unsigned long long seed);
 
-struct backoff_policy {
+struct BackoffPolicy {
     std::chrono::milliseconds initial{800};
     double factor = 2.0;
     std::chrono::milliseconds cap{30'000};
@@ -21,18 +21,18 @@ struct backoff_policy {
 };
 
 // Delay before retry number `attempt` (0-based).
-std::chrono::milliseconds backoff_delay(const backoff_policy& p, unsigned attempt, const random_source& rnd);
+std::chrono::milliseconds backoff_delay(const BackoffPolicy& p, unsigned attempt, const RandomSource& rnd);
 
 // Tracks consecutive failures; reset() after a success.
-class backoff_state {
+class BackoffState {
 public:
-    explicit backoff_state(backoff_policy p) : policy_(p) {}
-    std::chrono::milliseconds next(const random_source& rnd) { return backoff_delay(policy_, attempt_++, rnd); }
+    explicit BackoffState(BackoffPolicy p) : policy_(p) {}
+    std::chrono::milliseconds next(const RandomSource& rnd) { return backoff_delay(policy_, attempt_++, rnd); }
     void reset() noexcept { attempt_ = 0; }
     unsigned attempts() const noexcept { return attempt_; }
 
 private:
-    backoff_policy policy_;
+    BackoffPolicy policy_;
     unsigned attempt_ = 0;
 };
 

@@ -11,18 +11,18 @@
 
 namespace attune::kube {
 
-boost::asio::awaitable<core::ServerVersionProbe> probe_server_version(client& c);
-boost::asio::awaitable<core::ApiResourcesProbe> probe_core_v1_resources(client& c);
-boost::asio::awaitable<core::OpenApiProbe> probe_openapi(client& c);
-boost::asio::awaitable<core::NodeListProbe> probe_nodes(client& c);
+boost::asio::awaitable<core::ServerVersionProbe> probe_server_version(Client& c);
+boost::asio::awaitable<core::ApiResourcesProbe> probe_core_v1_resources(Client& c);
+boost::asio::awaitable<core::OpenApiProbe> probe_openapi(Client& c);
+boost::asio::awaitable<core::NodeListProbe> probe_nodes(Client& c);
 
-struct discovery_probes {
+struct DiscoveryProbes {
     core::ServerVersionProbe version;
     core::ApiResourcesProbe resources;
     core::OpenApiProbe openapi;
     core::NodeListProbe nodes;
 };
-boost::asio::awaitable<discovery_probes> probe_all(client& c);
+boost::asio::awaitable<DiscoveryProbes> probe_all(Client& c);
 
 // Pure extraction, exposed for tests.
 core::ServerVersionProbe server_version_from(const boost::json::value& version_doc);

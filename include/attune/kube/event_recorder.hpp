@@ -16,11 +16,11 @@
 namespace attune::kube {
 
 // Not aggregates on purpose (GCC 12 coroutine bug, see client.hpp).
-struct object_reference {
-    object_reference() = default;
-    object_reference(std::string api_version_, std::string kind_, std::string ns_, std::string name_, std::string uid_)
-        : api_version(std::move(api_version_)), kind(std::move(kind_)), ns(std::move(ns_)), name(std::move(name_)),
-          uid(std::move(uid_)) {}
+struct ObjectReference {
+    ObjectReference() = default;
+    ObjectReference(std::string api_version, std::string kind, std::string ns, std::string name, std::string uid)
+        : api_version(std::move(api_version)), kind(std::move(kind)), ns(std::move(ns)), name(std::move(name)),
+          uid(std::move(uid)) {}
     std::string api_version;
     std::string kind;
     std::string ns;
@@ -28,13 +28,12 @@ struct object_reference {
     std::string uid;
 };
 
-struct k8s_event {
-    k8s_event() = default;
-    k8s_event(object_reference regarding_, std::string type_, std::string reason_, std::string action_,
-              std::string note_)
-        : regarding(std::move(regarding_)), type(std::move(type_)), reason(std::move(reason_)),
-          action(std::move(action_)), note(std::move(note_)) {}
-    object_reference regarding;
+struct K8sEvent {
+    K8sEvent() = default;
+    K8sEvent(ObjectReference regarding, std::string type, std::string reason, std::string action, std::string note)
+        : regarding(std::move(regarding)), type(std::move(type)), reason(std::move(reason)), action(std::move(action)),
+          note(std::move(note)) {}
+    ObjectReference regarding;
     std::string type = "Normal";  // Normal | Warning
     std::string reason;           // CamelCase, e.g. Resized
     std::string action;           // e.g. Resize
@@ -42,76 +41,76 @@ struct k8s_event {
 };
 
 // The pure de-duplication state.
-class event_series_tracker {
+class EventSeriesTracker {
 public:
-    using clock = std::chrono::steady_clock;
+    using Clock = std::chrono::steady_clock;
 
-    struct options {
-        options() = default;
-        options(std::chrono::seconds window, std::chrono::seconds patch_every, std::size_t max)
+    struct Options {
+        Options() = default;
+        Options(std::chrono::seconds window, std::chrono::seconds patch_every, std::size_t max)
             : series_window(window), patch_interval(patch_every), max_tracked(max) {}
         std::chrono::seconds series_window{6 * 60};  // a repeat after this starts a new Event
         std::chrono::seconds patch_interval{30};
         std::size_t max_tracked = 4096;  // least recently seen series are forgotten beyond this
     };
 
-    enum class verdict { create, patch, suppress };
-    struct decision {
-        verdict what = verdict::create;
+    enum class Verdict { Create, Patch, Suppress };
+    struct Decision {
+        Verdict what = Verdict::Create;
         std::string key;
         std::string event_name;  // for patch
         int count = 1;
     };
 
-    explicit event_series_tracker(options o) : opts_(o) {}
+    explicit EventSeriesTracker(Options o) : opts_(o) {}
 
-    decision observe(const k8s_event& ev, clock::time_point now);
+    Decision observe(const K8sEvent& ev, Clock::time_point now);
     void created(const std::string& key, std::string event_name);
-    void patched(const std::string& key, clock::time_point now);
+    void patched(const std::string& key, Clock::time_point now);
     void forget(const std::string& key);
     // Series with suppressed repeats whose patch interval has passed.
-    std::vector<decision> due(clock::time_point now) const;
+    std::vector<Decision> due(Clock::time_point now) const;
     std::size_t size() const noexcept { return series_.size(); }
     bool contains(const std::string& key) const { return series_.contains(key); }
 
-    static std::string key_of(const k8s_event& ev);
+    static std::string key_of(const K8sEvent& ev);
 
 private:
-    struct series {
+    struct Series {
         std::string event_name;
         int count = 1;
         int patched_count = 1;
-        clock::time_point first_seen, last_seen, last_patch;
+        Clock::time_point first_seen, last_seen, last_patch;
         std::list<std::string>::iterator lru;
     };
-    options opts_;
-    std::unordered_map<std::string, series> series_;
+    Options opts_;
+    std::unordered_map<std::string, Series> series_;
     std::list<std::string> lru_;  // front: most recently seen
 };
 
-class event_recorder {
+class EventRecorder {
 public:
-    using wall_clock = std::function<std::chrono::system_clock::time_point()>;
+    using WallClock = std::function<std::chrono::system_clock::time_point()>;
 
-    event_recorder(client& c, std::string reporting_controller, std::string reporting_instance,
-                   event_series_tracker::options opts = {}, wall_clock now = nullptr);
+    EventRecorder(Client& c, std::string reporting_controller, std::string reporting_instance,
+                  EventSeriesTracker::Options opts = {}, WallClock now = nullptr);
 
     // Never throws on API errors: Events are best effort (logged and counted).
-    boost::asio::awaitable<void> emit(k8s_event ev);
+    boost::asio::awaitable<void> emit(K8sEvent ev);
     // Patches series whose counts moved since their last patch.
     boost::asio::awaitable<void> flush();
 
-    const event_series_tracker& tracker() const noexcept { return tracker_; }
+    const EventSeriesTracker& tracker() const noexcept { return tracker_; }
 
 private:
-    boost::asio::awaitable<bool> create(const std::string& key, const k8s_event& ev);
-    boost::asio::awaitable<void> patch_series(const event_series_tracker::decision& d, const std::string& ns);
+    boost::asio::awaitable<bool> create(const std::string& key, const K8sEvent& ev);
+    boost::asio::awaitable<void> patch_series(const EventSeriesTracker::Decision& d, const std::string& ns);
 
-    client& client_;
+    Client& client_;
     std::string controller_, instance_;
-    event_series_tracker tracker_;
-    wall_clock now_;
-    std::unordered_map<std::string, k8s_event> originals_;  // for re-create after a 404 and flush
+    EventSeriesTracker tracker_;
+    WallClock now_;
+    std::unordered_map<std::string, K8sEvent> originals_;  // for re-create after a 404 and flush
     unsigned long long seq_ = 0;
 };
 

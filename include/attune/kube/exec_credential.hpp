@@ -20,31 +20,31 @@
 
 namespace attune::kube {
 
-inline constexpr std::string_view exec_api_v1 = "client.authentication.k8s.io/v1";
-inline constexpr std::string_view exec_api_v1beta1 = "client.authentication.k8s.io/v1beta1";
+inline constexpr std::string_view kExecApiV1 = "client.authentication.k8s.io/v1";
+inline constexpr std::string_view kExecApiV1beta1 = "client.authentication.k8s.io/v1beta1";
 // The cluster extension whose value reaches the plugin as spec.cluster.config.
-inline constexpr std::string_view exec_cluster_extension = "client.authentication.k8s.io/exec";
+inline constexpr std::string_view kExecClusterExtension = "client.authentication.k8s.io/exec";
 
-enum class interactive_mode { never, if_available, always };
+enum class InteractiveMode { Never, IfAvailable, Always };
 
-struct exec_env_var {
+struct ExecEnvVar {
     std::string name;
     std::string value;
 };
 
 // users[].user.exec after validation (see check_exec_config).
-struct exec_config {
+struct ExecConfig {
     std::string api_version;
     std::string command;  // as written, or resolved against the kubeconfig's directory (see resolve_exec_command)
     std::vector<std::string> args;
-    std::vector<exec_env_var> env;
+    std::vector<ExecEnvVar> env;
     std::string install_hint;
-    interactive_mode mode = interactive_mode::if_available;
+    InteractiveMode mode = InteractiveMode::IfAvailable;
     bool provide_cluster_info = false;
 };
 
 // How this process runs plugins (not part of the kubeconfig).
-struct exec_plugin_options {
+struct ExecPluginOptions {
     // Hard bound on one run; the plugin (and, when it has its own process
     // group, its children) is killed at it. client-go has none; a daemon
     // cannot wait forever on a hung helper.
@@ -57,12 +57,12 @@ struct exec_plugin_options {
     std::string stdin_unavailable_reason;
 };
 
-// The fields of exec_config as they appear in the kubeconfig, before checks.
-struct exec_config_input {
+// The fields of ExecConfig as they appear in the kubeconfig, before checks.
+struct ExecConfigInput {
     std::string api_version;
     std::string command;
     std::vector<std::string> args;
-    std::vector<exec_env_var> env;
+    std::vector<ExecEnvVar> env;
     std::string install_hint;
     std::optional<std::string> mode;  // interactiveMode; absent: v1beta1 defaults to IfAvailable, v1 refuses
     bool provide_cluster_info = false;
@@ -72,7 +72,7 @@ struct exec_config_input {
 // env name non-empty, interactiveMode one of Never/IfAvailable/Always (and
 // given at all for v1). Error code "invalid_exec_config"; the message names
 // the field.
-core::result<exec_config> check_exec_config(const exec_config_input& in);
+core::Result<ExecConfig> check_exec_config(const ExecConfigInput& in);
 
 // A command containing '/' is a path: relative ones resolve against the
 // directory of the kubeconfig that defined them (clientcmd's rule). A bare
@@ -80,7 +80,7 @@ core::result<exec_config> check_exec_config(const exec_config_input& in);
 std::string resolve_exec_command(const std::string& command, const std::string& kubeconfig_dir);
 
 // What spec.cluster carries when provideClusterInfo is set.
-struct exec_cluster_info {
+struct ExecClusterInfo {
     std::string server;
     std::string tls_server_name;
     bool insecure_skip_tls_verify = false;
@@ -92,22 +92,22 @@ struct exec_cluster_info {
 // Whether stdin is handed to the plugin. Never: no. IfAvailable: when stdin
 // is a terminal and the caller has not reserved it. Always: the same, but
 // otherwise an error ("exec_interactive").
-core::result<bool> decide_interactive(interactive_mode mode, bool stdin_is_terminal, bool stdin_unavailable,
+core::Result<bool> decide_interactive(InteractiveMode mode, bool stdin_is_terminal, bool stdin_unavailable,
                                       std::string_view unavailable_reason);
 
 // The ExecCredential the plugin receives in KUBERNETES_EXEC_INFO:
 // apiVersion, kind, spec.interactive and, when `cluster` is given,
 // spec.cluster.
-std::string exec_info_json(std::string_view api_version, bool interactive, const exec_cluster_info* cluster);
+std::string exec_info_json(std::string_view api_version, bool interactive, const ExecClusterInfo* cluster);
 
 // The plugin's environment: the inherited one, with each configured variable
 // added (replacing an inherited one of the same name), then
 // KUBERNETES_EXEC_INFO. Entries are "NAME=value".
-std::vector<std::string> build_exec_env(const std::vector<std::string>& inherited,
-                                        const std::vector<exec_env_var>& extra, const std::string& exec_info);
+std::vector<std::string> build_exec_env(const std::vector<std::string>& inherited, const std::vector<ExecEnvVar>& extra,
+                                        const std::string& exec_info);
 
 // What a successful plugin run yields.
-struct exec_credential {
+struct ExecCredential {
     std::string token;
     std::string client_certificate_pem;  // both or neither
     std::string client_key_pem;
@@ -119,8 +119,8 @@ struct exec_credential {
 // pair (both), string fields of string type, no unknown status fields, and
 // an RFC 3339 expirationTimestamp that is still in the future at `now`.
 // Error code "exec_output"; the message says what is wrong.
-core::result<exec_credential> parse_exec_credential(std::string_view output, std::string_view api_version,
-                                                    std::chrono::system_clock::time_point now);
+core::Result<ExecCredential> parse_exec_credential(std::string_view output, std::string_view api_version,
+                                                   std::chrono::system_clock::time_point now);
 
 // A cached credential is used while this holds: no expiration, or now is not
 // past it.
@@ -128,15 +128,15 @@ bool exec_credential_valid(const std::optional<core::Timestamp>& expiration,
                            std::chrono::system_clock::time_point now);
 
 // How one run of the plugin ended, as the process shell observed it.
-struct exec_run {
-    enum class end {
-        exited,         // exit_code set (0: success)
-        signalled,      // killed by `signal` (not by us)
-        timed_out,      // still running at the bound: we killed it
-        not_started,    // spawn failed with `spawn_errno` (ENOENT: missing)
-        output_too_large,  // stdout exceeded the cap: we killed it
+struct ExecRun {
+    enum class End {
+        Exited,          // exit_code set (0: success)
+        Signalled,       // killed by `signal` (not by us)
+        TimedOut,        // still running at the bound: we killed it
+        NotStarted,      // spawn failed with `spawn_errno` (ENOENT: missing)
+        OutputTooLarge,  // stdout exceeded the cap: we killed it
     };
-    end how = end::exited;
+    End how = End::Exited;
     int exit_code = 0;
     int signal = 0;
     int spawn_errno = 0;
@@ -151,6 +151,6 @@ struct exec_run {
 // The error for a run that did not produce usable output ("exec_failed"),
 // with the install hint where client-go shows one: when the executable is
 // missing or cannot be executed. `command` is the plugin as configured.
-core::error describe_exec_failure(const exec_config& cfg, const exec_run& run);
+core::Error describe_exec_failure(const ExecConfig& cfg, const ExecRun& run);
 
 }  // namespace attune::kube

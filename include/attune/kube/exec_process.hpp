@@ -3,7 +3,7 @@
 // stderr read asynchronously on the caller's executor, a hard deadline after
 // which the plugin is killed, and the child always reaped. The io thread is
 // never blocked: a hung plugin costs a timer, not the process. Runs on a
-// single-threaded executor (as kube::client does).
+// single-threaded executor (as kube::Client does).
 #include <attune/kube/exec_credential.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -15,8 +15,8 @@
 
 namespace attune::kube {
 
-struct exec_spawn {
-    exec_spawn() = default;  // not an aggregate: it travels into a coroutine (see client.hpp)
+struct ExecSpawn {
+    ExecSpawn() = default;  // not an aggregate: it travels into a coroutine (see client.hpp)
     std::string command;  // a bare name is looked up in this process's $PATH
     std::vector<std::string> args;
     std::vector<std::string> env;  // the child's whole environment, "NAME=value"
@@ -30,7 +30,7 @@ struct exec_spawn {
     std::size_t stderr_tail = 4096;
 };
 
-boost::asio::awaitable<exec_run> run_exec_plugin(boost::asio::any_io_executor ex, exec_spawn spec);
+boost::asio::awaitable<ExecRun> run_exec_plugin(boost::asio::any_io_executor ex, ExecSpawn spec);
 
 // This process's environment as "NAME=value" entries.
 std::vector<std::string> current_environment();

@@ -13,33 +13,33 @@
 
 namespace attune::kube {
 
-class informer_registry {
+class InformerRegistry {
 public:
-    explicit informer_registry(client& c) : client_(c) {}
+    explicit InformerRegistry(Client& c) : client_(c) {}
 
-    void define(const std::string& name, informer_options opts);
+    void define(const std::string& name, InformerOptions opts);
     bool defined(const std::string& name) const { return defined_.contains(name); }
     // The options a name was defined with (nothing runs), null when not defined.
-    const informer_options* definition(const std::string& name) const;
+    const InformerOptions* definition(const std::string& name) const;
     std::vector<std::string> defined_names() const;
 
     // A feature reads this cache: the informer is created once and runs from
     // start on. Throws std::out_of_range for a name never defined (a wiring bug).
-    informer& need(const std::string& name);
+    Informer& need(const std::string& name);
     // The informer when some feature needed it, else null.
-    informer* find(const std::string& name) const;
+    Informer* find(const std::string& name) const;
 
     // The needed informers, by name.
-    const std::map<std::string, std::unique_ptr<informer>>& needed() const noexcept { return needed_; }
+    const std::map<std::string, std::unique_ptr<Informer>>& needed() const noexcept { return needed_; }
     bool all_synced() const noexcept;
     // What has not listed yet: "pods" for a cluster-wide stream, "pods/<ns>"
     // for one watched namespace's (--watch-namespaces).
     std::vector<std::string> not_synced() const;
 
 private:
-    client& client_;
-    std::map<std::string, informer_options> defined_;
-    std::map<std::string, std::unique_ptr<informer>> needed_;
+    Client& client_;
+    std::map<std::string, InformerOptions> defined_;
+    std::map<std::string, std::unique_ptr<Informer>> needed_;
 };
 
 }  // namespace attune::kube

@@ -1,6 +1,6 @@
 #pragma once
-// Loading a rest_config from kubeconfig files (kubectl's rules) or from the
-// in-cluster service account. Every malformed input is a config_error whose
+// Loading a RestConfig from kubeconfig files (kubectl's rules) or from the
+// in-cluster service account. Every malformed input is a ConfigError whose
 // message names the file, the entry and the field.
 #include <attune/kube/exec_credential.hpp>
 #include <attune/kube/rest_config.hpp>
@@ -14,16 +14,16 @@
 
 namespace attune::kube {
 
-struct kubeconfig_options {
+struct KubeconfigOptions {
     std::string kubeconfig_flag;                // --kubeconfig: exactly this file, which must exist
     std::string context;                        // --context: overrides current-context
     std::optional<std::string> kubeconfig_env;  // $KUBECONFIG (':'-separated list)
     std::filesystem::path home;                 // for ~/.kube/config
     bool allow_insecure_tls = false;            // without it, insecure-skip-tls-verify is refused
-    exec_plugin_options exec;                   // how a users[].user.exec plugin is run
+    ExecPluginOptions exec;                     // how a users[].user.exec plugin is run
 };
 
-struct kubeconfig_source {
+struct KubeconfigSource {
     std::filesystem::path path;  // relative paths inside resolve against its directory
     std::string content;
 };
@@ -31,27 +31,27 @@ struct kubeconfig_source {
 // Merges the sources in order (for clusters, users and contexts the first
 // definition of a name wins; the first non-empty current-context wins) and
 // resolves the selected context.
-// A user with an exec plugin gets an exec_credential_source (nothing runs
+// A user with an exec plugin gets an ExecCredentialSource (nothing runs
 // yet: the plugin runs on the first request).
-rest_config resolve_kubeconfig(const std::vector<kubeconfig_source>& sources, std::string_view context,
-                               bool allow_insecure_tls, const exec_plugin_options& exec = {});
+RestConfig resolve_kubeconfig(const std::vector<KubeconfigSource>& sources, std::string_view context,
+                              bool allow_insecure_tls, const ExecPluginOptions& exec = {});
 
 // Reads the files named by --kubeconfig, else $KUBECONFIG (missing entries
 // skipped, at least one must exist), else ~/.kube/config.
-rest_config load_kubeconfig(const kubeconfig_options& opts);
+RestConfig load_kubeconfig(const KubeconfigOptions& opts);
 
-struct in_cluster_options {
+struct InClusterOptions {
     std::string service_host;  // $KUBERNETES_SERVICE_HOST
     std::string service_port;  // $KUBERNETES_SERVICE_PORT
     std::filesystem::path dir = "/var/run/secrets/kubernetes.io/serviceaccount";
     std::chrono::seconds token_refresh{60};  // bound tokens rotate; re-read this often
 };
 
-rest_config load_in_cluster(const in_cluster_options& opts);
+RestConfig load_in_cluster(const InClusterOptions& opts);
 
 // Environment-driven choice used by the binaries: --kubeconfig, $KUBECONFIG,
 // in-cluster when KUBERNETES_SERVICE_HOST is set, then ~/.kube/config.
-rest_config load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
-                                exec_plugin_options exec = {});
+RestConfig load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
+                               ExecPluginOptions exec = {});
 
 }  // namespace attune::kube

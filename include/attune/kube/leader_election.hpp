@@ -14,13 +14,13 @@
 
 namespace attune::kube {
 
-struct leader_election_config {
-    leader_election_config() = default;
-    leader_election_config(std::string ns_, std::string name_, std::string identity_,
-                           std::chrono::seconds lease = std::chrono::seconds(15),
-                           std::chrono::seconds renew = std::chrono::seconds(10),
-                           std::chrono::seconds retry = std::chrono::seconds(2))
-        : ns(std::move(ns_)), name(std::move(name_)), identity(std::move(identity_)), lease_duration(lease),
+struct LeaderElectionConfig {
+    LeaderElectionConfig() = default;
+    LeaderElectionConfig(std::string ns, std::string name, std::string identity,
+                         std::chrono::seconds lease = std::chrono::seconds(15),
+                         std::chrono::seconds renew = std::chrono::seconds(10),
+                         std::chrono::seconds retry = std::chrono::seconds(2))
+        : ns(std::move(ns)), name(std::move(name)), identity(std::move(identity)), lease_duration(lease),
           renew_deadline(renew), retry_period(retry) {}
     std::string ns;
     std::string name;
@@ -30,8 +30,8 @@ struct leader_election_config {
     std::chrono::seconds retry_period{2};
 };
 
-struct lease_record {
-    lease_record() = default;
+struct LeaseRecord {
+    LeaseRecord() = default;
     std::string holder;
     long long duration_seconds = 0;
     std::string acquire_time, renew_time;
@@ -40,54 +40,53 @@ struct lease_record {
 };
 
 // Pure decision logic.
-class lease_fsm {
+class LeaseFsm {
 public:
-    using clock = std::chrono::steady_clock;
-    enum class action { create, take, renew, wait };
+    using Clock = std::chrono::steady_clock;
+    enum class Action { Create, Take, Renew, Wait };
 
-    explicit lease_fsm(leader_election_config cfg) : cfg_(std::move(cfg)) {}
+    explicit LeaseFsm(LeaderElectionConfig cfg) : cfg_(std::move(cfg)) {}
 
     // `observed`: the lease as just read (nullopt: it does not exist).
-    action decide(const std::optional<lease_record>& observed, clock::time_point now);
+    Action decide(const std::optional<LeaseRecord>& observed, Clock::time_point now);
     // Result of the write that followed a create/take/renew.
-    void on_write(bool ok, clock::time_point now);
+    void on_write(bool ok, Clock::time_point now);
     // Leader while the last successful write is younger than the renew deadline.
-    bool is_leader(clock::time_point now) const;
+    bool is_leader(Clock::time_point now) const;
     // When leadership lapses without another renewal (nullopt: never renewed).
-    std::optional<clock::time_point> valid_until() const;
-    const leader_election_config& config() const noexcept { return cfg_; }
+    std::optional<Clock::time_point> valid_until() const;
+    const LeaderElectionConfig& config() const noexcept { return cfg_; }
 
 private:
-    leader_election_config cfg_;
-    std::optional<lease_record> last_seen_;
-    clock::time_point last_seen_at_{};
-    std::optional<clock::time_point> last_renew_;
+    LeaderElectionConfig cfg_;
+    std::optional<LeaseRecord> last_seen_;
+    Clock::time_point last_seen_at_{};
+    std::optional<Clock::time_point> last_renew_;
 };
 
-lease_record lease_from_json(const boost::json::value& lease);
+LeaseRecord lease_from_json(const boost::json::value& lease);
 
 // What a writer holds: leadership, and until when it is good without a
 // further renewal (the last renewal's send time + the renew deadline).
 // Another manager can take the lease only lease_duration after it last saw
 // our record change, which is later than valid_until.
-struct fencing_token {
-    fencing_token() = default;
-    fencing_token(bool leader_, std::chrono::steady_clock::time_point until)
-        : leader(leader_), valid_until(until) {}
+struct FencingToken {
+    FencingToken() = default;
+    FencingToken(bool leader, std::chrono::steady_clock::time_point until) : leader(leader), valid_until(until) {}
     bool leader = false;
     std::chrono::steady_clock::time_point valid_until{};
 };
 
-class leader_elector {
+class LeaderElector {
 public:
-    using wall_clock = std::function<std::chrono::system_clock::time_point()>;
-    using monotonic_clock = std::function<lease_fsm::clock::time_point()>;
+    using WallClock = std::function<std::chrono::system_clock::time_point()>;
+    using MonotonicClock = std::function<LeaseFsm::Clock::time_point()>;
 
     // `mono` replaces the steady clock (tests); the lease's own reads and
     // writes go through client::direct, outside the shared request queue,
     // the rate limiter and the retries, each step bounded by the time left
     // before the renew deadline.
-    leader_elector(client& c, leader_election_config cfg, wall_clock now = nullptr, monotonic_clock mono = nullptr);
+    LeaderElector(Client& c, LeaderElectionConfig cfg, WallClock now = nullptr, MonotonicClock mono = nullptr);
 
     void on_started_leading(std::function<void()> f) { started_ = std::move(f); }
     void on_stopped_leading(std::function<void()> f) { stopped_ = std::move(f); }
@@ -99,8 +98,8 @@ public:
     // campaign loop: false once the renew deadline passed without one, even
     // while a renewal is still in flight. Check it before every write.
     bool is_leader() const noexcept;
-    bool is_leader_at(lease_fsm::clock::time_point now) const noexcept;
-    fencing_token fence() const noexcept;
+    bool is_leader_at(LeaseFsm::Clock::time_point now) const noexcept;
+    FencingToken fence() const noexcept;
 
     // One round: read, decide, write. Exposed for tests.
     boost::asio::awaitable<void> step();
@@ -108,21 +107,21 @@ public:
     boost::asio::awaitable<void> release();
 
 private:
-    lease_record next_record(lease_fsm::action act, const std::optional<lease_record>& observed) const;
-    boost::asio::awaitable<client::json_result> write(bool create, boost::json::value body,
-                                                      std::chrono::milliseconds deadline);
+    LeaseRecord next_record(LeaseFsm::Action act, const std::optional<LeaseRecord>& observed) const;
+    boost::asio::awaitable<Client::JsonResult> write(bool create, boost::json::value body,
+                                                     std::chrono::milliseconds deadline);
     // How long the next lease call may take: what is left of the renew
     // deadline while leading, else the renew deadline; at least 100 ms.
-    std::chrono::milliseconds budget(lease_fsm::clock::time_point until) const;
+    std::chrono::milliseconds budget(LeaseFsm::Clock::time_point until) const;
 
-    client& client_;
-    lease_fsm fsm_;
-    wall_clock now_;
-    monotonic_clock mono_;
+    Client& client_;
+    LeaseFsm fsm_;
+    WallClock now_;
+    MonotonicClock mono_;
     std::function<void()> started_, stopped_;
     bool leading_ = false;
     bool stopping_ = false;
-    std::optional<lease_record> current_;
+    std::optional<LeaseRecord> current_;
     std::shared_ptr<void> timer_;  // the run() sleep, cancelled by stop()
 };
 

@@ -14,14 +14,14 @@
 
 namespace attune::kube {
 
-class list_decoder {
+class ListDecoder {
 public:
-    using item_sink = std::function<void(boost::json::value&&)>;
+    using ItemSink = std::function<void(boost::json::value&&)>;
 
-    explicit list_decoder(item_sink on_item);
-    ~list_decoder();
-    list_decoder(const list_decoder&) = delete;
-    list_decoder& operator=(const list_decoder&) = delete;
+    explicit ListDecoder(ItemSink on_item);
+    ~ListDecoder();
+    ListDecoder(const ListDecoder&) = delete;
+    ListDecoder& operator=(const ListDecoder&) = delete;
 
     // Feeds the next piece of the body. Returns false once the body is
     // malformed (error() says why); later calls do nothing.

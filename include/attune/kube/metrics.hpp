@@ -14,11 +14,11 @@
 
 namespace attune::kube {
 
-struct kube_metrics {
-    explicit kube_metrics(prometheus::Registry& registry);
+struct KubeMetrics {
+    explicit KubeMetrics(prometheus::Registry& registry);
 
     // A private registry, for tests and tools that do not export metrics.
-    static std::shared_ptr<kube_metrics> standalone();
+    static std::shared_ptr<KubeMetrics> standalone();
 
     prometheus::Family<prometheus::Counter>& requests;             // {verb, code}
     prometheus::Family<prometheus::Histogram>& request_duration;   // {verb}

@@ -26,19 +26,19 @@
 namespace attune::kube {
 
 // How objects are held. `tree` keeps parsed JSON (fast reads, ~3x the text
-// size); `compact_text` keeps the transformed object as JSON text and parses
+// size); `CompactText` keeps the transformed object as JSON text and parses
 // on read (for large, rarely read-in-bulk resources such as pods).
-enum class cache_storage { tree, compact_text };
+enum class CacheStorage { Tree, CompactText };
 
 // The decoded view kept with an object; null when it does not decode.
-using decoder_fn = std::function<std::shared_ptr<const void>(const boost::json::value&)>;
+using DecoderFn = std::function<std::shared_ptr<const void>(const boost::json::value&)>;
 // The value an object is indexed under in the secondary index ("" for none).
-using index_fn = std::function<std::string(const boost::json::value&)>;
+using IndexFn = std::function<std::string(const boost::json::value&)>;
 
-// Adapts a decoder returning core::result<T> or std::optional<T> (anything
-// with explicit bool and value()) into a decoder_fn for object_cache::decode_as.
+// Adapts a decoder returning core::Result<T> or std::optional<T> (anything
+// with explicit bool and value()) into a DecoderFn for ObjectCache::decode_as.
 template <class T, class Decode>
-decoder_fn decoded_view(Decode decode) {
+DecoderFn decoded_view(Decode decode) {
     return [decode = std::move(decode)](const boost::json::value& v) -> std::shared_ptr<const void> {
         auto r = decode(v);
         if (!r) return nullptr;
@@ -46,35 +46,35 @@ decoder_fn decoded_view(Decode decode) {
     };
 }
 
-class object_cache {
+class ObjectCache {
 public:
-    using object_ptr = std::shared_ptr<const boost::json::value>;
+    using ObjectPtr = std::shared_ptr<const boost::json::value>;
 
-    struct delta {
-        enum class kind { added, updated, deleted };
-        kind what = kind::added;
+    struct Delta {
+        enum class Kind { Added, Updated, Deleted };
+        Kind what = Kind::Added;
         std::string key;
-        object_ptr old_object;  // null on added
-        object_ptr new_object;  // null on deleted
+        ObjectPtr old_object;  // null on added
+        ObjectPtr new_object;  // null on deleted
     };
 
-    explicit object_cache(transform_fn transform = strip_generic, cache_storage storage = cache_storage::tree);
+    explicit ObjectCache(TransformFn transform = strip_generic, CacheStorage storage = CacheStorage::Tree);
 
     // Which list/watch stream an object came from. An informer of several
     // namespaces (--watch-namespaces) feeds one cache from one stream per
     // namespace, and each stream's relist may drop only what that stream
     // listed. A single-stream cache uses source 0 throughout.
-    using source_id = std::uint32_t;
+    using SourceId = std::uint32_t;
 
     // Applies one ADDED/MODIFIED/DELETED event (others are ignored). Returns
     // the change, or nothing when the event changed nothing (e.g. deleting an
     // unknown key, or a replayed event with the resourceVersion we hold).
-    std::optional<delta> apply(watch_event_type type, boost::json::value object, source_id source = 0);
+    std::optional<Delta> apply(WatchEventType type, boost::json::value object, SourceId source = 0);
 
     // Replaces the whole content with a fresh list (after a relist) and
     // returns the differences, deletions included, so handlers see objects
     // that vanished while we were not watching.
-    std::vector<delta> replace(boost::json::array items);
+    std::vector<Delta> replace(boost::json::array items);
 
     // The same, item by item, without holding the list: begin_resync(), then
     // apply() each listed object as it arrives (its change is returned at
@@ -82,18 +82,18 @@ public:
     // mention. Old and new never coexist beyond one object. Per source: the
     // resyncs of several sources may overlap, and each deletes only objects
     // of its own source not seen since its begin.
-    void begin_resync(source_id source = 0);
-    std::vector<delta> end_resync(source_id source = 0);
+    void begin_resync(SourceId source = 0);
+    std::vector<Delta> end_resync(SourceId source = 0);
 
     // Decoded views: `decoder` runs once per stored change (T must match).
     template <class T>
-    void decode_as(decoder_fn decoder) {
+    void decode_as(DecoderFn decoder) {
         decoder_ = std::move(decoder);
         decoded_type_ = &typeid(T);
     }
     // A secondary index (e.g. HPAs by scale target), from the object or from
     // its decoded view (then objects without a view are not indexed).
-    void index_by(index_fn index) {
+    void index_by(IndexFn index) {
         index_ = [index = std::move(index)](const boost::json::value& v, const void*) { return index(v); };
     }
     template <class T>
@@ -118,15 +118,15 @@ public:
     std::vector<std::shared_ptr<const T>> decoded_by_index(std::string_view value) const {
         return decoded_of<T>(by_index_, value);
     }
-    std::vector<object_ptr> by_index(std::string_view value) const;
+    std::vector<ObjectPtr> by_index(std::string_view value) const;
 
     // Bytes of stored object text (compact storage), for metrics.
     std::size_t stored_bytes() const noexcept { return stored_bytes_; }
 
-    object_ptr get(std::string_view key) const;
-    std::vector<object_ptr> in_namespace(std::string_view ns) const;
-    std::vector<object_ptr> owned_by(std::string_view owner_uid) const;
-    std::vector<object_ptr> all() const;
+    ObjectPtr get(std::string_view key) const;
+    std::vector<ObjectPtr> in_namespace(std::string_view ns) const;
+    std::vector<ObjectPtr> owned_by(std::string_view owner_uid) const;
+    std::vector<ObjectPtr> all() const;
     // Every object, one at a time: with compact storage only one parsed
     // tree is alive at once (all() parses the whole cache together).
     void for_each(const std::function<void(const boost::json::value&)>& fn) const;
@@ -136,8 +136,8 @@ public:
     static std::string key_of(const boost::json::value& obj);
 
 private:
-    struct entry {
-        object_ptr object;                        // tree storage
+    struct Entry {
+        ObjectPtr object;                         // tree storage
         std::shared_ptr<const std::string> text;  // compact storage
         std::shared_ptr<const void> decoded;      // decoder_ output
         std::string resource_version;
@@ -146,21 +146,21 @@ private:
         std::vector<std::string> owners;
         std::size_t bytes = 0;
         std::uint64_t seen = 0;  // stamp_ when last applied or replayed
-        source_id source = 0;
+        SourceId source = 0;
     };
-    using index_map = std::unordered_map<std::string, std::unordered_set<std::string>>;
+    using IndexMap = std::unordered_map<std::string, std::unordered_set<std::string>>;
 
     // Transforms the object; returns the snapshot and fills the entry.
-    object_ptr admit(boost::json::value&& object, entry& e) const;
-    object_ptr materialize(const entry& e) const;
-    std::vector<object_ptr> objects_of(const index_map& idx, std::string_view value) const;
-    void index(const std::string& key, const entry& e);
-    void unindex(const std::string& key, const entry& e);
+    ObjectPtr admit(boost::json::value&& object, Entry& e) const;
+    ObjectPtr materialize(const Entry& e) const;
+    std::vector<ObjectPtr> objects_of(const IndexMap& idx, std::string_view value) const;
+    void index(const std::string& key, const Entry& e);
+    void unindex(const std::string& key, const Entry& e);
     void check_type(const std::type_info& t) const {
         if (!decoded_type_ || *decoded_type_ != t) throw std::logic_error("object_cache: decoded view of another type");
     }
     template <class T>
-    std::vector<std::shared_ptr<const T>> decoded_of(const index_map& idx, std::string_view value) const {
+    std::vector<std::shared_ptr<const T>> decoded_of(const IndexMap& idx, std::string_view value) const {
         check_type(typeid(T));
         std::vector<std::shared_ptr<const T>> out;
         auto it = idx.find(std::string(value));
@@ -172,19 +172,19 @@ private:
         return out;
     }
 
-    transform_fn transform_;
-    cache_storage storage_;
-    decoder_fn decoder_;
+    TransformFn transform_;
+    CacheStorage storage_;
+    DecoderFn decoder_;
     const std::type_info* decoded_type_ = nullptr;
     std::function<std::string(const boost::json::value&, const void*)> index_;
-    std::unordered_map<std::string, entry> objects_;
-    index_map by_namespace_;
-    index_map by_owner_;
-    index_map by_index_;
+    std::unordered_map<std::string, Entry> objects_;
+    IndexMap by_namespace_;
+    IndexMap by_owner_;
+    IndexMap by_index_;
     // Bumped by every begin_resync; an object not seen since its source's
     // resync began carries an older stamp.
     std::uint64_t stamp_ = 0;
-    std::unordered_map<source_id, std::uint64_t> resync_began_;
+    std::unordered_map<SourceId, std::uint64_t> resync_began_;
     std::size_t stored_bytes_ = 0;
 };
 

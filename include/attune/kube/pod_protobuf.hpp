@@ -15,11 +15,11 @@
 namespace attune::kube {
 
 // One v1.Pod message (an item of a PodList's raw bytes, no envelope).
-core::result<boost::json::value> pod_from_protobuf(std::string_view message);
+core::Result<boost::json::value> pod_from_protobuf(std::string_view message);
 
 // A meta/v1 Status in the envelope (an error answer to a protobuf request),
-// as the JSON Status api_error reads: kind, status, message, reason, code.
-core::result<boost::json::value> status_from_protobuf(std::string_view body);
+// as the JSON Status ApiError reads: kind, status, message, reason, code.
+core::Result<boost::json::value> status_from_protobuf(std::string_view body);
 
 // The 4 bytes every protobuf answer starts with.
 inline constexpr std::string_view kProtobufMagic{"k8s\0", 4};

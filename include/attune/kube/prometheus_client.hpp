@@ -20,8 +20,8 @@
 
 namespace attune::kube {
 
-struct prometheus_settings {
-    prometheus_settings() = default;
+struct PrometheusSettings {
+    PrometheusSettings() = default;
     std::string address;  // http(s)://host[:port][/path-prefix]
     std::map<std::string, std::string> headers;           // added to every query
     std::map<std::string, std::string> query_parameters;  // added to every query URL (dedup=true, ...)
@@ -34,7 +34,7 @@ struct prometheus_settings {
     // appended to a 401/403 message so the policy's status says it; "" : nothing withheld.
     std::string withheld_token_note;
     // Judges every address the host resolves to, at connect time ("" allowed,
-    // else why not): http::client_options::endpoint_filter. Empty: no check.
+    // else why not): http::ClientOptions::endpoint_filter. Empty: no check.
     std::function<std::string(std::string_view ip)> endpoint_filter;
     std::chrono::milliseconds query_timeout{30'000};  // the whole exchange of one query
     std::size_t max_response_bytes = 32u << 20;
@@ -52,44 +52,44 @@ struct prometheus_settings {
 //   "prometheus_error"   Prometheus answered status "error" (bad query, 422 timeout, ...)
 //   "invalid_response"   a 200 whose body is not the API's JSON
 //   "cancelled"          shutdown()
-struct prometheus_outcome {
+struct PrometheusOutcome {
     // Asio's co_spawn needs a default value for a coroutine that threw.
-    prometheus_outcome() : result(core::make_error("cancelled", "no outcome")) {}
-    prometheus_outcome(core::result<core::PromResponse> r, std::chrono::nanoseconds d, unsigned status)
+    PrometheusOutcome() : result(core::make_error("cancelled", "no outcome")) {}
+    PrometheusOutcome(core::Result<core::PromResponse> r, std::chrono::nanoseconds d, unsigned status)
         : result(std::move(r)), duration(d), http_status(status) {}
-    core::result<core::PromResponse> result;
+    core::Result<core::PromResponse> result;
     std::chrono::nanoseconds duration{0};  // for attune_prometheus_query_duration_seconds
     unsigned http_status = 0;              // 0 when no answer came
 };
 
 // GET /-/healthy: the time it took, or why it is not healthy (the error
 // codes of a query; "http_status" for an answer other than 200).
-struct prometheus_health {
-    prometheus_health() : result(core::make_error("cancelled", "no outcome")) {}  // for co_spawn
-    explicit prometheus_health(core::result<std::chrono::milliseconds> r) : result(std::move(r)) {}
-    core::result<std::chrono::milliseconds> result;
+struct PrometheusHealth {
+    PrometheusHealth() : result(core::make_error("cancelled", "no outcome")) {}  // for co_spawn
+    explicit PrometheusHealth(core::Result<std::chrono::milliseconds> r) : result(std::move(r)) {}
+    core::Result<std::chrono::milliseconds> result;
 };
 
-class prometheus_client {
+class PrometheusClient {
 public:
     // Error "invalid_config": a bad address, an unreadable CA bundle or
     // token file, a reserved query parameter (query, time, start, end,
     // step, timeout in any case) or a header that is not a valid token.
-    static core::result<std::shared_ptr<prometheus_client>> create(boost::asio::any_io_executor ex,
-                                                                   prometheus_settings settings);
-    ~prometheus_client();
-    prometheus_client(const prometheus_client&) = delete;
-    prometheus_client& operator=(const prometheus_client&) = delete;
+    static core::Result<std::shared_ptr<PrometheusClient>> create(boost::asio::any_io_executor ex,
+                                                                  PrometheusSettings settings);
+    ~PrometheusClient();
+    PrometheusClient(const PrometheusClient&) = delete;
+    PrometheusClient& operator=(const PrometheusClient&) = delete;
 
     // /api/v1/query_range; times in seconds since the epoch.
-    boost::asio::awaitable<prometheus_outcome> query_range(std::string query, double start, double end,
-                                                           std::chrono::seconds step);
+    boost::asio::awaitable<PrometheusOutcome> query_range(std::string query, double start, double end,
+                                                          std::chrono::seconds step);
     // /api/v1/query at `time`.
-    boost::asio::awaitable<prometheus_outcome> query(std::string query, double time);
+    boost::asio::awaitable<PrometheusOutcome> query(std::string query, double time);
 
     // GET <address>/-/healthy with the same headers, token and TLS settings,
     // bounded by `timeout` (kubectl attune doctor).
-    boost::asio::awaitable<prometheus_health> healthy(std::chrono::milliseconds timeout);
+    boost::asio::awaitable<PrometheusHealth> healthy(std::chrono::milliseconds timeout);
 
     // Fails queries in flight and refuses new ones (manager shutdown).
     void shutdown() noexcept;
@@ -97,7 +97,7 @@ public:
 
 private:
     struct impl;
-    explicit prometheus_client(std::shared_ptr<impl> i);
+    explicit PrometheusClient(std::shared_ptr<impl> i);
     std::shared_ptr<impl> impl_;
 };
 

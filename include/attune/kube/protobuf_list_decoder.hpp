@@ -1,7 +1,7 @@
 #pragma once
 // Incremental decoder of a List answered in protobuf:
 //   "k8s\0" + runtime.Unknown{typeMeta, raw = XList{metadata: ListMeta, items: [item...]}}
-// fed in chunks as they come off the socket, like list_decoder is for JSON.
+// fed in chunks as they come off the socket, like ListDecoder is for JSON.
 // Each item is collected as its bytes arrive (one item at a time, never the
 // page) and handed to the caller's item decoder, whose JSON goes to the sink.
 // Pure: no I/O.
@@ -16,15 +16,15 @@
 
 namespace attune::kube {
 
-class protobuf_list_decoder {
+class ProtobufListDecoder {
 public:
-    using item_decoder = std::function<core::result<boost::json::value>(std::string_view message)>;
-    using item_sink = std::function<void(boost::json::value&&)>;
+    using ItemDecoder = std::function<core::Result<boost::json::value>(std::string_view message)>;
+    using ItemSink = std::function<void(boost::json::value&&)>;
 
     // Items over this size are refused as corrupt (etcd stores at most 1.5 MiB per object).
     static constexpr std::size_t kMaxItemBytes = 16u << 20;
 
-    protobuf_list_decoder(item_decoder decode, item_sink on_item);
+    ProtobufListDecoder(ItemDecoder decode, ItemSink on_item);
 
     // Feeds the next piece of the body. Returns false once the body is
     // malformed or an item does not decode (error() says why); later calls do nothing.
@@ -38,15 +38,15 @@ public:
     const std::string& error() const noexcept { return error_; }
 
 private:
-    enum class state { magic, envelope, list, done };
+    enum class State { Magic, Envelope, List, Done };
     bool fail(std::string why);
     // One field header (tag and, for bytes, its length) at pos_; false when incomplete.
     bool read_header(std::uint32_t& number, unsigned& wire_type, std::uint64_t& value, std::size_t& header_len);
     bool step();
 
-    item_decoder decode_;
-    item_sink sink_;
-    state state_ = state::magic;
+    ItemDecoder decode_;
+    ItemSink sink_;
+    State state_ = State::Magic;
     std::string buf_;
     std::size_t pos_ = 0;
     std::uint64_t list_left_ = 0;   // bytes of the raw list still to come

@@ -10,21 +10,21 @@
 
 namespace attune::kube {
 
-class protobuf_reader {
+class ProtobufReader {
 public:
-    enum class wire : std::uint8_t { varint = 0, fixed64 = 1, bytes = 2, fixed32 = 5 };
+    enum class Wire : std::uint8_t { Varint = 0, Fixed64 = 1, Bytes = 2, Fixed32 = 5 };
 
-    struct field {
+    struct Field {
         std::uint32_t number = 0;
-        wire type = wire::varint;
+        Wire type = Wire::Varint;
         std::uint64_t value = 0;  // varint and fixed types
         std::string_view bytes;   // length-delimited (strings, messages, packed arrays)
     };
 
-    explicit protobuf_reader(std::string_view data) noexcept : data_(data) {}
+    explicit ProtobufReader(std::string_view data) noexcept : data_(data) {}
 
     // The next field; false at the end of the input or on malformed data.
-    bool next(field& f) noexcept;
+    bool next(Field& f) noexcept;
     bool failed() const noexcept { return failed_; }
     // Bytes consumed so far.
     std::size_t position() const noexcept { return pos_; }

@@ -14,38 +14,38 @@
 
 namespace attune::kube {
 
-class request_queue {
+class RequestQueue {
     struct waiter;
 
 public:
-    request_queue(boost::asio::any_io_executor ex, std::size_t max_inflight, std::size_t max_queued,
-                  kube_metrics* metrics);
+    RequestQueue(boost::asio::any_io_executor ex, std::size_t max_inflight, std::size_t max_queued,
+                 KubeMetrics* metrics);
 
     // A held slot; releasing it (destruction) hands it to the next waiter.
-    class slot {
+    class Slot {
     public:
-        slot() = default;
-        explicit slot(request_queue* q) : q_(q) {}
-        slot(slot&& o) noexcept : q_(std::exchange(o.q_, nullptr)) {}
-        slot& operator=(slot&& o) noexcept {
+        Slot() = default;
+        explicit Slot(RequestQueue* q) : q_(q) {}
+        Slot(Slot&& o) noexcept : q_(std::exchange(o.q_, nullptr)) {}
+        Slot& operator=(Slot&& o) noexcept {
             if (this != &o) {
                 reset();
                 q_ = std::exchange(o.q_, nullptr);
             }
             return *this;
         }
-        ~slot() { reset(); }
+        ~Slot() { reset(); }
         explicit operator bool() const noexcept { return q_ != nullptr; }
         void reset() noexcept {
             if (q_) std::exchange(q_, nullptr)->release();
         }
 
     private:
-        request_queue* q_ = nullptr;
+        RequestQueue* q_ = nullptr;
     };
 
     // Empty slot when the queue is full or shut down.
-    boost::asio::awaitable<slot> acquire();
+    boost::asio::awaitable<Slot> acquire();
 
     std::size_t inflight() const noexcept { return inflight_; }
     std::size_t queued() const noexcept { return waiters_.size(); }
@@ -58,7 +58,7 @@ private:
     boost::asio::any_io_executor ex_;
     std::size_t max_inflight_;
     std::size_t max_queued_;
-    kube_metrics* metrics_;
+    KubeMetrics* metrics_;
     std::size_t inflight_ = 0;
     bool stopped_ = false;
     std::deque<std::shared_ptr<waiter>> waiters_;

@@ -9,10 +9,10 @@
 
 namespace attune::kube {
 
-struct resource_type {
+struct ResourceType {
     // Not an aggregate on purpose (GCC 12 coroutine bug, see client.hpp).
-    resource_type() = default;
-    resource_type(std::string g, std::string v, std::string p, std::string k, bool ns)
+    ResourceType() = default;
+    ResourceType(std::string g, std::string v, std::string p, std::string k, bool ns)
         : group(std::move(g)), version(std::move(v)), plural(std::move(p)), kind(std::move(k)), namespaced(ns) {}
 
     std::string group;    // "" for the core group
@@ -27,27 +27,27 @@ struct resource_type {
 };
 
 namespace resources {
-resource_type pods();
-resource_type nodes();
-resource_type namespaces();
-resource_type deployments();
-resource_type statefulsets();
-resource_type replicasets();
-resource_type daemonsets();
-resource_type jobs();      // batch/v1
-resource_type cronjobs();  // batch/v1
-resource_type limit_ranges();
-resource_type resource_quotas();
-resource_type horizontal_pod_autoscalers();  // autoscaling/v2
-resource_type leases();                      // coordination.k8s.io/v1
-resource_type events();                      // events.k8s.io/v1
-resource_type attune_policies();             // attune.io/v1alpha1
-resource_type attune_defaults();             // attune.io/v1alpha1, cluster-scoped
-resource_type attune_namespace_defaults();   // attune.io/v1alpha1
-resource_type config_maps();                // v1; updateStrategy.export.configMap
-resource_type secrets();                     // v1; read only with --allow-secret-reads
-resource_type vertical_pod_autoscalers();    // autoscaling.k8s.io/v1 (served only when the VPA CRD is installed)
-resource_type mutating_webhook_configurations();  // admissionregistration.k8s.io/v1
+ResourceType pods();
+ResourceType nodes();
+ResourceType namespaces();
+ResourceType deployments();
+ResourceType statefulsets();
+ResourceType replicasets();
+ResourceType daemonsets();
+ResourceType jobs();      // batch/v1
+ResourceType cronjobs();  // batch/v1
+ResourceType limit_ranges();
+ResourceType resource_quotas();
+ResourceType horizontal_pod_autoscalers();       // autoscaling/v2
+ResourceType leases();                           // coordination.k8s.io/v1
+ResourceType events();                           // events.k8s.io/v1
+ResourceType attune_policies();                  // attune.io/v1alpha1
+ResourceType attune_defaults();                  // attune.io/v1alpha1, cluster-scoped
+ResourceType attune_namespace_defaults();        // attune.io/v1alpha1
+ResourceType config_maps();                      // v1; updateStrategy.export.configMap
+ResourceType secrets();                          // v1; read only with --allow-secret-reads
+ResourceType vertical_pod_autoscalers();         // autoscaling.k8s.io/v1 (served only when the VPA CRD is installed)
+ResourceType mutating_webhook_configurations();  // admissionregistration.k8s.io/v1
 }  // namespace resources
 
 // The resource of a workload kind an AttunePolicy can target
@@ -55,23 +55,23 @@ resource_type mutating_webhook_configurations();  // admissionregistration.k8s.i
 // ReplicaSet, Job or CronJob, spelled as the Kind. Any other kind is the
 // error "unknown_kind", never a guess: reading another kind's object of the
 // same name would answer for the wrong workload.
-core::result<resource_type> workload_resource(std::string_view kind);
+core::Result<ResourceType> workload_resource(std::string_view kind);
 
 // /api/v1[/namespaces/{ns}]/{plural} or /apis/{g}/{v}[/namespaces/{ns}]/{plural}.
 // An empty namespace on a namespaced type means "all namespaces".
-std::string collection_path(const resource_type& rt, std::string_view ns);
+std::string collection_path(const ResourceType& rt, std::string_view ns);
 // .../{plural}/{name}[/{subresource}]
-std::string object_path(const resource_type& rt, std::string_view ns, std::string_view name,
+std::string object_path(const ResourceType& rt, std::string_view ns, std::string_view name,
                         std::string_view subresource = {});
 
 // Percent-encodes a query component (RFC 3986 unreserved characters kept).
 std::string percent_encode(std::string_view s);
 
 // Ordered query parameters; empty values are skipped.
-class query {
+class Query {
 public:
-    query& add(std::string_view key, std::string_view value);
-    query& add(std::string_view key, long long value);
+    Query& add(std::string_view key, std::string_view value);
+    Query& add(std::string_view key, long long value);
     std::string encode() const;  // "" or "?a=b&c=d"
 
 private:

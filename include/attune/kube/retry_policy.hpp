@@ -19,21 +19,21 @@
 
 namespace attune::kube {
 
-struct retry_options {
+struct RetryOptions {
     unsigned max_retries = 10;
     std::chrono::seconds retry_after_cap{32};
-    backoff_policy backoff{std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(16'000), 0.5};
+    BackoffPolicy backoff{std::chrono::milliseconds(250), 2.0, std::chrono::milliseconds(16'000), 0.5};
 };
 
-struct attempt_outcome {
-    http::verb method = http::verb::get;
-    http::failure transport = http::failure::none;
+struct AttemptOutcome {
+    http::Verb method = http::Verb::Get;
+    http::Failure transport = http::Failure::None;
     bool request_sent = true;
     unsigned status = 0;  // valid when transport == none
     std::optional<std::string_view> retry_after;
 };
 
-struct retry_decision {
+struct RetryDecision {
     bool retry = false;
     std::chrono::milliseconds delay{0};
     std::string_view reason;  // low-cardinality label: "429", "5xx", "transport"
@@ -44,7 +44,7 @@ struct retry_decision {
 std::optional<std::chrono::seconds> parse_retry_after(std::string_view v) noexcept;
 
 // `retries_done` counts retries already made for this request.
-retry_decision decide_retry(const retry_options& opts, const attempt_outcome& outcome, unsigned retries_done,
-                            const random_source& rnd);
+RetryDecision decide_retry(const RetryOptions& opts, const AttemptOutcome& outcome, unsigned retries_done,
+                           const RandomSource& rnd);
 
 }  // namespace attune::kube

@@ -19,7 +19,7 @@ class Family;
 
 namespace attune::kube {
 
-struct supervisor_handle {
+struct SupervisorHandle {
     std::shared_ptr<bool> stop = std::make_shared<bool>(false);
     void request_stop() const noexcept { *stop = true; }
 };
@@ -27,8 +27,8 @@ struct supervisor_handle {
 // Runs `body()` until it returns normally or the handle is stopped; an
 // exception restarts it after backoff. `crashes` (optional) is incremented
 // with label {task=name} on every caught exception.
-supervisor_handle spawn_supervised(boost::asio::any_io_executor ex, std::string name,
-                                   std::function<boost::asio::awaitable<void>()> body, backoff_policy backoff = {},
-                                   prometheus::Family<prometheus::Counter>* crashes = nullptr);
+SupervisorHandle spawn_supervised(boost::asio::any_io_executor ex, std::string name,
+                                  std::function<boost::asio::awaitable<void>()> body, BackoffPolicy backoff = {},
+                                  prometheus::Family<prometheus::Counter>* crashes = nullptr);
 
 }  // namespace attune::kube

@@ -6,20 +6,20 @@
 
 namespace attune::kube {
 
-class token_bucket {
+class TokenBucket {
 public:
-    using clock = std::chrono::steady_clock;
+    using Clock = std::chrono::steady_clock;
 
     // qps <= 0 disables limiting. burst < 1 is treated as 1.
-    token_bucket(double qps, int burst, clock::time_point now) noexcept;
+    TokenBucket(double qps, int burst, Clock::time_point now) noexcept;
 
     // Reserves one token and returns how long the caller must wait before
     // using it. Reservations queue up: tokens may go negative, so callers
     // that arrive together are spaced 1/qps apart.
-    std::chrono::nanoseconds reserve(clock::time_point now) noexcept;
+    std::chrono::nanoseconds reserve(Clock::time_point now) noexcept;
 
     // Tokens available at `now` (negative while reservations are pending).
-    double available(clock::time_point now) const noexcept;
+    double available(Clock::time_point now) const noexcept;
 
     std::uint64_t reservations() const noexcept { return reservations_; }
     double qps() const noexcept { return qps_; }
@@ -29,7 +29,7 @@ private:
     double qps_;
     int burst_;
     double tokens_;
-    clock::time_point last_;
+    Clock::time_point last_;
     std::uint64_t reservations_ = 0;
 };
 

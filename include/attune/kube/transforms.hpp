@@ -9,7 +9,7 @@
 
 namespace attune::kube {
 
-using transform_fn = std::function<void(boost::json::object&)>;
+using TransformFn = std::function<void(boost::json::object&)>;
 
 // Every object: metadata.managedFields and the last-applied annotation.
 void strip_common(boost::json::object& obj);

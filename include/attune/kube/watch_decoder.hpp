@@ -12,12 +12,12 @@
 
 namespace attune::kube {
 
-enum class watch_event_type { added, modified, deleted, bookmark, error };
+enum class WatchEventType { Added, Modified, Deleted, Bookmark, Error };
 
-std::string_view to_string(watch_event_type t) noexcept;
+std::string_view to_string(WatchEventType t) noexcept;
 
-struct watch_event {
-    watch_event_type type = watch_event_type::added;
+struct WatchEvent {
+    WatchEventType type = WatchEventType::Added;
     boost::json::value object;  // owns its memory (one monotonic block per event)
 
     // metadata.resourceVersion of the object ("" if absent). Opaque.
@@ -33,19 +33,19 @@ struct watch_event {
     bool is_initial_events_end() const noexcept;
 };
 
-struct decode_error {
+struct DecodeError {
     std::string message;
 };
 
-// Parses one line. Anything malformed is a decode_error, never an assert.
-std::variant<watch_event, decode_error> decode_watch_line(std::string_view line);
+// Parses one line. Anything malformed is a DecodeError, never an assert.
+std::variant<WatchEvent, DecodeError> decode_watch_line(std::string_view line);
 
 // Splits a byte stream into lines. The partial last line is kept across
 // feed() calls; a line longer than max_line_bytes poisons the decoder (the
 // stream must be dropped and the watch re-established).
-class watch_line_splitter {
+class WatchLineSplitter {
 public:
-    explicit watch_line_splitter(std::size_t max_line_bytes = 16u << 20) : max_(max_line_bytes) {}
+    explicit WatchLineSplitter(std::size_t max_line_bytes = 16u << 20) : max_(max_line_bytes) {}
 
     // Calls on_line(std::string_view) for every complete non-empty line.
     // Returns false once the line limit was exceeded.

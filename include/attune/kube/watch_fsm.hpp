@@ -26,62 +26,62 @@
 
 namespace attune::kube {
 
-class watch_fsm {
+class WatchFsm {
 public:
-    struct options {
+    struct Options {
         long long page_size = 500;
         // Each watch asks for timeoutSeconds in [base, 2*base) so that many
         // clients don't reconnect in lockstep.
         std::chrono::seconds watch_timeout_base{300};
         // client-go's reflector backoff: 0.8 s doubling to 30 s, jitter 1.0,
         // so the first wait (a relist after a 410 included) is 0.8-1.6 s.
-        backoff_policy backoff{std::chrono::milliseconds(800), 2.0, std::chrono::milliseconds(30'000), 1.0};
+        BackoffPolicy backoff{std::chrono::milliseconds(800), 2.0, std::chrono::milliseconds(30'000), 1.0};
         // Try the streaming WatchList for the initial state.
         bool watch_list = true;
         // Consecutive decode failures at one resourceVersion that force a relist.
         unsigned decode_failures_before_relist = 3;
     };
 
-    struct list_step {
+    struct ListStep {
         std::string continue_token;  // "" for the first page
         long long limit = 0;
         // First page only: "" (quorum) or the last version seen, with NotOlderThan.
         std::string resource_version;
         std::string resource_version_match;
     };
-    struct watch_step {
+    struct WatchStep {
         std::string resource_version;
         long long timeout_seconds = 0;
         // WatchList: the stream starts with the current state (resource_version_match NotOlderThan).
         bool send_initial_events = false;
         std::string resource_version_match;
     };
-    struct wait_step {
+    struct WaitStep {
         std::chrono::milliseconds delay{0};
     };
-    using step = std::variant<list_step, watch_step, wait_step>;
+    using Step = std::variant<ListStep, WatchStep, WaitStep>;
 
-    enum class phase { empty, streaming, listing, watching };
+    enum class Phase { Empty, Streaming, Listing, Watching };
 
     // What the driver does with a watch event.
-    enum class event_action {
-        apply,     // apply the object to the cache (rv already recorded)
-        skip,      // bookmark: nothing to apply
-        synced,    // the WatchList's initial state is complete: drop what it did not mention
-        relist,    // 410: stop reading, the next step is a list
-        restart,   // other ERROR: stop reading, back off, watch again from rv
+    enum class EventAction {
+        Apply,    // apply the object to the cache (rv already recorded)
+        Skip,     // bookmark: nothing to apply
+        Synced,   // the WatchList's initial state is complete: drop what it did not mention
+        Relist,   // 410: stop reading, the next step is a list
+        Restart,  // other ERROR: stop reading, back off, watch again from rv
     };
 
     // Why a watch stream ended.
-    enum class end_reason {
-        closed,      // clean EOF (server timeout)
-        failed,      // transport failure, non-410 HTTP error
-        gone,        // HTTP 410
+    enum class EndReason {
+        Closed,  // clean EOF (server timeout)
+        Failed,  // transport failure, non-410 HTTP error
+        Gone,    // HTTP 410
     };
 
-    watch_fsm(options opts, random_source rnd);
+    WatchFsm(Options opts, RandomSource rnd);
 
-    step next();
+    Step next();
 
     // A list page arrived. Returns true when it was the last page: the
     // driver then drops the cached objects the list did not mention.
@@ -93,9 +93,9 @@ public:
     // The stream is open.
     void on_watch_started();
     // `initial_events_end`: a BOOKMARK carrying the k8s.io/initial-events-end annotation.
-    event_action on_event(std::string_view type, std::string_view resource_version, bool is_gone_error,
-                          bool initial_events_end = false);
-    void on_watch_ended(end_reason why, std::chrono::milliseconds at_least = std::chrono::milliseconds(0));
+    EventAction on_event(std::string_view type, std::string_view resource_version, bool is_gone_error,
+                         bool initial_events_end = false);
+    void on_watch_ended(EndReason why, std::chrono::milliseconds at_least = std::chrono::milliseconds(0));
     // The server answered a WatchList request with a client error other than
     // 410/429: it does not serve WatchList. Lists from now on.
     void on_watch_list_refused();
@@ -104,7 +104,7 @@ public:
     // the next step is a relist, so the cache cannot stay stale behind it.
     bool on_decode_failed();
 
-    phase current_phase() const noexcept { return phase_; }
+    Phase current_phase() const noexcept { return phase_; }
     const std::string& resource_version() const noexcept { return rv_; }
     unsigned relists() const noexcept { return relists_; }
     bool watch_list_enabled() const noexcept { return opts_.watch_list; }
@@ -114,10 +114,10 @@ private:
     void fail(std::chrono::milliseconds at_least = std::chrono::milliseconds(0));
     long long watch_timeout();
 
-    options opts_;
-    random_source rnd_;
-    backoff_state backoff_;
-    phase phase_ = phase::empty;
+    Options opts_;
+    RandomSource rnd_;
+    BackoffState backoff_;
+    Phase phase_ = Phase::Empty;
     std::string rv_;
     std::string relist_rv_;  // where a relist resumes (NotOlderThan); "" = quorum
     std::string continue_;

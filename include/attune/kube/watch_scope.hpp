@@ -21,12 +21,12 @@ std::string dns1123_label_error(std::string_view name);
 // "a,b" -> {"a", "b"}, in the given order. An empty value is an empty list
 // (cluster-wide). Errors (code "bad_namespace_list"): an empty element
 // ("a,,b", a trailing comma), an invalid name, a name given twice.
-core::result<std::vector<std::string>> parse_namespace_list(std::string_view value);
+core::Result<std::vector<std::string>> parse_namespace_list(std::string_view value);
 
-class watch_scope {
+class WatchScope {
 public:
-    watch_scope() = default;  // cluster-wide
-    explicit watch_scope(std::vector<std::string> namespaces) : namespaces_(std::move(namespaces)) {}
+    WatchScope() = default;  // cluster-wide
+    explicit WatchScope(std::vector<std::string> namespaces) : namespaces_(std::move(namespaces)) {}
 
     bool cluster_wide() const noexcept { return namespaces_.empty(); }
     const std::vector<std::string>& namespaces() const noexcept { return namespaces_; }
@@ -39,13 +39,13 @@ private:
 
 // One list+watch stream of a resource: the namespace of its collection path
 // ("" : the cluster-wide collection) and its field selector.
-struct list_watch_target {
+struct ListWatchTarget {
     // Not an aggregate on purpose (GCC 12 coroutine bug, see client.hpp).
-    list_watch_target() = default;
-    list_watch_target(std::string n, std::string f) : ns(std::move(n)), field_selector(std::move(f)) {}
+    ListWatchTarget() = default;
+    ListWatchTarget(std::string n, std::string f) : ns(std::move(n)), field_selector(std::move(f)) {}
     std::string ns;
     std::string field_selector;
-    bool operator==(const list_watch_target&) const = default;
+    bool operator==(const ListWatchTarget&) const = default;
 };
 
 // The streams that cover `rt` within `scope`, each carrying `field_selector`:
@@ -57,13 +57,13 @@ struct list_watch_target {
 //    that to those names with resourceNames, but only in a ClusterRole);
 //  - any other cluster-scoped resource (nodes, AttuneDefaults): one,
 //    cluster-wide, in every scope.
-std::vector<list_watch_target> list_watch_targets(const resource_type& rt, const watch_scope& scope,
-                                                  std::string_view field_selector = {});
+std::vector<ListWatchTarget> list_watch_targets(const ResourceType& rt, const WatchScope& scope,
+                                                std::string_view field_selector = {});
 
 // The watched namespace a stream covers, for logs and metrics: its
 // collection's namespace, or the name a Namespace stream selects; "" for a
 // cluster-wide stream.
-std::string watched_namespace_of(const list_watch_target& t);
+std::string watched_namespace_of(const ListWatchTarget& t);
 
 // The namespace a request path names: "/api/v1/namespaces/a/pods/p" and
 // "/apis/apps/v1/namespaces/a/deployments" -> "a", and the Namespace object

@@ -17,21 +17,21 @@
 namespace attune::policy {
 
 // Read-only views of the informer caches.
-struct cache_views {
-    const kube::object_cache* deployments = nullptr;
-    const kube::object_cache* statefulsets = nullptr;
-    const kube::object_cache* replicasets = nullptr;
-    const kube::object_cache* daemonsets = nullptr;
-    const kube::object_cache* jobs = nullptr;
-    const kube::object_cache* cronjobs = nullptr;
-    const kube::object_cache* hpas = nullptr;
-    const kube::object_cache* policies = nullptr;
-    const kube::object_cache* pods = nullptr;                // the live baseline and pod names
-    const kube::object_cache* cluster_defaults = nullptr;    // AttuneDefaults
-    const kube::object_cache* namespace_defaults = nullptr;  // AttuneNamespaceDefaults
+struct CacheViews {
+    const kube::ObjectCache* deployments = nullptr;
+    const kube::ObjectCache* statefulsets = nullptr;
+    const kube::ObjectCache* replicasets = nullptr;
+    const kube::ObjectCache* daemonsets = nullptr;
+    const kube::ObjectCache* jobs = nullptr;
+    const kube::ObjectCache* cronjobs = nullptr;
+    const kube::ObjectCache* hpas = nullptr;
+    const kube::ObjectCache* policies = nullptr;
+    const kube::ObjectCache* pods = nullptr;                // the live baseline and pod names
+    const kube::ObjectCache* cluster_defaults = nullptr;    // AttuneDefaults
+    const kube::ObjectCache* namespace_defaults = nullptr;  // AttuneNamespaceDefaults
     // VerticalPodAutoscalers: null until the manager found the VPA API
     // served and started their informer.
-    const kube::object_cache* vpas = nullptr;
+    const kube::ObjectCache* vpas = nullptr;
     // Whether the cache of `what` finished its first list: a workload kind,
     // "AttunePolicy", "AttuneDefaults", "AttuneNamespaceDefaults" or
     // "VerticalPodAutoscaler" (and whatever else a caller's caches hold).
@@ -40,39 +40,39 @@ struct cache_views {
 
     // Deployment, StatefulSet, ReplicaSet, DaemonSet, Job, CronJob,
     // AttunePolicy; null for any other kind.
-    const kube::object_cache* for_kind(std::string_view kind) const noexcept;
+    const kube::ObjectCache* for_kind(std::string_view kind) const noexcept;
     bool has_synced(std::string_view what) const { return !synced || synced(what); }
     // Both defaults tiers have listed: before that, an empty tier proves nothing.
     bool defaults_synced() const { return has_synced("AttuneDefaults") && has_synced("AttuneNamespaceDefaults"); }
 };
 
 // The policy cache keeps each AttunePolicy decoded (decode_policy, once per
-// change) as a policy_view, so a workload event reads views instead of
+// change) as a PolicyView, so a workload event reads views instead of
 // parsing and decoding every policy of its namespace. A policy without
 // metadata.name/namespace has no view; one that does not decode otherwise
 // has a view with `error` set. Call once on the attunepolicies informer's
-// cache (informer_options::setup_cache); policies_in and policy_resolver
+// cache (InformerOptions::setup_cache); policies_in and PolicyResolver
 // require it.
-void index_policies(kube::object_cache& policies);
+void index_policies(kube::ObjectCache& policies);
 // The decoded policies of the namespace (those without a view are skipped).
-std::vector<policy_view> policies_in(const kube::object_cache& policies, std::string_view ns);
-std::vector<policy_view> policies_in(const cache_views& caches, const std::string& ns);
+std::vector<PolicyView> policies_in(const kube::ObjectCache& policies, std::string_view ns);
+std::vector<PolicyView> policies_in(const CacheViews& caches, const std::string& ns);
 
 // The two defaults caches (AttuneDefaults, AttuneNamespaceDefaults) keep
 // each object decoded (core::decode_attune_defaults, once per change) as a
-// defaults_view, so a resolution reads views instead of parsing the compact
+// DefaultsView, so a resolution reads views instead of parsing the compact
 // text. A view's pointer changes exactly when its object does. The raw
 // objects stay readable (all(), in_namespace()).
-struct defaults_view {
+struct DefaultsView {
     std::string name;
     std::optional<core::AttuneDefaults> defaults;  // unset when it does not decode
     std::string error;                             // why not
 };
-// Call once on each defaults informer's cache (informer_options::setup_cache).
-void index_defaults(kube::object_cache& defaults);
+// Call once on each defaults informer's cache (InformerOptions::setup_cache).
+void index_defaults(kube::ObjectCache& defaults);
 // The decoded defaults of one tier, sorted by name (a stable order, so two
 // reads of an unchanged cache compare equal): ns "" for the cluster-scoped
 // AttuneDefaults. Empty for a null cache.
-std::vector<std::shared_ptr<const defaults_view>> defaults_in(const kube::object_cache* defaults, std::string_view ns);
+std::vector<std::shared_ptr<const DefaultsView>> defaults_in(const kube::ObjectCache* defaults, std::string_view ns);
 
 }  // namespace attune::policy

@@ -22,8 +22,8 @@
 
 namespace attune::policy {
 
-struct resolved {
-    std::shared_ptr<const policy_view> view;                 // null: the policy is not in the cache
+struct Resolved {
+    std::shared_ptr<const PolicyView> view;                  // null: the policy is not in the cache
     std::shared_ptr<const core::EffectivePolicy> effective;  // null unless the resolution succeeded
     core::ResolutionFailure failure = core::ResolutionFailure::None;
     std::string message;  // why there are no settings (the InvalidConfig message)
@@ -33,9 +33,9 @@ struct resolved {
 
 // One per reader (the controller, the webhook's handler, a CLI command):
 // each keeps its own memo, used from one thread.
-class policy_resolver {
+class PolicyResolver {
 public:
-    explicit policy_resolver(core::PolicyValidationOptions validation = {}) : validation_(validation) {}
+    explicit PolicyResolver(core::PolicyValidationOptions validation = {}) : validation_(validation) {}
 
     // Policy ns/name of caches.policies (set up with index_policies, the
     // defaults caches with index_defaults). Memoized while the policy's view
@@ -43,32 +43,31 @@ public:
     // caches make a new view exactly when an object changes), so an
     // unchanged policy hands out the same settings pointer. Not memoized
     // while the defaults have not listed.
-    resolved resolve(const cache_views& caches, const std::string& ns, const std::string& name);
+    Resolved resolve(const CacheViews& caches, const std::string& ns, const std::string& name);
     void forget(const std::string& ns, const std::string& name);
     std::size_t size() const noexcept { return memo_.size(); }
     const core::PolicyValidationOptions& options() const noexcept { return validation_; }
 
 private:
-    using defaults_views = std::vector<std::shared_ptr<const defaults_view>>;
-    struct entry {
-        std::shared_ptr<const policy_view> view;
-        defaults_views cluster, namespaced;
-        resolved result;
+    using DefaultsViews = std::vector<std::shared_ptr<const DefaultsView>>;
+    struct Entry {
+        std::shared_ptr<const PolicyView> view;
+        DefaultsViews cluster, namespaced;
+        Resolved result;
     };
-    void prune(const cache_views& caches);
+    void prune(const CacheViews& caches);
 
     core::PolicyValidationOptions validation_;
-    std::unordered_map<std::string, entry> memo_;  // "ns/name"
+    std::unordered_map<std::string, Entry> memo_;  // "ns/name"
 };
 
-struct managing_policy {
-    workload_selection selection;  // winner "" when nobody manages it, or it opted out
-    resolved policy;               // the winner's; no view when there is no winner
+struct ManagingPolicy {
+    WorkloadSelection selection;  // winner "" when nobody manages it, or it opted out
+    Resolved policy;              // the winner's; no view when there is no winner
 };
 
 // The policy that manages `workload` (select_policy over its namespace's
 // views) and its settings.
-managing_policy resolve_managing_policy(const cache_views& caches, policy_resolver& resolver,
-                                        const workload_ref& workload);
+ManagingPolicy resolve_managing_policy(const CacheViews& caches, PolicyResolver& resolver, const WorkloadRef& workload);
 
 }  // namespace attune::policy

@@ -25,7 +25,7 @@
 
 namespace attune::policy {
 
-struct policy_view {
+struct PolicyView {
     std::string ns;
     std::string name;
     std::string uid;
@@ -36,11 +36,11 @@ struct policy_view {
     // why); it targets nothing and the controller reports InvalidConfig.
     std::string error;
     // The whole decoded policy when `error` is empty, kept so that merging it
-    // with the defaults decodes nothing again (policy_resolver).
+    // with the defaults decodes nothing again (PolicyResolver).
     std::shared_ptr<const core::AttunePolicy> spec;
 };
 
-struct workload_ref {
+struct WorkloadRef {
     std::string ns;
     std::string kind;
     std::string name;
@@ -52,10 +52,10 @@ struct workload_ref {
 };
 
 // Error code "invalid_policy" only when metadata.name/namespace are missing;
-// any other decode failure lands in policy_view::error.
-core::result<policy_view> decode_policy(const boost::json::value& policy);
+// any other decode failure lands in PolicyView::error.
+core::Result<PolicyView> decode_policy(const boost::json::value& policy);
 
-workload_ref workload_ref_from(std::string kind, const boost::json::value& workload);
+WorkloadRef workload_ref_from(std::string kind, const boost::json::value& workload);
 
 // The ownerReference marked controller: true; nullopt when none.
 std::optional<core::OwnerReference> controller_ref(const boost::json::value& obj);
@@ -64,23 +64,23 @@ std::optional<core::OwnerReference> controller_ref(const boost::json::value& obj
 std::string controller_kind(const boost::json::value& obj);
 
 // The policy's targetRef matches the workload (opted out or not).
-bool policy_matches(const policy_view& policy, const workload_ref& workload);
+bool policy_matches(const PolicyView& policy, const WorkloadRef& workload);
 
 // Keys ("ns/Kind/name") of the workloads the policy's targetRef matches,
 // sorted. Opted-out and contested workloads are included: their reports
 // take them out of the policy's pass.
-std::vector<std::string> select_targets(const policy_view& policy, std::span<const workload_ref> workloads);
+std::vector<std::string> select_targets(const PolicyView& policy, std::span<const WorkloadRef> workloads);
 
 // Higher weight first, then the smaller name.
-bool outranks(const policy_view& a, const policy_view& b) noexcept;
+bool outranks(const PolicyView& a, const PolicyView& b) noexcept;
 
-struct workload_selection {
+struct WorkloadSelection {
     std::string winner;                     // the managing policy; "" when none, or opted out
     std::vector<std::string> losers;        // matched but outranked (PolicyConflict), sorted
     std::vector<std::string> opted_out_of;  // matched, but the workload opted out (WorkloadOptOut), sorted
 };
 
 // `policies`: those of the workload's namespace.
-workload_selection select_policy(std::span<const policy_view> policies, const workload_ref& workload);
+WorkloadSelection select_policy(std::span<const PolicyView> policies, const WorkloadRef& workload);
 
 }  // namespace attune::policy

@@ -30,15 +30,15 @@ namespace attune::webhook {
 inline constexpr std::string_view kPodCreatePath = "/mutate-v1-pod";
 inline constexpr std::string_view kWorkloadUpdatePath = "/mutate-apps-v1-workloads";
 
-struct admission_caches {
-    admission_caches() = default;
-    const kube::object_cache* namespaces = nullptr;
+struct AdmissionCaches {
+    AdmissionCaches() = default;
+    const kube::ObjectCache* namespaces = nullptr;
     // Policies, both defaults tiers and the six owner kinds, set up as the
     // manager's informers are (policy::index_policies, index_defaults):
     // selection and the merge read their decoded views. A null defaults
     // cache is no tier (the policy and the built-ins decide alone; tests).
     // The pods, HPA and VPA caches are not read.
-    policy::cache_views views;
+    policy::CacheViews views;
 
     // Every cache above holds its first list (views.has_synced of
     // "Namespace", "AttunePolicy", both defaults kinds and the owner kinds):
@@ -46,28 +46,28 @@ struct admission_caches {
     bool synced() const;
 };
 
-struct admission_options {
-    admission_options() = default;
+struct AdmissionOptions {
+    AdmissionOptions() = default;
     std::string operator_namespace;  // its pods are never sized
     // --watch-namespaces: requests from any other namespace are allowed
     // unchanged (skip reason namespace_not_watched), whatever the caches hold.
-    kube::watch_scope watch_scope;
+    kube::WatchScope watch_scope;
     // RFC 3339 "now" for attune.io/startup-boost-at; the system clock when empty.
     std::function<std::string()> now;
     // The controller's validation options (--allow-local-metrics-addresses,
     // --allow-secret-reads): a merged policy that fails
     // core::validate_effective_policy with them sizes no pod
-    // (policy::policy_resolver, the controller's own resolution).
+    // (policy::PolicyResolver, the controller's own resolution).
     core::PolicyValidationOptions validation;
 };
 
-class admission_handler {
+class AdmissionHandler {
 public:
-    admission_handler(admission_caches caches, admission_options opts, const core::Capabilities* caps,
-                      webhook_metrics& metrics);
-    ~admission_handler();
+    AdmissionHandler(AdmissionCaches caches, AdmissionOptions opts, const core::Capabilities* caps,
+                     WebhookMetrics& metrics);
+    ~AdmissionHandler();
 
-    http::server_reply handle(const http::server_request& req);
+    http::ServerReply handle(const http::ServerRequest& req);
 
     // The two reviews, past HTTP and AdmissionReview decoding (for tests and the bench).
     core::AdmissionResponse review_pod_create(const core::AdmissionRequest& req);

@@ -16,19 +16,19 @@
 
 namespace attune::webhook {
 
-class certificate_files {
+class CertificateFiles {
 public:
     // What a load tells its owner: `loaded` with the new certificate's PEM,
     // `failed` when a poll could not load. `name` goes in the log lines.
-    struct observer {
+    struct Observer {
         std::string name = "webhook";
         std::function<void(const std::string& cert_pem)> loaded;
         std::function<void()> failed;
     };
-    certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll, observer on);
+    CertificateFiles(http::HttpsServer& server, std::string dir, std::chrono::seconds poll, Observer on);
     // The webhook's: its reload counter, expiry gauge and sync errors.
-    certificate_files(http::https_server& server, std::string dir, std::chrono::seconds poll, webhook_metrics& metrics);
-    ~certificate_files();
+    CertificateFiles(http::HttpsServer& server, std::string dir, std::chrono::seconds poll, WebhookMetrics& metrics);
+    ~CertificateFiles();
 
     // Loads the files when they changed since the last load; false (with a
     // reason in `error`) when they are missing or unusable. The server keeps

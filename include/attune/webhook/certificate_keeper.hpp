@@ -20,8 +20,8 @@
 
 namespace attune::webhook {
 
-struct certificate_keeper_options {
-    certificate_keeper_options() = default;
+struct CertificateKeeperOptions {
+    CertificateKeeperOptions() = default;
     std::string ns;                     // the manager's namespace
     std::string secret_name = "attune-webhook-tls";
     std::string webhook_configuration = "attune-webhook";  // our MutatingWebhookConfiguration
@@ -29,29 +29,29 @@ struct certificate_keeper_options {
     // clientConfig becomes {url: <this><its path>, caBundle}. Empty: only
     // caBundle is written and clientConfig.service stays.
     std::string url;
-    serving_names names;
+    ServingNames names;
     core::RotationSettings rotation;
     std::chrono::seconds resync{30};  // re-read the Secret: another replica may have rotated
 };
 
-struct sync_result {
+struct SyncResult {
     bool ok = false;
     std::string error;            // what failed, for the log
     std::int64_t next_at = 0;     // unix seconds: when a pass is due again
 };
 
-class certificate_keeper {
+class CertificateKeeper {
 public:
-    using clock_fn = std::function<std::int64_t()>;  // unix seconds
+    using ClockFn = std::function<std::int64_t()>;  // unix seconds
 
-    certificate_keeper(kube::client& client, http::https_server& server, certificate_keeper_options opts,
-                       webhook_metrics& metrics, clock_fn now = nullptr);
-    ~certificate_keeper();
+    CertificateKeeper(kube::Client& client, http::HttpsServer& server, CertificateKeeperOptions opts,
+                      WebhookMetrics& metrics, ClockFn now = nullptr);
+    ~CertificateKeeper();
 
     // One pass: read or create the Secret, generate what is due and write it
     // (a 409 re-reads and decides again), serve its certificate, publish the
     // bundle. Never throws for API errors: they come back in the result.
-    boost::asio::awaitable<sync_result> sync();
+    boost::asio::awaitable<SyncResult> sync();
 
     // sync() until stop(): again at next_at, at least every `resync`, and
     // after a failure with backoff (1 s doubling to 30 s).

@@ -18,9 +18,9 @@
 
 namespace attune::webhook {
 
-struct webhook_metrics {
-    explicit webhook_metrics(prometheus::Registry& registry);
-    static std::shared_ptr<webhook_metrics> standalone();  // tests and the bench
+struct WebhookMetrics {
+    explicit WebhookMetrics(prometheus::Registry& registry);
+    static std::shared_ptr<WebhookMetrics> standalone();  // tests and the bench
 
     prometheus::Family<prometheus::Histogram>& duration;      // {operation}: pod_create | workload_update
     prometheus::Family<prometheus::Counter>& admissions;      // {operation, result}: mutated | unchanged | skipped | malformed
@@ -33,13 +33,13 @@ struct webhook_metrics {
     prometheus::Counter& certificate_reloads;                       // the server took a new serving certificate
     prometheus::Family<prometheus::Counter>& certificate_sync_errors;  // {stage}: secret | mwc | generate
 
-    // http::server_options::on_event
-    void on_server_event(http::server_event e);
+    // http::ServerOptions::on_event
+    void on_server_event(http::ServerEvent e);
 
 private:
     std::shared_ptr<prometheus::Registry> owned_;
 };
 
-std::string_view to_string(http::server_event e) noexcept;
+std::string_view to_string(http::ServerEvent e) noexcept;
 
 }  // namespace attune::webhook

@@ -19,12 +19,12 @@
 
 namespace attune::webhook {
 
-struct webhook_service_options {
-    webhook_service_options() = default;
+struct WebhookServiceOptions {
+    WebhookServiceOptions() = default;
     std::string host = "127.0.0.1";
     std::string port = "9443";
     std::string ns;  // the manager's namespace: the Secret's, and whose pods are never sized
-    kube::watch_scope watch_scope;  // --watch-namespaces: other namespaces are allowed unchanged
+    kube::WatchScope watch_scope;  // --watch-namespaces: other namespaces are allowed unchanged
     std::string secret_name = "attune-webhook-tls";
     std::string configuration_name = "attune-webhook";
     std::string service_name = "attune-webhook";
@@ -32,19 +32,19 @@ struct webhook_service_options {
     std::string cert_dir;  // cert-manager: serve these files instead of the Secret
     core::RotationSettings rotation;
     std::chrono::seconds resync{30};
-    http::server_options server;
+    http::ServerOptions server;
     core::PolicyValidationOptions validation;  // the controller's, for the admission path
 };
 
 // The serving certificate's names: <svc>.<ns>.svc and
 // <svc>.<ns>.svc.cluster.local, plus the url's host (an IP SAN for an IP).
-serving_names webhook_names(const webhook_service_options& o);
+ServingNames webhook_names(const WebhookServiceOptions& o);
 
-class webhook_service {
+class WebhookService {
 public:
-    webhook_service(boost::asio::any_io_executor ex, kube::client& client, admission_caches caches,
-                    const core::Capabilities* caps, webhook_metrics& metrics, webhook_service_options opts);
-    ~webhook_service();
+    WebhookService(boost::asio::any_io_executor ex, kube::Client& client, AdmissionCaches caches,
+                   const core::Capabilities* caps, WebhookMetrics& metrics, WebhookServiceOptions opts);
+    ~WebhookService();
 
     // Binds the listener; throws std::system_error when the address is unusable.
     void listen();

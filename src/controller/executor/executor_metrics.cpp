@@ -17,7 +17,7 @@ Family<Histogram>& histogram(Registry& r, const char* name, const char* help) {
 }
 }  // namespace
 
-executor_metrics::executor_metrics(Registry& r)
+ExecutorMetrics::ExecutorMetrics(Registry& r)
     : resize_total(counter(r, "attune_resize_total", "in-place resizes by resource and result (success: Applied)")),
       resize_duration(histogram(r, "attune_resize_duration_seconds",
                                 "time from the /resize PATCH until the pod reported the resize Applied")),
@@ -37,14 +37,16 @@ executor_metrics::executor_metrics(Registry& r)
       infeasible_skipped(counter(r, "attune_infeasible_skipped_total",
                                  "Infeasible resizes left alone under InPlaceOnly (InfeasibleBlocked)")),
       template_patches(counter(r, "attune_template_patch_total", "pod template persistence patches, by result")),
-      startup_boost(counter(r, "attune_startup_boost_total", "startup CPU boosts, by namespace, policy and action (applied at CREATE, restored, cleared)")),
+      startup_boost(
+          counter(r, "attune_startup_boost_total",
+                  "startup CPU boosts, by namespace, policy and action (applied at CREATE, restored, cleared)")),
       capacity_skips(counter(r, "attune_capacity_skip_total", "resizes held by a gate or the planner, by reason")),
       schedule_skipped(counter(r, "attune_schedule_skipped_total", "increases held outside the schedule windows")),
       budget_exhausted(counter(r, "attune_budget_exhausted_total", "increases held by the cycle budget")),
-      memory_limit_decrease(counter(r, "attune_memory_limit_decrease_total",
-                                    "memory limit decreases, applied in place or clamped")) {}
+      memory_limit_decrease(
+          counter(r, "attune_memory_limit_decrease_total", "memory limit decreases, applied in place or clamped")) {}
 
-void executor_metrics::count_skip(const std::string& ns, const std::string& policy, std::string_view reason) {
+void ExecutorMetrics::count_skip(const std::string& ns, const std::string& policy, std::string_view reason) {
     const auto metric = core::skip_report(reason).metric;
     if (metric == "attune_capacity_skip_total")
         capacity_skips.Add({{"namespace", ns}, {"policy", policy}, {"reason", std::string(reason)}}).Increment();
@@ -56,23 +58,23 @@ void executor_metrics::count_skip(const std::string& ns, const std::string& poli
         budget_exhausted.Add({{"namespace", ns}, {"policy", policy}}).Increment();
 }
 
-void executor_metrics::observe_resize_duration(const std::string& ns, const std::string& workload, double seconds) {
+void ExecutorMetrics::observe_resize_duration(const std::string& ns, const std::string& workload, double seconds) {
     static const Histogram::BucketBoundaries kDefault{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
     resize_duration.Add({{"namespace", ns}, {"workload", workload}}, kDefault).Observe(seconds);
 }
 
-void executor_metrics::observe_deferred_age(const std::string& ns, const std::string& policy, double seconds) {
+void ExecutorMetrics::observe_deferred_age(const std::string& ns, const std::string& policy, double seconds) {
     static const Histogram::BucketBoundaries kAge{30, 60, 120, 300, 600, 1800, 3600, 7200};
     deferred_age.Add({{"namespace", ns}, {"policy", policy}}, kAge).Observe(seconds);
 }
 
-void executor_metrics::set_kubelet_states(const std::string& ns, const std::string& policy, int deferred,
-                                          int infeasible) {
+void ExecutorMetrics::set_kubelet_states(const std::string& ns, const std::string& policy, int deferred,
+                                         int infeasible) {
     pods_deferred.Add({{"namespace", ns}, {"policy", policy}}).Set(deferred);
     pods_infeasible.Add({{"namespace", ns}, {"policy", policy}}).Set(infeasible);
 }
 
-void executor_metrics::remove_policy(const std::string& ns, const std::string& policy) {
+void ExecutorMetrics::remove_policy(const std::string& ns, const std::string& policy) {
     pods_deferred.Remove(&pods_deferred.Add({{"namespace", ns}, {"policy", policy}}));
     pods_infeasible.Remove(&pods_infeasible.Add({{"namespace", ns}, {"policy", policy}}));
 }

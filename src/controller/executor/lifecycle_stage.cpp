@@ -46,9 +46,9 @@ const core::Pod* pod_by_uid(const std::vector<core::Pod>& pods, const std::strin
 
 }  // namespace
 
-asio::awaitable<core::ThrottlingMeasurement> resize_executor::measure_throttling(pass_context& c,
-                                                                                 std::vector<std::string> pods,
-                                                                                 std::chrono::seconds window) {
+asio::awaitable<core::ThrottlingMeasurement> ResizeExecutor::measure_throttling(PassContext& c,
+                                                                                std::vector<std::string> pods,
+                                                                                std::chrono::seconds window) {
     core::ThrottlingMeasurement m;
     if (!query_ || !c.policy->metrics.prometheus) {
         m.query_failed = true;
@@ -67,19 +67,20 @@ asio::awaitable<core::ThrottlingMeasurement> resize_executor::measure_throttling
     co_return m;
 }
 
-asio::awaitable<bool> resize_executor::write_lifecycle_status(pass_context& c) {
+asio::awaitable<bool> ResizeExecutor::write_lifecycle_status(PassContext& c) {
     json::object body{
-        {"status", json::object{{"lifecycle", core::encode_lifecycle_status(resize_ledger::lifecycle_entries(*c.book))}}}};
+        {"status",
+         json::object{{"lifecycle", core::encode_lifecycle_status(ResizeLedger::lifecycle_entries(*c.book))}}}};
     auto r = co_await client_.patch(kube::resources::attune_policies(), c.snap.key.ns, c.policy_name,
-                                    kube::patch_type::json_merge, json::serialize(body), "status");
+                                    kube::PatchType::JsonMerge, json::serialize(body), "status");
     if (!r && !r.error().is_fenced())
         spdlog::warn("status.lifecycle was not written namespace={} policy={} error=\"{}\"", c.snap.key.ns,
                      c.policy_name, r.error().describe());
     co_return static_cast<bool>(r);
 }
 
-asio::awaitable<void> resize_executor::patch_lifecycle_template(pass_context& c, core::ContainerResourceMap resources,
-                                                                std::string revision) {
+asio::awaitable<void> ResizeExecutor::patch_lifecycle_template(PassContext& c, core::ContainerResourceMap resources,
+                                                               std::string revision) {
     auto tmpl = core::decode_pod_template(c.snap.key.kind, *c.snap.workload);
     auto rollout = core::decode_rollout_status(c.snap.key.kind, *c.snap.workload);
     if (!tmpl || !rollout) {
@@ -108,7 +109,7 @@ asio::awaitable<void> resize_executor::patch_lifecycle_template(pass_context& c,
     co_await write_template_patch(c, std::get<core::TemplatePatch>(decision), tmpl.value(), in.when);
 }
 
-asio::awaitable<void> resize_executor::run_lifecycle(pass_context& c) {
+asio::awaitable<void> ResizeExecutor::run_lifecycle(PassContext& c) {
     const auto& spec = c.policy->lifecycle;
     const auto& key = c.snap.key;
     // The workload's Running pods that are not being deleted (docs/lifecycle.md).
@@ -119,7 +120,7 @@ asio::awaitable<void> resize_executor::run_lifecycle(pass_context& c) {
     // A copy: the ledger's entry is replaced below, and other passes of this
     // policy may move the ledger while this one awaits.
     std::optional<core::LifecycleStatusEntry> previous;
-    if (const auto* e = resize_ledger::lifecycle_entry(*c.book, key.kind, key.name)) previous = *e;
+    if (const auto* e = ResizeLedger::lifecycle_entry(*c.book, key.kind, key.name)) previous = *e;
 
     core::AttemptInputs ai;
     ai.workload = workload;
@@ -185,7 +186,7 @@ asio::awaitable<void> resize_executor::run_lifecycle(pass_context& c) {
             break;
         }
 
-    const kube::object_reference on_workload(c.snap.report.api_version, key.kind, key.ns, key.name, c.snap.uid);
+    const kube::ObjectReference on_workload(c.snap.report.api_version, key.kind, key.ns, key.name, c.snap.uid);
     for (const auto& a : d.actions) {
         if (stopping_) co_return;
         if (const auto* r = std::get_if<core::ResizePods>(&a)) {

@@ -31,7 +31,7 @@ std::string targets_key(const core::ResizeTargets& t) {
     return k;
 }
 
-std::optional<std::string> last_resize_time(const kube::object_cache::object_ptr& policy) {
+std::optional<std::string> last_resize_time(const kube::ObjectCache::ObjectPtr& policy) {
     if (!policy) return std::nullopt;
     const auto ann = core::annotations_of(*policy);
     const auto it = ann.find(core::kLastResizeTimeAnnotation);
@@ -41,25 +41,25 @@ std::optional<std::string> last_resize_time(const kube::object_cache::object_ptr
 
 }  // namespace
 
-resize_executor::resize_executor(asio::any_io_executor ex, kube::client& client, event_queue* events,
-                                 executor_metrics& metrics, executor_caches caches, const recommendation_store& store,
-                                 executor_options opts)
+ResizeExecutor::ResizeExecutor(asio::any_io_executor ex, kube::Client& client, EventQueue* events,
+                               ExecutorMetrics& metrics, ExecutorCaches caches, const RecommendationStore& store,
+                               ExecutorOptions opts)
     : ex_(ex), client_(client), events_(events), metrics_(metrics), caches_(caches), store_(store), opts_(opts),
       queue_(ex, opts.rate, nullptr) {}
 
-void resize_executor::set_capabilities(const core::Capabilities& caps) { caps_ = caps; }
-void resize_executor::set_instant_query(instant_query_fn query) { query_ = std::move(query); }
-void resize_executor::on_ledger_change(std::function<void(const std::string&, const std::string&)> cb) {
+void ResizeExecutor::set_capabilities(const core::Capabilities& caps) { caps_ = caps; }
+void ResizeExecutor::set_instant_query(InstantQueryFn query) { query_ = std::move(query); }
+void ResizeExecutor::on_ledger_change(std::function<void(const std::string&, const std::string&)> cb) {
     ledger_changed_ = std::move(cb);
 }
 
-kube::informer::handler resize_executor::on_pod_change() {
-    return [this](const kube::object_cache::delta& d) {
+kube::Informer::Handler ResizeExecutor::on_pod_change() {
+    return [this](const kube::ObjectCache::Delta& d) {
         nodes_.apply(d);
         const auto& obj = d.new_object ? d.new_object : d.old_object;
         if (!obj) return;
         const std::string uid(kube::meta_string(*obj, "uid"));
-        if (d.what == kube::object_cache::delta::kind::deleted) {
+        if (d.what == kube::ObjectCache::Delta::Kind::Deleted) {
             // The pod is gone: what we followed for it settles here, with no I/O.
             if (auto f = in_flight_.find(uid); f != in_flight_.end()) {
                 cycles_.settle(f->second.policy_key, uid, false);
@@ -86,9 +86,9 @@ kube::informer::handler resize_executor::on_pod_change() {
     };
 }
 
-void resize_executor::on_recommendation_change(const object_key& workload) { queue_.add(workload.str()); }
+void ResizeExecutor::on_recommendation_change(const ObjectKey& workload) { queue_.add(workload.str()); }
 
-void resize_executor::enqueue_all() {
+void ResizeExecutor::enqueue_all() {
     if (!caches_.views.pods) return;
     // Resizes, boosts and safety watches found on the pods (a restart or a
     // failover): their workloads pass, and follow() adopts what is in flight.
@@ -102,7 +102,7 @@ void resize_executor::enqueue_all() {
     });
 }
 
-asio::awaitable<void> resize_executor::run_worker() {
+asio::awaitable<void> ResizeExecutor::run_worker() {
     for (;;) {
         auto key = co_await queue_.get();
         if (!key) co_return;
@@ -122,13 +122,12 @@ asio::awaitable<void> resize_executor::run_worker() {
     }
 }
 
-void resize_executor::shut_down() {
+void ResizeExecutor::shut_down() {
     stopping_ = true;
     queue_.shut_down();
 }
 
-core::ResizeGateInputs resize_executor::gate_inputs(pass_context& c, const core::Pod& pod,
-                                                    const core::NodeFacts* node) {
+core::ResizeGateInputs ResizeExecutor::gate_inputs(PassContext& c, const core::Pod& pod, const core::NodeFacts* node) {
     auto g = core::policy_gate_inputs(*c.policy, c.book->history, cooldown_anchor(c), c.now);
     const auto cycle = cycles_.view(c.policy_key);
     // Inside the open cycle the cooldown does not hold the cycle's own pods
@@ -147,7 +146,7 @@ core::ResizeGateInputs resize_executor::gate_inputs(pass_context& c, const core:
     return g;
 }
 
-asio::awaitable<void> resize_executor::process(object_key key) {
+asio::awaitable<void> ResizeExecutor::process(ObjectKey key) {
     if (stopping_) co_return;
     auto snap = take_executor_snapshot(caches_, key);
     if (!snap) co_return;  // deleted: its pods' deletions settle what was in flight
@@ -164,16 +163,16 @@ asio::awaitable<void> resize_executor::process(object_key key) {
         }
         co_return;
     }
-    pass_context c;
+    PassContext c;
     c.now = wall_now();
     c.snap = std::move(*snap);
-    c.rec_holder = std::make_shared<const stored_recommendation>(*stored);  // the store may move on while we await
+    c.rec_holder = std::make_shared<const StoredRecommendation>(*stored);  // the store may move on while we await
     c.rec = c.rec_holder.get();
     c.policy = c.rec->effective.get();
     c.policy_name = c.rec->policy;
     c.policy_key = key.ns + "/" + c.policy_name;
-    c.regarding = kube::object_reference("attune.io/v1alpha1", std::string(kPolicyKind), key.ns, c.policy_name,
-                                         c.snap.policy ? std::string(kube::meta_string(*c.snap.policy, "uid")) : "");
+    c.regarding = kube::ObjectReference("attune.io/v1alpha1", std::string(kPolicyKind), key.ns, c.policy_name,
+                                        c.snap.policy ? std::string(kube::meta_string(*c.snap.policy, "uid")) : "");
     c.book = &ledger_.get(key.ns, c.policy_name, c.snap.policy.get());
     c.targets_key = targets_key(core::resize_targets(c.rec->recommendation, *c.policy));
     const auto version_before = c.book->version;
@@ -207,7 +206,7 @@ asio::awaitable<void> resize_executor::process(object_key key) {
     if (c.requeue) queue_.add_after(key.str(), *c.requeue);
 }
 
-asio::awaitable<void> resize_executor::resize_pods(pass_context& c) {
+asio::awaitable<void> ResizeExecutor::resize_pods(PassContext& c) {
     const auto targets = core::resize_targets(c.rec->recommendation, *c.policy);
     if (targets.targets.empty()) co_return;
     const core::EligibilityContext ectx{c.snap.annotations, c.snap.namespace_annotations};
@@ -237,10 +236,10 @@ asio::awaitable<void> resize_executor::resize_pods(pass_context& c) {
     }
 }
 
-asio::awaitable<bool> resize_executor::resize_one(pass_context& c, core::Pod pod,
-                                                  std::vector<core::ContainerTarget> targets,
-                                                  core::ControlledValues controlled, std::optional<int> max_concurrent,
-                                                  bool restore) {
+asio::awaitable<bool> ResizeExecutor::resize_one(PassContext& c, core::Pod pod,
+                                                 std::vector<core::ContainerTarget> targets,
+                                                 core::ControlledValues controlled, std::optional<int> max_concurrent,
+                                                 bool restore) {
     const auto node = node_of(caches_, pod.node_name);
     core::PlanOptions popts;
     popts.memory_floor_headroom_percent =
@@ -267,13 +266,13 @@ asio::awaitable<bool> resize_executor::resize_one(pass_context& c, core::Pod pod
     for (const auto& n : go.notes)
         spdlog::warn("resize note namespace={} pod={} uid={} note=\"{}\"", pod.namespace_, pod.name, pod.uid, n);
     cycles_.submit(c.policy_key, c.snap.key.str(), pod.uid, go.increase);
-    replan_fn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
+    ReplanFn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
         auto again = decide(fresh);
         if (auto* g = std::get_if<core::ResizeGo>(&again)) return std::move(g->plan);
         return std::nullopt;
     };
     auto r = co_await submit(pod, go.plan, replan, true, c.snap.key.name);
-    if (r.what != submit_outcome::accepted) {
+    if (r.what != SubmitOutcome::Accepted) {
         cycles_.withdraw(c.policy_key, pod.uid);
         co_await report_not_sent(c, pod, r);
         co_return false;
@@ -296,10 +295,10 @@ asio::awaitable<bool> resize_executor::resize_one(pass_context& c, core::Pod pod
     co_return true;
 }
 
-void resize_executor::track(pass_context& c, const submit_result& r, core::TrackedKind kind, std::string reason) {
+void ResizeExecutor::track(PassContext& c, const SubmitResult& r, core::TrackedKind kind, std::string reason) {
     const auto& pod = r.pod;
     const auto& plan = r.plan;
-    in_flight_resize f;
+    InFlightResize f;
     f.t.kind = kind;
     f.t.pod_uid = pod.uid;
     f.t.pod_name = pod.name;
@@ -323,7 +322,7 @@ void resize_executor::track(pass_context& c, const submit_result& r, core::Track
     in_flight_.insert_or_assign(pod.uid, std::move(f));
 }
 
-void resize_executor::refresh_pod_states(pass_context& c) {
+void ResizeExecutor::refresh_pod_states(PassContext& c) {
     // The pods of ours this workload has (in flight, or resized and still
     // there), plus any pod the kubelet holds Deferred or Infeasible.
     std::map<std::string, core::ResizeState> states;
@@ -356,7 +355,7 @@ void resize_executor::refresh_pod_states(pass_context& c) {
     metrics_.set_kubelet_states(c.snap.key.ns, c.policy_name, d, i);
 }
 
-std::optional<std::string> resize_executor::cooldown_anchor(const pass_context& c) const {
+std::optional<std::string> ResizeExecutor::cooldown_anchor(const PassContext& c) const {
     // The annotation as cached, or the one this manager wrote since, if newer
     // (the policy cache may not have seen our patch yet).
     auto cached = last_resize_time(c.snap.policy);
@@ -369,12 +368,12 @@ std::optional<std::string> resize_executor::cooldown_anchor(const pass_context& 
     return core::format_timestamp(it->second);
 }
 
-asio::awaitable<void> resize_executor::write_cooldown_anchor(pass_context& c, std::string why) {
+asio::awaitable<void> ResizeExecutor::write_cooldown_anchor(PassContext& c, std::string why) {
     anchors_[c.policy_key] = c.now;
     const auto now = core::format_timestamp(c.now);
     json::object body{{"metadata", json::object{{"annotations", json::object{{core::kLastResizeTimeAnnotation, now}}}}}};
     auto r = co_await client_.patch(kube::resources::attune_policies(), c.snap.key.ns, c.policy_name,
-                                    kube::patch_type::json_merge, json::serialize(body));
+                                    kube::PatchType::JsonMerge, json::serialize(body));
     if (r) {
         spdlog::info("cooldown anchored namespace={} policy={} last_resize_time={} why=\"{}\"", c.snap.key.ns,
                      c.policy_name, now, why);
@@ -386,7 +385,7 @@ asio::awaitable<void> resize_executor::write_cooldown_anchor(pass_context& c, st
     c.requeue_in(std::chrono::duration_cast<std::chrono::milliseconds>(c.policy->update_strategy.cooldown) + 1s);
 }
 
-asio::awaitable<void> resize_executor::close_cycle(pass_context& c) {
+asio::awaitable<void> ResizeExecutor::close_cycle(PassContext& c) {
     const auto close = cycles_.pass_done(c.policy_key, c.snap.key.str(), c.work_left, c.holds_cycle);
     if (close && close->applied_any) co_await write_cooldown_anchor(c, "resize cycle closed");
     const auto anchor = cooldown_anchor(c);

@@ -16,7 +16,7 @@ namespace attune::controller {
 namespace asio = boost::asio;
 namespace json = boost::json;
 
-asio::awaitable<void> resize_executor::follow(pass_context& c) {
+asio::awaitable<void> ResizeExecutor::follow(PassContext& c) {
     // Adopt resizes found in flight that we never followed (after a restart
     // or a failover): they hold a slot and are followed to the end, but
     // nothing is reported for them and nothing is sent again.
@@ -27,7 +27,7 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
         const auto st = core::classify_current_resize(pod);
         followed_.insert(pod.uid);
         if (st.state == core::ResizeState::Applied || st.state == core::ResizeState::Pending) continue;
-        in_flight_resize f;
+        InFlightResize f;
         f.t.kind = core::TrackedKind::Adopted;
         f.t.pod_uid = pod.uid;
         f.t.pod_name = pod.name;
@@ -78,7 +78,7 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
                 co_await evict_or_block(c, pod, u.status, deferred_since, changes);
             continue;
         }
-        in_flight_resize f = std::move(it->second);
+        InFlightResize f = std::move(it->second);
         in_flight_.erase(it);
         switch (u.verdict) {
             case core::TrackVerdict::Applied:
@@ -105,7 +105,7 @@ asio::awaitable<void> resize_executor::follow(pass_context& c) {
     }
 }
 
-asio::awaitable<void> resize_executor::settle_applied(pass_context& c, in_flight_resize f, const core::Pod& pod) {
+asio::awaitable<void> ResizeExecutor::settle_applied(PassContext& c, InFlightResize f, const core::Pod& pod) {
     cycles_.settle(f.policy_key, pod.uid, true);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - f.sent).count();
     if (f.t.deferred_since)

@@ -44,9 +44,9 @@ std::optional<core::Quantity> cpu_limits(const core::Pod& p) {
 
 }  // namespace
 
-asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const core::Pod& pod, core::ResizeStatus status,
-                                                      std::optional<core::Timestamp> deferred_since,
-                                                      std::vector<core::ContainerChange> changes) {
+asio::awaitable<void> ResizeExecutor::evict_or_block(PassContext& c, const core::Pod& pod, core::ResizeStatus status,
+                                                     std::optional<core::Timestamp> deferred_since,
+                                                     std::vector<core::ContainerChange> changes) {
     core::EvictionInputs in;
     in.method = c.policy->update_strategy.resize_method;
     in.state = status;
@@ -88,8 +88,8 @@ asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const cor
             break;
     }
     // Through the Eviction API, so PodDisruptionBudgets hold.
-    http::request req;
-    req.method = http::verb::post;
+    http::Request req;
+    req.method = http::Verb::Post;
     req.target = kube::object_path(kube::resources::pods(), ns, pod.name, "eviction");
     req.headers.emplace_back("Content-Type", "application/json");
     req.body = json::serialize(core::eviction_body(pod));
@@ -121,7 +121,7 @@ asio::awaitable<void> resize_executor::evict_or_block(pass_context& c, const cor
     emit(c, std::move(ev));
 }
 
-asio::awaitable<void> resize_executor::restore_boosts(pass_context& c) {
+asio::awaitable<void> ResizeExecutor::restore_boosts(PassContext& c) {
     const auto& boost = c.policy->cpu.startup_boost;
     for (const auto& snapshot_pod : c.snap.pods) {
         const core::Pod& pod = snapshot_pod;
@@ -174,15 +174,14 @@ asio::awaitable<void> resize_executor::restore_boosts(pass_context& c) {
                 }
                 auto go = std::get<core::ResizeGo>(std::move(decision));
                 const auto targets = d.targets;
-                replan_fn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
+                ReplanFn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
                     auto again = core::plan_resize(fresh, targets, *caps_, core::ControlledValues::RequestsOnly, popts);
                     if (auto* p = std::get_if<core::ResizePlan>(&again)) return std::move(*p);
                     return std::nullopt;
                 };
                 auto r = co_await submit(pod, go.plan, replan, false, c.snap.key.name);
-                if (r.what == submit_outcome::accepted)
-                    track(c, r, core::TrackedKind::BoostRestore, "");
-                else if (r.what != submit_outcome::fenced && r.what != submit_outcome::held)
+                if (r.what == SubmitOutcome::Accepted) track(c, r, core::TrackedKind::BoostRestore, "");
+                else if (r.what != SubmitOutcome::Fenced && r.what != SubmitOutcome::Held)
                     spdlog::warn("startup boost restore not sent namespace={} pod={} uid={} error=\"{}\"",
                                  pod.namespace_, pod.name, pod.uid, r.message);
                 break;
@@ -191,7 +190,7 @@ asio::awaitable<void> resize_executor::restore_boosts(pass_context& c) {
     }
 }
 
-asio::awaitable<void> resize_executor::persist(pass_context& c) {
+asio::awaitable<void> ResizeExecutor::persist(PassContext& c) {
     const auto& tp = c.policy->update_strategy.template_persistence;
     const auto key = c.snap.key.str();
     const bool on_recommendation = tp.when == core::TemplatePersistenceWhen::OnRecommendation;
@@ -257,15 +256,15 @@ asio::awaitable<void> resize_executor::persist(pass_context& c) {
     if (!applied) persisted_targets_[key] = c.targets_key;
 }
 
-asio::awaitable<bool> resize_executor::write_template_patch(pass_context& c, const core::TemplatePatch& patch,
-                                                            const core::Pod& pod_template, core::PersistWhen when) {
+asio::awaitable<bool> ResizeExecutor::write_template_patch(PassContext& c, const core::TemplatePatch& patch,
+                                                           const core::Pod& pod_template, core::PersistWhen when) {
     const auto rt = kube::workload_resource(c.snap.key.kind);
     if (!rt) {
         spdlog::warn("template persistence skipped namespace={} workload={} error=\"{}\"", c.snap.key.ns,
                      c.snap.key.name, rt.error().message);
         co_return false;
     }
-    auto r = co_await client_.patch(rt.value(), c.snap.key.ns, c.snap.key.name, kube::patch_type::strategic_merge,
+    auto r = co_await client_.patch(rt.value(), c.snap.key.ns, c.snap.key.name, kube::PatchType::StrategicMerge,
                                     json::serialize(patch.body));
     const std::string ns = c.snap.key.ns, wl = c.snap.key.name;
     if (!r) {
@@ -289,7 +288,7 @@ asio::awaitable<bool> resize_executor::write_template_patch(pass_context& c, con
     co_return true;
 }
 
-asio::awaitable<void> resize_executor::retune_hpa(pass_context& c, const core::Pod& applied) {
+asio::awaitable<void> ResizeExecutor::retune_hpa(PassContext& c, const core::Pod& applied) {
     if (c.snap.report.hpa_name.empty() || !caches_.views.hpas) co_return;
     auto hpa = caches_.views.hpas->get(c.snap.key.ns + "/" + c.snap.report.hpa_name);
     if (!hpa) co_return;
@@ -306,8 +305,7 @@ asio::awaitable<void> resize_executor::retune_hpa(pass_context& c, const core::P
     }
     const auto& retune = std::get<core::HpaRetune>(decision);
     auto r = co_await client_.patch(kube::resources::horizontal_pod_autoscalers(), c.snap.key.ns,
-                                    c.snap.report.hpa_name, kube::patch_type::json_merge,
-                                    json::serialize(retune.patch));
+                                    c.snap.report.hpa_name, kube::PatchType::JsonMerge, json::serialize(retune.patch));
     if (!r) {
         if (r.error().is_fenced()) co_return;
         spdlog::warn("HPA retune failed namespace={} hpa={} error=\"{}\"", c.snap.key.ns, c.snap.report.hpa_name,

@@ -6,8 +6,8 @@
 
 namespace attune::controller {
 
-resize_ledger::book& resize_ledger::get(const std::string& ns, const std::string& policy,
-                                        const boost::json::value* policy_object) {
+ResizeLedger::Book& ResizeLedger::get(const std::string& ns, const std::string& policy,
+                                      const boost::json::value* policy_object) {
     auto [it, fresh] = books_.try_emplace({ns, policy});
     if (fresh && policy_object) {
         if (const auto* h = core::json_at(*policy_object, {"status", "resizeHistory"})) {
@@ -36,18 +36,18 @@ resize_ledger::book& resize_ledger::get(const std::string& ns, const std::string
     return it->second;
 }
 
-const resize_ledger::book* resize_ledger::find(const std::string& ns, const std::string& policy) const {
+const ResizeLedger::Book* ResizeLedger::find(const std::string& ns, const std::string& policy) const {
     const auto it = books_.find({ns, policy});
     return it == books_.end() ? nullptr : &it->second;
 }
 
-void resize_ledger::append(book& b, std::vector<core::HistoryEntry> entries) {
+void ResizeLedger::append(Book& b, std::vector<core::HistoryEntry> entries) {
     if (entries.empty()) return;
     for (auto& e : entries) core::append_history(b.history, std::move(e));
     ++b.version;
 }
 
-void resize_ledger::set_pods(book& b, const std::string& workload, std::map<std::string, core::ResizeState> pods) {
+void ResizeLedger::set_pods(Book& b, const std::string& workload, std::map<std::string, core::ResizeState> pods) {
     auto it = b.workloads.find(workload);
     if (pods.empty()) {
         if (it == b.workloads.end()) return;
@@ -59,8 +59,8 @@ void resize_ledger::set_pods(book& b, const std::string& workload, std::map<std:
     ++b.version;
 }
 
-void resize_ledger::set_cycle(book& b, bool resized_this_cycle, bool cooldown_active,
-                              std::optional<bool> inside_schedule_window) {
+void ResizeLedger::set_cycle(Book& b, bool resized_this_cycle, bool cooldown_active,
+                             std::optional<bool> inside_schedule_window) {
     if (b.resized_this_cycle == resized_this_cycle && b.cooldown_active == cooldown_active &&
         b.inside_schedule_window == inside_schedule_window)
         return;
@@ -70,14 +70,14 @@ void resize_ledger::set_cycle(book& b, bool resized_this_cycle, bool cooldown_ac
     ++b.version;
 }
 
-const core::LifecycleStatusEntry* resize_ledger::lifecycle_entry(const book& b, const std::string& kind,
-                                                                 const std::string& name) {
+const core::LifecycleStatusEntry* ResizeLedger::lifecycle_entry(const Book& b, const std::string& kind,
+                                                                const std::string& name) {
     const auto it = b.lifecycle.find(kind + "/" + name);
     return it == b.lifecycle.end() ? nullptr : &it->second;
 }
 
-void resize_ledger::set_lifecycle(book& b, core::LifecycleStatusEntry entry,
-                                  std::optional<std::pair<std::string, std::string>> blocked) {
+void ResizeLedger::set_lifecycle(Book& b, core::LifecycleStatusEntry entry,
+                                 std::optional<std::pair<std::string, std::string>> blocked) {
     bool changed = !b.lifecycle_owned;
     b.lifecycle_owned = true;
     const std::string name = entry.kind + "/" + entry.workload;
@@ -99,27 +99,27 @@ void resize_ledger::set_lifecycle(book& b, core::LifecycleStatusEntry entry,
     if (changed) ++b.version;
 }
 
-void resize_ledger::drop_lifecycle(book& b, const std::string& kind, const std::string& name) {
+void ResizeLedger::drop_lifecycle(Book& b, const std::string& kind, const std::string& name) {
     const bool entry = b.lifecycle.erase(kind + "/" + name) > 0;
     const bool block = b.lifecycle_blocked.erase(kind + "/" + name) > 0;
     if (entry || block) ++b.version;
 }
 
-std::vector<core::LifecycleStatusEntry> resize_ledger::lifecycle_entries(const book& b) {
+std::vector<core::LifecycleStatusEntry> ResizeLedger::lifecycle_entries(const Book& b) {
     std::vector<core::LifecycleStatusEntry> out;
     out.reserve(b.lifecycle.size());
     for (const auto& [k, e] : b.lifecycle) out.push_back(e);
     return out;
 }
 
-std::optional<std::pair<std::string, std::string>> resize_ledger::lifecycle_block(const book& b) {
+std::optional<std::pair<std::string, std::string>> ResizeLedger::lifecycle_block(const Book& b) {
     if (b.lifecycle_blocked.empty()) return std::nullopt;
     return b.lifecycle_blocked.begin()->second;
 }
 
-void resize_ledger::forget(const std::string& ns, const std::string& policy) { books_.erase({ns, policy}); }
+void ResizeLedger::forget(const std::string& ns, const std::string& policy) { books_.erase({ns, policy}); }
 
-core::WorkloadCounts resize_ledger::counts(const book& b) {
+core::WorkloadCounts ResizeLedger::counts(const Book& b) {
     std::vector<core::WorkloadResizeView> views;
     views.reserve(b.workloads.size());
     for (const auto& [name, pods] : b.workloads) {

@@ -30,7 +30,7 @@ std::string resource_label(const std::vector<core::ContainerChange>& changes) {
 
 }  // namespace
 
-void resize_executor::emit(const pass_context& c, const core::EventIntent& e, const kube::object_reference* regarding) {
+void ResizeExecutor::emit(const PassContext& c, const core::EventIntent& e, const kube::ObjectReference* regarding) {
     if (!events_) return;
     std::string suppress;
     if (c.snap.policy) {
@@ -40,12 +40,12 @@ void resize_executor::emit(const pass_context& c, const core::EventIntent& e, co
     events_->push(policy_event(regarding ? *regarding : c.regarding, e, std::move(suppress)));
 }
 
-void resize_executor::history(pass_context& c, std::vector<core::HistoryEntry> entries) {
+void ResizeExecutor::history(PassContext& c, std::vector<core::HistoryEntry> entries) {
     ledger_.append(*c.book, std::move(entries));
 }
 
-void resize_executor::count_resize(const pass_context& c, const std::vector<core::ContainerChange>& changes,
-                                   std::string result) {
+void ResizeExecutor::count_resize(const PassContext& c, const std::vector<core::ContainerChange>& changes,
+                                  std::string result) {
     metrics_.resize_total
         .Add({{"namespace", c.snap.key.ns},
               {"workload", c.snap.key.name},
@@ -54,13 +54,13 @@ void resize_executor::count_resize(const pass_context& c, const std::vector<core
         .Increment();
 }
 
-bool resize_executor::first_report(const pass_context& c, const std::string& pod_uid, const std::string& reason) {
+bool ResizeExecutor::first_report(const PassContext& c, const std::string& pod_uid, const std::string& reason) {
     auto& seen = reported_holds_[pod_uid];
     if (seen.size() >= 16) seen.clear();  // bounded: an old report may repeat once, never grow without end
     return seen.emplace(c.targets_key, reason).second;
 }
 
-asio::awaitable<void> resize_executor::report_held(pass_context& c, const core::Pod& pod, const core::ResizeHeld& h) {
+asio::awaitable<void> ResizeExecutor::report_held(PassContext& c, const core::Pod& pod, const core::ResizeHeld& h) {
     // A hold is reported once per pod and recommendation: the gates are asked
     // again on every pass, the user is told once.
     if (!first_report(c, pod.uid, h.reason)) co_return;
@@ -86,19 +86,18 @@ asio::awaitable<void> resize_executor::report_held(pass_context& c, const core::
     for (const auto& e : h.events) emit(c, e);
 }
 
-asio::awaitable<void> resize_executor::report_not_sent(pass_context& c, const core::Pod& pod, const submit_result& r) {
+asio::awaitable<void> ResizeExecutor::report_not_sent(PassContext& c, const core::Pod& pod, const SubmitResult& r) {
     const auto changes = core::container_changes(r.pod, r.plan.planned.containers.empty() ? r.pod : r.plan.planned);
     switch (r.what) {
-        case submit_outcome::accepted:
-            co_return;
-        case submit_outcome::fenced:
+        case SubmitOutcome::Accepted: co_return;
+        case SubmitOutcome::Fenced:
             spdlog::info("resize not sent: not the leader namespace={} pod={} uid={}", pod.namespace_, pod.name, pod.uid);
             co_return;
-        case submit_outcome::held:
+        case SubmitOutcome::Held:
             spdlog::info("resize no longer needed after a re-read namespace={} pod={} uid={}", pod.namespace_,
                          pod.name, pod.uid);
             co_return;
-        case submit_outcome::refused: {
+        case SubmitOutcome::Refused: {
             if (r.reason == "NotFound") co_return;  // deleted meanwhile: its deletion settles it
             // Never retried blindly: this pod waits for the next recommendation.
             refused_[pod.uid] = c.targets_key;
@@ -115,7 +114,7 @@ asio::awaitable<void> resize_executor::report_not_sent(pass_context& c, const co
             emit(c, std::move(ev));
             co_return;
         }
-        case submit_outcome::failed: {
+        case SubmitOutcome::Failed: {
             spdlog::warn("resize not sent namespace={} pod={} uid={} workload={} reason={} error=\"{}\"", pod.namespace_,
                          pod.name, pod.uid, c.snap.key.name, r.reason, r.message);
             count_resize(c, changes, "failed");

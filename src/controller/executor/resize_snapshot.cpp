@@ -9,11 +9,11 @@
 
 namespace attune::controller {
 
-std::optional<executor_snapshot> take_executor_snapshot(const executor_caches& caches, const object_key& key) {
+std::optional<ExecutorSnapshot> take_executor_snapshot(const ExecutorCaches& caches, const ObjectKey& key) {
     const auto* cache = caches.views.for_kind(key.kind);
     auto obj = cache ? cache->get(key.cache_key()) : nullptr;
     if (!obj) return std::nullopt;
-    executor_snapshot s;
+    ExecutorSnapshot s;
     s.key = key;
     s.workload = obj;
     s.uid = std::string(kube::meta_string(*obj, "uid"));
@@ -50,8 +50,8 @@ std::optional<executor_snapshot> take_executor_snapshot(const executor_caches& c
     return s;
 }
 
-node_view node_of(const executor_caches& caches, std::string_view node_name) {
-    node_view v;
+NodeView node_of(const ExecutorCaches& caches, std::string_view node_name) {
+    NodeView v;
     if (!caches.nodes || node_name.empty()) return v;
     auto obj = caches.nodes->get(node_name);
     if (!obj) return v;

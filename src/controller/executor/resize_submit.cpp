@@ -20,16 +20,16 @@ namespace json = boost::json;
 
 namespace {
 
-bool is_client_error(const kube::api_error& e) {
-    return e.kind == kube::error_kind::api_status && e.code >= 400 && e.code < 500;
+bool is_client_error(const kube::ApiError& e) {
+    return e.kind == kube::ErrorKind::ApiStatus && e.code >= 400 && e.code < 500;
 }
 
 using kube::wall_now;
 
 }  // namespace
 
-asio::awaitable<bool> resize_executor::patch_pod_metadata(core::Pod pod, std::string body, std::string what) {
-    auto r = co_await client_.patch(kube::resources::pods(), pod.namespace_, pod.name, kube::patch_type::json_merge,
+asio::awaitable<bool> ResizeExecutor::patch_pod_metadata(core::Pod pod, std::string body, std::string what) {
+    auto r = co_await client_.patch(kube::resources::pods(), pod.namespace_, pod.name, kube::PatchType::JsonMerge,
                                     std::move(body));
     if (r) co_return true;
     if (!r.error().is_not_found() && !r.error().is_fenced())
@@ -38,10 +38,10 @@ asio::awaitable<bool> resize_executor::patch_pod_metadata(core::Pod pod, std::st
     co_return false;
 }
 
-asio::awaitable<resize_executor::submit_result> resize_executor::submit(core::Pod pod, core::ResizePlan plan,
-                                                                        replan_fn replan, bool write_originals,
-                                                                        std::string workload) {
-    submit_result out;
+asio::awaitable<ResizeExecutor::SubmitResult> ResizeExecutor::submit(core::Pod pod, core::ResizePlan plan,
+                                                                     ReplanFn replan, bool write_originals,
+                                                                     std::string workload) {
+    SubmitResult out;
     for (int attempt = 0;; ++attempt) {
         out.pod = pod;
         out.plan = plan;  // what was (or would have been) sent, for the report
@@ -49,12 +49,12 @@ asio::awaitable<resize_executor::submit_result> resize_executor::submit(core::Po
             std::vector<std::string> names;
             for (const auto& ch : core::container_changes(pod, plan.planned)) names.push_back(ch.container);
             const auto originals = core::capture_originals(pod, names);
-            auto r = co_await client_.patch(kube::resources::pods(), pod.namespace_, pod.name,
-                                            kube::patch_type::json_merge,
-                                            json::serialize(core::tracking_patch(originals, workload, wall_now())));
+            auto r =
+                co_await client_.patch(kube::resources::pods(), pod.namespace_, pod.name, kube::PatchType::JsonMerge,
+                                       json::serialize(core::tracking_patch(originals, workload, wall_now())));
             if (r) out.stale_versions.push_back(std::string(kube::meta_string(r.value(), "resourceVersion")));
             if (!r) {
-                out.what = r.error().is_fenced() ? submit_outcome::fenced : submit_outcome::failed;
+                out.what = r.error().is_fenced() ? SubmitOutcome::Fenced : SubmitOutcome::Failed;
                 out.reason = r.error().is_conflict() ? "annotation-persist-conflict" : "annotation-persist-failed";
                 out.message = r.error().describe();
                 co_return out;
@@ -62,9 +62,9 @@ asio::awaitable<resize_executor::submit_result> resize_executor::submit(core::Po
             write_originals = false;  // on the pod now; a re-read after a 409 carries them
         }
         auto r = co_await client_.patch(kube::resources::pods(), pod.namespace_, pod.name,
-                                        kube::patch_type::strategic_merge, json::serialize(plan.body), "resize");
+                                        kube::PatchType::StrategicMerge, json::serialize(plan.body), "resize");
         if (r) {
-            out.what = submit_outcome::accepted;
+            out.what = SubmitOutcome::Accepted;
             out.generation = core::int_at(r.value(), {"metadata", "generation"}).value_or(0);
             out.resource_version = std::string(kube::meta_string(r.value(), "resourceVersion"));
             co_return out;
@@ -73,7 +73,7 @@ asio::awaitable<resize_executor::submit_result> resize_executor::submit(core::Po
         out.message = e.describe();
         out.reason = e.reason.empty() ? std::to_string(e.code) : e.reason;
         if (e.is_fenced()) {
-            out.what = submit_outcome::fenced;
+            out.what = SubmitOutcome::Fenced;
             co_return out;
         }
         if (e.is_conflict() && attempt < opts_.conflict_retries) {
@@ -81,14 +81,14 @@ asio::awaitable<resize_executor::submit_result> resize_executor::submit(core::Po
                          pod.name, pod.uid, attempt + 1);
             auto fresh = co_await client_.get(kube::resources::pods(), pod.namespace_, pod.name);
             if (!fresh) {
-                out.what = fresh.error().is_fenced() ? submit_outcome::fenced : submit_outcome::failed;
+                out.what = fresh.error().is_fenced() ? SubmitOutcome::Fenced : SubmitOutcome::Failed;
                 out.reason = "re-fetch-failed";
                 out.message = fresh.error().describe();
                 co_return out;
             }
             auto decoded = core::decode_pod(fresh.value());
             if (!decoded || decoded.value().uid != pod.uid) {
-                out.what = submit_outcome::failed;
+                out.what = SubmitOutcome::Failed;
                 out.reason = "re-fetch-failed";
                 out.message = decoded ? "the pod was replaced" : decoded.error().message;
                 co_return out;
@@ -96,15 +96,15 @@ asio::awaitable<resize_executor::submit_result> resize_executor::submit(core::Po
             pod = std::move(decoded).value();
             auto again = replan(pod);
             if (!again) {
-                out.what = submit_outcome::held;
+                out.what = SubmitOutcome::Held;
                 out.pod = pod;
                 co_return out;
             }
             plan = std::move(*again);
             continue;
         }
-        out.what = is_client_error(e) && !e.is_conflict() && !e.is_too_many_requests() ? submit_outcome::refused
-                                                                                      : submit_outcome::failed;
+        out.what = is_client_error(e) && !e.is_conflict() && !e.is_too_many_requests() ? SubmitOutcome::Refused
+                                                                                       : SubmitOutcome::Failed;
         co_return out;
     }
 }

@@ -20,7 +20,7 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-asio::awaitable<void> resize_executor::watch_safety(pass_context& c) {
+asio::awaitable<void> ResizeExecutor::watch_safety(PassContext& c) {
     const auto& us = c.policy->update_strategy;
     const auto period = std::chrono::duration_cast<std::chrono::seconds>(us.safety_observation_period);
     for (const auto& snapshot_pod : c.snap.pods) {
@@ -101,14 +101,14 @@ asio::awaitable<void> resize_executor::watch_safety(pass_context& c) {
             continue;
         }
         auto plan = std::get<core::ResizePlan>(std::move(planned));
-        replan_fn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
+        ReplanFn replan = [&](const core::Pod& fresh) -> std::optional<core::ResizePlan> {
             auto again = core::plan_revert(fresh, orig, *caps_, popts);
             if (auto* p = std::get_if<core::ResizePlan>(&again)) return std::move(*p);
             return std::nullopt;
         };
         auto r = co_await submit(pod, plan, replan, false, c.snap.key.name);
-        if (r.what != submit_outcome::accepted) {
-            if (r.what == submit_outcome::fenced || r.what == submit_outcome::held) continue;
+        if (r.what != SubmitOutcome::Accepted) {
+            if (r.what == SubmitOutcome::Fenced || r.what == SubmitOutcome::Held) continue;
             metrics_.revert_failures
                 .Add({{"namespace", c.snap.key.ns}, {"workload", c.snap.key.name}, {"reason", v.reason}})
                 .Increment();

@@ -50,7 +50,7 @@ std::string cut_warning(const std::string& w) {
 
 }  // namespace
 
-result<AdmissionRequest> decode_admission_review(std::string_view body) {
+Result<AdmissionRequest> decode_admission_review(std::string_view body) {
     json::parse_options po;
     po.max_depth = 128;  // pods nest about a dozen levels; leave room, stay bounded
     std::error_code ec;
@@ -82,7 +82,7 @@ result<AdmissionRequest> decode_admission_review(std::string_view body) {
         out.object = object_or_null(*req, "object", path);
         out.old_object = object_or_null(*req, "oldObject", path);
         return out;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_admission_review", e.what());
     }
 }

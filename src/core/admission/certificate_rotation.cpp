@@ -61,12 +61,12 @@ CertificatePlan plan_certificates(const CertificateState& s, std::int64_t now, c
     }
 
     // 3. The bundle: every CA that may still sign a certificate in use.
-    struct entry {
+    struct Entry {
         std::string id;
         std::int64_t not_after;
         bool pinned;  // the signing CA or the staged one: never dropped for the cap
     };
-    std::vector<entry> bundle;
+    std::vector<Entry> bundle;
     auto add = [&](const std::string& id, std::int64_t not_after, bool pinned) {
         for (auto& e : bundle)
             if (e.id == id) {
@@ -83,7 +83,7 @@ CertificatePlan plan_certificates(const CertificateState& s, std::int64_t now, c
     if (next_ok) add(s.next_ca->fingerprint, s.next_ca->not_after, true);
     if (p.stage_next_ca) add(kPlannedNextCa, far, true);
     while (bundle.size() > cfg.max_bundle) {
-        auto victim = std::min_element(bundle.begin(), bundle.end(), [](const entry& a, const entry& b) {
+        auto victim = std::min_element(bundle.begin(), bundle.end(), [](const Entry& a, const Entry& b) {
             if (a.pinned != b.pinned) return !a.pinned;  // unpinned first
             return a.not_after < b.not_after;
         });

@@ -9,7 +9,7 @@
 
 namespace attune::core {
 
-result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::json::value& json) {
+Result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::json::value& json) {
     using namespace detail;
     try {
         const auto& root = as_object(json, "workload");
@@ -29,7 +29,7 @@ result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::
             s.update_revision = opt_string(*st, "updateRevision", "status");
         }
         return s;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_workload", e.what());
     }
 }

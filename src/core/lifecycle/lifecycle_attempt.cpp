@@ -57,7 +57,7 @@ bool pod_carries(const Pod& pod, const ContainerResourceMap& resources) {
     return classify_resize_state(pod, &request).state != ResizeState::Pending;
 }
 
-result<AttemptPlan> plan_attempt(const AttemptInputs& in) {
+Result<AttemptPlan> plan_attempt(const AttemptInputs& in) {
     const LifecycleStatusEntry* prev = in.previous;
     if (in.pods.empty() && !prev)
         return make_error("no_pods", "no live pod of " + in.workload.kind + " " + in.workload.name + " to take a baseline from");
@@ -65,7 +65,7 @@ result<AttemptPlan> plan_attempt(const AttemptInputs& in) {
 
     AttemptPlan plan;
     plan.source = in.recommendation.source;
-    auto overlay_on = [&](ContainerResourceMap baseline) -> result<bool> {
+    auto overlay_on = [&](ContainerResourceMap baseline) -> Result<bool> {
         auto candidate = apply_manual_overlay(FrozenBaseline{baseline}, in.recommendation.containers);
         if (!candidate.ok()) return candidate.error();
         plan.baseline = std::move(baseline);

@@ -206,10 +206,10 @@ json::value encode_lifecycle_entry(const LifecycleStatusEntry& e) {
     return o;
 }
 
-result<LifecycleStatusEntry> decode_lifecycle_entry(const json::value& v, const std::string& path) {
+Result<LifecycleStatusEntry> decode_lifecycle_entry(const json::value& v, const std::string& path) {
     try {
         return decode_entry(v, path);
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_lifecycle_status", e.what());
     }
 }
@@ -222,7 +222,7 @@ json::value encode_lifecycle_status(std::vector<LifecycleStatusEntry> entries) {
     return json::object{{"workloads", std::move(workloads)}};
 }
 
-result<std::vector<LifecycleStatusEntry>> decode_lifecycle_status(const json::value& v) {
+Result<std::vector<LifecycleStatusEntry>> decode_lifecycle_status(const json::value& v) {
     const std::string path = "status.lifecycle";
     try {
         std::vector<LifecycleStatusEntry> out;
@@ -233,7 +233,7 @@ result<std::vector<LifecycleStatusEntry>> decode_lifecycle_status(const json::va
         for (std::size_t i = 0; i < arr->size(); ++i)
             out.push_back(decode_entry((*arr)[i], path + ".workloads[" + std::to_string(i) + "]"));
         return out;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_lifecycle_status", e.what());
     }
 }

@@ -90,7 +90,7 @@ bool decide_in_place_pod_level_resources(const NodeListProbe& node_list, unsigne
     return any_nonempty_without ? false : fallback;
 }
 
-result<Capabilities> decide_capabilities(const ServerVersionProbe& server_version,
+Result<Capabilities> decide_capabilities(const ServerVersionProbe& server_version,
                                          const ApiResourcesProbe& api_resources, const OpenApiProbe& openapi,
                                          const NodeListProbe& node_list) {
     if (!server_version.error.empty()) {

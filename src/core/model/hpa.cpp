@@ -55,8 +55,8 @@ HpaView hpa(const boost::json::value& json) {
 
 }  // namespace
 
-result<HpaView> decode_hpa(const boost::json::value& json) {
-    return guarded("invalid_hpa", [&] { return result<HpaView>(hpa(json)); });
+Result<HpaView> decode_hpa(const boost::json::value& json) {
+    return guarded("invalid_hpa", [&] { return Result<HpaView>(hpa(json)); });
 }
 
 const HpaView* find_matching_hpa(std::span<const HpaView> hpas, std::string_view kind, std::string_view name) {

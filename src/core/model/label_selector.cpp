@@ -32,10 +32,10 @@ bool LabelSelector::matches(const LabelMap& labels) const {
 }
 
 namespace {
-error invalid(std::string msg) { return make_error("invalid_selector", std::move(msg)); }
+Error invalid(std::string msg) { return make_error("invalid_selector", std::move(msg)); }
 }  // namespace
 
-result<LabelSelector> parse_label_selector(const json::value* selector, std::string_view path) {
+Result<LabelSelector> parse_label_selector(const json::value* selector, std::string_view path) {
     const std::string at(path);
     LabelSelector out;
     if (selector == nullptr || selector->is_null()) return out;

@@ -217,8 +217,8 @@ const OwnerReference* Pod::controller_ref() const {
     return nullptr;
 }
 
-result<Pod> decode_pod(const boost::json::value& json) {
-    return guarded("invalid_pod", [&] { return result<Pod>(pod(json)); });
+Result<Pod> decode_pod(const boost::json::value& json) {
+    return guarded("invalid_pod", [&] { return Result<Pod>(pod(json)); });
 }
 
 boost::json::object resource_list_json(const ResourceList& l) {
@@ -234,12 +234,12 @@ boost::json::object requirements_json(const ResourceRequirements& rr) {
     return o;
 }
 
-result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path) {
-    return guarded("invalid_object", [&]() -> result<ResourceList> { return resource_list(json, path); });
+Result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path) {
+    return guarded("invalid_object", [&]() -> Result<ResourceList> { return resource_list(json, path); });
 }
 
-result<ResourceRequirements> decode_requirements(const boost::json::value& json, const std::string& path) {
-    return guarded("invalid_object", [&]() -> result<ResourceRequirements> { return requirements(json, path); });
+Result<ResourceRequirements> decode_requirements(const boost::json::value& json, const std::string& path) {
+    return guarded("invalid_object", [&]() -> Result<ResourceRequirements> { return requirements(json, path); });
 }
 
 }  // namespace attune::core

@@ -9,35 +9,35 @@
 namespace attune::core {
 namespace {
 
-using i128 = __int128;
-constexpr i128 kNanosPerUnit = 1'000'000'000;
-constexpr i128 kI128Max = static_cast<i128>((~static_cast<unsigned __int128>(0)) >> 1);
-constexpr i128 kI128Min = -kI128Max - 1;
+using I128 = __int128;
+constexpr I128 kNanosPerUnit = 1'000'000'000;
+constexpr I128 kI128Max = static_cast<I128>((~static_cast<unsigned __int128>(0)) >> 1);
+constexpr I128 kI128Min = -kI128Max - 1;
 // BinarySI values are capped at MaxInt64 units when parsed (upstream's
 // maxAllowed), a cap that DecimalSI does not have.
-constexpr i128 kBinaryCapNanos = static_cast<i128>(std::numeric_limits<std::int64_t>::max()) * kNanosPerUnit;
+constexpr I128 kBinaryCapNanos = static_cast<I128>(std::numeric_limits<std::int64_t>::max()) * kNanosPerUnit;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-bool mul_overflows(i128 a, i128 b, i128& out) { return __builtin_mul_overflow(a, b, &out); }
+bool mul_overflows(I128 a, I128 b, I128& out) { return __builtin_mul_overflow(a, b, &out); }
 
 // Digits (no sign, leading zeros allowed) to a non-negative i128.
-std::optional<i128> digits_to_i128(std::string_view d) {
-    i128 v = 0;
+std::optional<I128> digits_to_i128(std::string_view d) {
+    I128 v = 0;
     for (char c : d) {
         if (mul_overflows(v, 10, v) || __builtin_add_overflow(v, c - '0', &v)) return std::nullopt;
     }
     return v;
 }
 
-std::optional<i128> mul_pow10(i128 v, std::int64_t k) {
+std::optional<I128> mul_pow10(I128 v, std::int64_t k) {
     for (std::int64_t i = 0; i < k && v != 0; ++i) {
         if (mul_overflows(v, 10, v)) return std::nullopt;
     }
     return v;
 }
 
-std::string i128_to_string(i128 v) {
+std::string i128_to_string(I128 v) {
     if (v == 0) return "0";
     const bool neg = v < 0;
     unsigned __int128 u = neg ? static_cast<unsigned __int128>(-(v + 1)) + 1 : static_cast<unsigned __int128>(v);
@@ -59,11 +59,11 @@ std::optional<std::int64_t> go_parse_int64(std::string_view s) {
         s.remove_prefix(1);
     }
     if (s.empty()) return std::nullopt;
-    i128 v = 0;
+    I128 v = 0;
     for (char c : s) {
         if (!is_digit(c)) return std::nullopt;
         v = v * 10 + (c - '0');
-        if (v > static_cast<i128>(std::numeric_limits<std::int64_t>::max()) + 1) return std::nullopt;
+        if (v > static_cast<I128>(std::numeric_limits<std::int64_t>::max()) + 1) return std::nullopt;
     }
     if (neg) v = -v;
     if (v > std::numeric_limits<std::int64_t>::max() || v < std::numeric_limits<std::int64_t>::min())
@@ -84,12 +84,25 @@ std::optional<Suffix> interpret_suffix(std::string_view s) {
         int base;
         std::int32_t exp;
     };
-    static constexpr std::array<Entry, 16> table{{
-        {"", 10, 0},   {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3}, {"k", 10, 3},  {"M", 10, 6},
-        {"G", 10, 9},  {"T", 10, 12}, {"P", 10, 15}, {"E", 10, 18}, {"Ki", 2, 10}, {"Mi", 2, 20},
-        {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60},
+    static constexpr std::array<Entry, 16> kTable{{
+        {"", 10, 0},
+        {"n", 10, -9},
+        {"u", 10, -6},
+        {"m", 10, -3},
+        {"k", 10, 3},
+        {"M", 10, 6},
+        {"G", 10, 9},
+        {"T", 10, 12},
+        {"P", 10, 15},
+        {"E", 10, 18},
+        {"Ki", 2, 10},
+        {"Mi", 2, 20},
+        {"Gi", 2, 30},
+        {"Ti", 2, 40},
+        {"Pi", 2, 50},
+        {"Ei", 2, 60},
     }};
-    for (const auto& e : table) {
+    for (const auto& e : kTable) {
         if (e.name == s) return Suffix{e.base, e.exp, e.base == 10 ? F::DecimalSI : F::BinarySI};
     }
     if (s.size() > 1 && (s[0] == 'e' || s[0] == 'E')) {
@@ -101,7 +114,7 @@ std::optional<Suffix> interpret_suffix(std::string_view s) {
     return std::nullopt;
 }
 
-core::error format_error(std::string_view text) {
+core::Error format_error(std::string_view text) {
     return make_error("invalid_quantity",
                       "quantity \"" + std::string(text) +
                           "\" must match '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
@@ -125,21 +138,21 @@ std::string_view decimal_si_suffix(std::int32_t exp) {
 }
 
 std::string_view binary_suffix(int times) {
-    static constexpr std::array<std::string_view, 7> names{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    return times >= 0 && times < static_cast<int>(names.size()) ? names[static_cast<std::size_t>(times)] : "";
+    static constexpr std::array<std::string_view, 7> kNames{"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    return times >= 0 && times < static_cast<int>(kNames.size()) ? kNames[static_cast<std::size_t>(times)] : "";
 }
 
-std::string canonical_string(i128 nanos, Quantity::Format format) {
+std::string canonical_string(I128 nanos, Quantity::Format format) {
     using F = Quantity::Format;
     if (nanos == 0) return "0";
     if (format == F::BinarySI) {
-        const i128 limit = 1024 * kNanosPerUnit;
+        const I128 limit = 1024 * kNanosPerUnit;
         // Small or fractional binary values print in decimal so nothing is
         // rounded away.
         if ((nanos > -limit && nanos < limit) || nanos % kNanosPerUnit != 0) {
             format = F::DecimalSI;
         } else {
-            i128 units = nanos / kNanosPerUnit;
+            I128 units = nanos / kNanosPerUnit;
             int times = 0;
             while ((units >= 1024 || units <= -1024) && units % 1024 == 0) {
                 units /= 1024;
@@ -148,7 +161,7 @@ std::string canonical_string(i128 nanos, Quantity::Format format) {
             return i128_to_string(units) + std::string(binary_suffix(times));
         }
     }
-    i128 mantissa = nanos;
+    I128 mantissa = nanos;
     std::int32_t exp = -9;
     while (mantissa % 10 == 0) {
         mantissa /= 10;
@@ -167,7 +180,7 @@ std::string canonical_string(i128 nanos, Quantity::Format format) {
     return out;
 }
 
-std::int64_t saturate_i64(i128 v) {
+std::int64_t saturate_i64(I128 v) {
     if (v > std::numeric_limits<std::int64_t>::max()) return std::numeric_limits<std::int64_t>::max();
     if (v < std::numeric_limits<std::int64_t>::min()) return std::numeric_limits<std::int64_t>::min();
     return static_cast<std::int64_t>(v);
@@ -175,8 +188,8 @@ std::int64_t saturate_i64(i128 v) {
 
 // Divides rounding away from zero, as upstream's ScaledValue does on its
 // int64 path.
-i128 div_away(i128 v, i128 d) {
-    i128 q = v / d;
+I128 div_away(I128 v, I128 d) {
+    I128 q = v / d;
     if (v % d != 0) q += v > 0 ? 1 : -1;
     return q;
 }
@@ -192,7 +205,7 @@ std::string_view format_name(Quantity::Format f) noexcept {
     return "DecimalSI";
 }
 
-result<Quantity> Quantity::parse(std::string_view text) {
+Result<Quantity> Quantity::parse(std::string_view text) {
     if (text.empty()) return format_error(text);
     Quantity q;
     if (text == "0") {
@@ -291,7 +304,7 @@ result<Quantity> Quantity::parse(std::string_view text) {
     std::string digits = std::string(num) + std::string(denom);
     digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size()));
     const auto frac = static_cast<std::int64_t>(denom.size());
-    i128 nanos = 0;
+    I128 nanos = 0;
     bool overflow = false;
     if (suf->base == 10) {
         const std::int64_t k = 9 - frac + suf->exponent;
@@ -317,16 +330,16 @@ result<Quantity> Quantity::parse(std::string_view text) {
     } else {
         // I * 2^e * 1e9 + ceil(F * 2^e * 1e9 / 10^f): the fraction is folded
         // right to left so no intermediate exceeds 10 * 2^60 * 1e9.
-        const i128 scale = (i128{1} << suf->exponent) * kNanosPerUnit;
+        const I128 scale = (I128{1} << suf->exponent) * kNanosPerUnit;
         auto whole = digits_to_i128(num);
-        i128 whole_nanos = 0;
+        I128 whole_nanos = 0;
         if (!whole || mul_overflows(*whole, scale, whole_nanos) || whole_nanos > kBinaryCapNanos) {
             overflow = true;
         } else {
-            i128 acc = 0;
+            I128 acc = 0;
             bool inexact = false;
             for (std::size_t j = denom.size(); j-- > 0;) {
-                const i128 t = (denom[j] - '0') * scale + acc;
+                const I128 t = (denom[j] - '0') * scale + acc;
                 if (t % 10 != 0) inexact = true;
                 acc = t / 10;
             }
@@ -350,14 +363,14 @@ std::ostream& operator<<(std::ostream& os, const Quantity& q) { return os << q.t
 
 Quantity Quantity::from_milli(std::int64_t milli, Format format) {
     Quantity q;
-    q.nanos_ = static_cast<i128>(milli) * 1'000'000;
+    q.nanos_ = static_cast<I128>(milli) * 1'000'000;
     q.format_ = format;
     return q;
 }
 
 Quantity Quantity::from_value(std::int64_t value, Format format) {
     Quantity q;
-    q.nanos_ = static_cast<i128>(value) * kNanosPerUnit;
+    q.nanos_ = static_cast<I128>(value) * kNanosPerUnit;
     q.format_ = format;
     return q;
 }

@@ -6,9 +6,9 @@
 
 namespace attune::core {
 
-result<WorkloadView> decode_workload(std::string_view kind, const boost::json::value& json) {
+Result<WorkloadView> decode_workload(std::string_view kind, const boost::json::value& json) {
     using namespace detail;
-    return guarded("invalid_workload", [&]() -> result<WorkloadView> {
+    return guarded("invalid_workload", [&]() -> Result<WorkloadView> {
         const auto& root = as_object(json, std::string(kind));
         WorkloadView w;
         w.kind = std::string(kind);

@@ -43,7 +43,7 @@ boost::json::array conditions_json(const std::vector<Condition>& conditions) {
     return a;
 }
 
-result<std::vector<Condition>> decode_conditions(const boost::json::value& json) {
+Result<std::vector<Condition>> decode_conditions(const boost::json::value& json) {
     using namespace detail;
     try {
         if (!json.is_array()) fail("conditions", "expected an array");
@@ -68,7 +68,7 @@ result<std::vector<Condition>> decode_conditions(const boost::json::value& json)
             out.push_back(std::move(c));
         }
         return out;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_conditions", e.what());
     }
 }

@@ -85,22 +85,24 @@ LifecycleSpec decode(const boost::json::value& json, const std::string& path) {
     return s;
 }
 
-error invalid(const std::string& at, const std::string& what) { return make_error("invalid_lifecycle", at + ": " + what); }
+Error invalid(const std::string& at, const std::string& what) {
+    return make_error("invalid_lifecycle", at + ": " + what);
+}
 
 }  // namespace
 
 std::string_view throttling_mode_name(ThrottlingMode m) noexcept { return kModeNames[static_cast<int>(m)]; }
 std::string_view persistence_mode_name(PersistenceMode m) noexcept { return kPersistenceNames[static_cast<int>(m)]; }
 
-result<LifecycleSpec> decode_lifecycle_spec(const boost::json::value& json, const std::string& path) {
+Result<LifecycleSpec> decode_lifecycle_spec(const boost::json::value& json, const std::string& path) {
     try {
         return validate_lifecycle_spec(decode(json, path), path);
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_lifecycle", e.what());
     }
 }
 
-result<LifecycleSpec> validate_lifecycle_spec(LifecycleSpec spec, const std::string& path) {
+Result<LifecycleSpec> validate_lifecycle_spec(LifecycleSpec spec, const std::string& path) {
     if (spec.steps) {
         const auto& steps = *spec.steps;
         if (steps.empty()) return invalid(path + ".steps", "must have at least one step");

@@ -17,7 +17,7 @@ FrozenBaseline freeze_baseline(const Pod& live) {
     return b;
 }
 
-result<ContainerResourceMap> apply_manual_overlay(const FrozenBaseline& baseline, const ContainerResourceMap& overlay) {
+Result<ContainerResourceMap> apply_manual_overlay(const FrozenBaseline& baseline, const ContainerResourceMap& overlay) {
     ContainerResourceMap out = baseline.containers;
     for (const auto& [name, rr] : overlay) {
         auto it = out.find(name);

@@ -194,7 +194,7 @@ ManualSpec manual(const json::object& o, const std::string& path) {
         ResourceRequirements req;
         if (const auto* res = field(c, "resources")) {
             auto decoded = decode_requirements(*res, at + ".resources");
-            if (!decoded) throw decode_failure(decoded.error().message);
+            if (!decoded) throw DecodeFailure(decoded.error().message);
             req = std::move(decoded).value();
         }
         if (!m.containers.emplace(name, std::move(req)).second) fail(at + ".name", "\"" + name + "\" is listed twice");
@@ -369,7 +369,7 @@ TargetRef target_ref(const json::object& spec, const std::string& path) {
     r.name = opt_nonempty(*t, "name", at);
     if (const auto* sel = field(*t, "selector")) {
         auto parsed = parse_label_selector(sel, join(at, "selector"));
-        if (!parsed) throw decode_failure(parsed.error().message);
+        if (!parsed) throw DecodeFailure(parsed.error().message);
         r.selector = std::move(parsed).value();
     }
     if (r.name.has_value() == r.selector.has_value()) fail(at, "set exactly one of name or selector");
@@ -426,7 +426,7 @@ AttunePolicy policy(const json::value& json) {
     }
     if (const auto* l = field(spec, "lifecycle")) {
         auto decoded = decode_lifecycle_spec(*l, "spec.lifecycle");
-        if (!decoded) throw decode_failure(decoded.error().message);  // the message names the path
+        if (!decoded) throw DecodeFailure(decoded.error().message);  // the message names the path
         s.lifecycle = std::move(decoded).value();
     }
     return p;
@@ -452,12 +452,12 @@ AttuneDefaults defaults(const json::value& json) {
 
 }  // namespace
 
-result<AttunePolicy> decode_attune_policy(const boost::json::value& json) {
-    return guarded("invalid_policy", [&] { return result<AttunePolicy>(policy(json)); });
+Result<AttunePolicy> decode_attune_policy(const boost::json::value& json) {
+    return guarded("invalid_policy", [&] { return Result<AttunePolicy>(policy(json)); });
 }
 
-result<AttuneDefaults> decode_attune_defaults(const boost::json::value& json) {
-    return guarded("invalid_defaults", [&] { return result<AttuneDefaults>(defaults(json)); });
+Result<AttuneDefaults> decode_attune_defaults(const boost::json::value& json) {
+    return guarded("invalid_defaults", [&] { return Result<AttuneDefaults>(defaults(json)); });
 }
 
 }  // namespace attune::core

@@ -12,9 +12,9 @@ namespace {
 using namespace std::chrono_literals;
 
 // Per-field fill: a lower layer only fills what the higher one left unset.
-class filler {
+class Filler {
 public:
-    explicit filler(std::vector<std::string>* inherited) : inherited_(inherited) {}
+    explicit Filler(std::vector<std::string>* inherited) : inherited_(inherited) {}
 
     template <class T>
     void operator()(std::optional<T>& dst, const std::optional<T>& src, std::string_view path) {
@@ -37,7 +37,7 @@ private:
     std::vector<std::string>* inherited_;
 };
 
-void fill_resource(ResourceConfigSpec& d, const ResourceConfigSpec& s, const std::string& p, filler& f) {
+void fill_resource(ResourceConfigSpec& d, const ResourceConfigSpec& s, const std::string& p, Filler& f) {
     f(d.percentile, s.percentile, p + ".percentile");
     f(d.overhead_percent, s.overhead_percent, p + ".overhead");
     f(d.min_allowed, s.min_allowed, p + ".minAllowed");
@@ -57,7 +57,7 @@ void fill_resource(ResourceConfigSpec& d, const ResourceConfigSpec& s, const std
 }
 
 // Scalars only: the source blocks never merge (see prometheus_block).
-void fill_metrics(MetricsSourceSpec& d, const MetricsSourceSpec& s, filler& f) {
+void fill_metrics(MetricsSourceSpec& d, const MetricsSourceSpec& s, Filler& f) {
     f(d.history_window, s.history_window, "metricsSource.historyWindow");
     f(d.minimum_data_points, s.minimum_data_points, "metricsSource.minimumDataPoints");
     f(d.query_step, s.query_step, "metricsSource.queryStep");
@@ -67,7 +67,7 @@ void fill_metrics(MetricsSourceSpec& d, const MetricsSourceSpec& s, filler& f) {
     f(d.memory_recording_metric, s.memory_recording_metric, "metricsSource.memoryRecordingMetric");
 }
 
-void fill_strategy(UpdateStrategySpec& d, const UpdateStrategySpec& s, filler& f) {
+void fill_strategy(UpdateStrategySpec& d, const UpdateStrategySpec& s, Filler& f) {
     const std::string p = "updateStrategy.";
     f(d.type, s.type, p + "type");
     f(d.canary, s.canary, p + "canary");
@@ -90,7 +90,7 @@ void fill_strategy(UpdateStrategySpec& d, const UpdateStrategySpec& s, filler& f
     f(d.hpa_target_bounds, s.hpa_target_bounds, p + "hpaTargetBounds");
 }
 
-void fill_defaults(AttunePolicySpec& d, const DefaultsSpec& s, filler& f) {
+void fill_defaults(AttunePolicySpec& d, const DefaultsSpec& s, Filler& f) {
     fill_resource(d.cpu, s.cpu, "cpu", f);
     fill_resource(d.memory, s.memory, "memory", f);
     fill_metrics(d.metrics_source, s.metrics_source, f);
@@ -325,7 +325,7 @@ std::vector<ContainerTuning> container_tunings(const AttunePolicySpec& merged) {
     const ContainerPolicySpec* star = nullptr;
     for (const auto& c : merged.container_policies)
         if (c.container_name == "*" && !star) star = &c;
-    filler quiet(nullptr);
+    Filler quiet(nullptr);
     auto finish = [&](ResourceConfigSpec cpu, ResourceConfigSpec memory, const std::string& name) {
         if (star && name != "*") {
             fill_resource(cpu, star->cpu, "", quiet);
@@ -372,7 +372,7 @@ EffectivePolicy merge_effective_policy(const AttunePolicy& policy, std::span<con
     // Policy first, then the namespace object, then the cluster object: the
     // first layer that sets a field wins.
     AttunePolicySpec merged = policy.spec;
-    filler fill(&e.inherited);
+    Filler fill(&e.inherited);
     if (ns) fill_defaults(merged, ns->spec, fill);
     if (cluster) fill_defaults(merged, cluster->spec, fill);
     apply_runtime_profile(merged.runtime_profile, merged.memory);

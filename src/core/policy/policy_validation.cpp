@@ -137,7 +137,7 @@ HostPort split_authority(std::string_view authority) {
     return out;
 }
 
-std::optional<error> check_endpoint_url(std::string_view field, std::string_view url, bool allow_loopback) {
+std::optional<Error> check_endpoint_url(std::string_view field, std::string_view url, bool allow_loopback) {
     auto refuse = [&](const std::string& why) {
         return make_error("invalid_config", std::string(field) + " \"" + std::string(url) + "\" is not allowed: " + why);
     };
@@ -190,7 +190,7 @@ std::string check_resolved_address(std::string_view ip, bool allow_loopback) {
     return "\"" + text + "\" is not an IP address";
 }
 
-std::optional<error> plaintext_credential_refusal(std::string_view what, std::string_view address,
+std::optional<Error> plaintext_credential_refusal(std::string_view what, std::string_view address,
                                                   bool allow_plaintext_credentials) {
     if (allow_plaintext_credentials || lower(address.substr(0, address.find(':'))) != "http") return std::nullopt;
     return make_error("invalid_config", std::string(what) + " would be sent in the clear to " + std::string(address) +
@@ -198,7 +198,7 @@ std::optional<error> plaintext_credential_refusal(std::string_view what, std::st
                                             "--allow-plaintext-prometheus-credentials");
 }
 
-std::optional<error> validate_effective_policy(const EffectivePolicy& policy, const PolicyValidationOptions& options) {
+std::optional<Error> validate_effective_policy(const EffectivePolicy& policy, const PolicyValidationOptions& options) {
     auto needs_secret_reads = [](const std::string& field, std::string_view instead) {
         return make_error("invalid_config", field +
                                                 " needs Secret reads, which are off: apply the kustomize component "
@@ -206,7 +206,7 @@ std::optional<error> validate_effective_policy(const EffectivePolicy& policy, co
                                                 "--allow-secret-reads, or " +
                                                 std::string(instead));
     };
-    auto secret_name = [](const std::string& field, const SecretKeyRef& ref) -> std::optional<error> {
+    auto secret_name = [](const std::string& field, const SecretKeyRef& ref) -> std::optional<Error> {
         if (ref.name.find('/') != std::string::npos)
             return make_error("invalid_config", field + ".name must not contain '/'; secrets are read from the "
                                                         "policy's namespace");

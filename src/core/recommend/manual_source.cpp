@@ -8,8 +8,8 @@ namespace attune::core {
 
 using namespace detail;
 
-result<ContainerResourceMap> decode_manual_overlay(const boost::json::value& manual, const std::string& path) {
-    return guarded("invalid_manual_source", [&]() -> result<ContainerResourceMap> {
+Result<ContainerResourceMap> decode_manual_overlay(const boost::json::value& manual, const std::string& path) {
+    return guarded("invalid_manual_source", [&]() -> Result<ContainerResourceMap> {
         ContainerResourceMap out;
         const auto& o = as_object(manual, path);
         const auto* items = opt_array(o, "containers", path);
@@ -22,7 +22,7 @@ result<ContainerResourceMap> decode_manual_overlay(const boost::json::value& man
             ResourceRequirements rr;
             if (const auto* r = field(c, "resources")) {
                 auto decoded = decode_requirements(*r, at + ".resources");
-                if (!decoded.ok()) throw decode_failure(decoded.error().message);
+                if (!decoded.ok()) throw DecodeFailure(decoded.error().message);
                 rr = std::move(decoded).value();
             }
             if (!out.emplace(name, std::move(rr)).second) fail(at + ".name", "container \"" + name + "\" listed twice");
@@ -31,7 +31,7 @@ result<ContainerResourceMap> decode_manual_overlay(const boost::json::value& man
     });
 }
 
-result<std::vector<ContainerRecommendation>> manual_recommendations(const FrozenBaseline& baseline,
+Result<std::vector<ContainerRecommendation>> manual_recommendations(const FrozenBaseline& baseline,
                                                                     const ContainerResourceMap& overlay, double now) {
     auto overlaid = apply_manual_overlay(baseline, overlay);
     if (!overlaid.ok()) return overlaid.error();

@@ -153,7 +153,7 @@ PromResponse decode(const json::value& root, const PromDecodeLimits& limits) {
 
 }  // namespace
 
-result<PromResponse> decode_prometheus_response(std::string_view body, const PromDecodeLimits& limits) {
+Result<PromResponse> decode_prometheus_response(std::string_view body, const PromDecodeLimits& limits) {
     boost::system::error_code ec;
     const json::value root = json::parse(body, ec);
     if (ec) return make_error("invalid_response", "prometheus answered something that is not JSON: " + ec.message());
@@ -168,7 +168,7 @@ result<PromResponse> decode_prometheus_response(std::string_view body, const Pro
     }
     try {
         return decode(root, limits);
-    } catch (const detail::decode_failure& e) {
+    } catch (const detail::DecodeFailure& e) {
         return make_error("invalid_response", e.what());
     }
 }

@@ -69,11 +69,11 @@ std::string promql_string_escape(std::string_view s) {
 }
 
 std::string regex_quote(std::string_view s) {
-    static constexpr std::string_view meta = "\\.+*?()|[]{}^$";
+    static constexpr std::string_view kMeta = "\\.+*?()|[]{}^$";
     std::string out;
     out.reserve(s.size() + 4);
     for (const char ch : s) {
-        if (meta.find(ch) != std::string_view::npos) out += '\\';
+        if (kMeta.find(ch) != std::string_view::npos) out += '\\';
         out += ch;
     }
     return out;
@@ -106,13 +106,13 @@ std::string pod_regex_from_names(std::span<const std::string> names, std::size_t
     return out;
 }
 
-result<std::string> pod_regex_for_owner(std::string_view kind, std::string_view name) {
+Result<std::string> pod_regex_for_owner(std::string_view kind, std::string_view name) {
     const auto* shape = shape_of(kind);
     if (!shape) return make_error("unknown_kind", "no pod name pattern for workload kind \"" + std::string(kind) + "\"");
     return regex_quote(name) + std::string(shape->suffix);
 }
 
-result<std::string> workload_pod_regex(std::string_view kind, std::string_view name,
+Result<std::string> workload_pod_regex(std::string_view kind, std::string_view name,
                                        std::span<const std::string> live_pod_names, std::size_t max_pods) {
     const auto* shape = shape_of(kind);
     if (!shape) return make_error("unknown_kind", "no pod name pattern for workload kind \"" + std::string(kind) + "\"");
@@ -131,7 +131,7 @@ bool is_metric_name(std::string_view s) {
                        [&](char c) { return head(c) || std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-result<std::string> usage_query(ResourceKind resource, const UsageQuerySpec& spec) {
+Result<std::string> usage_query(ResourceKind resource, const UsageQuerySpec& spec) {
     const std::string& recording =
         resource == ResourceKind::Cpu ? spec.cpu_recording_metric : spec.memory_recording_metric;
     if (!recording.empty() && !is_metric_name(recording)) {
@@ -169,7 +169,7 @@ std::string cfs_periods_increase_query(std::string_view ns, std::string_view pod
            "\",container!=\"\",container!=\"POD\"}[" + promql_duration(window) + "]))";
 }
 
-result<std::string> render_guardrail_query(std::string_view t, const GuardrailVars& vars) {
+Result<std::string> render_guardrail_query(std::string_view t, const GuardrailVars& vars) {
     auto fail = [](std::string what) { return make_error("invalid_guardrail_template", std::move(what)); };
     auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
     std::string out;
@@ -239,7 +239,7 @@ public:
     NamespaceForcer(std::string_view q, std::string_view ns)
         : q_(q), matcher_("namespace=\"" + promql_string_escape(ns) + "\"") {}
 
-    result<std::string> run() {
+    Result<std::string> run() {
         while (i_ < q_.size()) {
             const char c = q_[i_];
             if (c == '"' || c == '\'' || c == '`') {
@@ -267,7 +267,7 @@ public:
     }
 
 private:
-    core::error error(const std::string& what) const {
+    core::Error error(const std::string& what) const {
         return make_error("invalid_promql", what + " in query \"" + std::string(q_) + "\"");
     }
 
@@ -379,7 +379,7 @@ private:
 
 }  // namespace
 
-result<std::string> force_namespace(std::string_view query, std::string_view ns) {
+Result<std::string> force_namespace(std::string_view query, std::string_view ns) {
     return NamespaceForcer(query, ns).run();
 }
 

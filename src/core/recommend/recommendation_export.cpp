@@ -31,7 +31,7 @@ std::string export_config_map_name(std::string_view policy, std::string_view wor
     return name;
 }
 
-result<json::object> export_config_map(const ExportTarget& target, const WorkloadRecommendation& rec,
+Result<json::object> export_config_map(const ExportTarget& target, const WorkloadRecommendation& rec,
                                        Timestamp generated_at, Timestamp now) {
     const auto name = export_config_map_name(target.policy, target.workload);
     if (name.size() > kMaxName)

@@ -139,7 +139,7 @@ const ContainerRecommendation* StatusRecommendation::find(std::string_view conta
     return nullptr;
 }
 
-result<std::vector<StatusRecommendation>> decode_status_recommendations(const json::value& policy_or_status) {
+Result<std::vector<StatusRecommendation>> decode_status_recommendations(const json::value& policy_or_status) {
     try {
         const auto& root = as_object(policy_or_status, "AttunePolicy");
         const json::object* status = &root;
@@ -180,7 +180,7 @@ result<std::vector<StatusRecommendation>> decode_status_recommendations(const js
             out.push_back(std::move(s));
         }
         return out;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_recommendations", e.what());
     }
 }

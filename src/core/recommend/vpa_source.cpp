@@ -8,7 +8,7 @@ namespace attune::core {
 
 using namespace detail;
 
-result<VpaSelection> parse_vpa_selection(std::string_view s) {
+Result<VpaSelection> parse_vpa_selection(std::string_view s) {
     if (s.empty() || s == "Target") return VpaSelection::Target;
     if (s == "LowerBound") return VpaSelection::LowerBound;
     if (s == "UpperBound") return VpaSelection::UpperBound;
@@ -31,14 +31,14 @@ ResourceList list_at(const boost::json::object& o, std::string_view key, const s
     const auto* v = field(o, key);
     if (!v) return {};
     auto r = decode_resource_list(*v, path + "." + std::string(key));
-    if (!r.ok()) throw decode_failure(r.error().message);
+    if (!r.ok()) throw DecodeFailure(r.error().message);
     return std::move(r).value();
 }
 
 }  // namespace
 
-result<std::vector<VpaContainerRecommendation>> decode_vpa_recommendations(const boost::json::value& vpa) {
-    return guarded("invalid_vpa", [&]() -> result<std::vector<VpaContainerRecommendation>> {
+Result<std::vector<VpaContainerRecommendation>> decode_vpa_recommendations(const boost::json::value& vpa) {
+    return guarded("invalid_vpa", [&]() -> Result<std::vector<VpaContainerRecommendation>> {
         std::vector<VpaContainerRecommendation> out;
         const auto& root = as_object(vpa, "vpa");
         const auto* status = opt_object(root, "status", "vpa");

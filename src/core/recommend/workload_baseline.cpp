@@ -9,7 +9,7 @@
 
 namespace attune::core {
 
-result<Pod> decode_pod_template(std::string_view kind, const boost::json::value& workload) {
+Result<Pod> decode_pod_template(std::string_view kind, const boost::json::value& workload) {
     const boost::json::object* spec = nullptr;
     if (kind == "CronJob") {
         spec = object_at(workload, {"spec", "jobTemplate", "spec", "template", "spec"});

@@ -33,7 +33,7 @@ RecommenderSettings recommender_settings(const EffectivePolicy& policy, std::str
     return s;
 }
 
-result<UsageQueries> usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
+Result<UsageQueries> usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
                                    std::span<const std::string> live_pod_names, double now) {
     auto regex = workload_pod_regex(kind, name, live_pod_names);
     if (!regex) return regex.error();
@@ -82,7 +82,7 @@ WorkloadRecommendation recommend_from_usage(const EffectivePolicy& policy, const
     return collect_workload(std::move(outcomes), now, step_seconds(policy));
 }
 
-result<WorkloadRecommendation> recommend_from_vpa(const EffectivePolicy& policy, VpaSelection selection,
+Result<WorkloadRecommendation> recommend_from_vpa(const EffectivePolicy& policy, VpaSelection selection,
                                                   const FrozenBaseline& baseline, const boost::json::value& vpa,
                                                   double now) {
     auto recs = decode_vpa_recommendations(vpa);
@@ -96,7 +96,7 @@ result<WorkloadRecommendation> recommend_from_vpa(const EffectivePolicy& policy,
     return w;
 }
 
-result<WorkloadRecommendation> recommend_from_manual(const EffectivePolicy& policy, const ContainerResourceMap& overlay,
+Result<WorkloadRecommendation> recommend_from_manual(const EffectivePolicy& policy, const ContainerResourceMap& overlay,
                                                      const FrozenBaseline& baseline, double now) {
     ContainerResourceMap sized = overlay;
     std::erase_if(sized, [&](const auto& e) { return policy.excludes(e.first); });

@@ -54,7 +54,7 @@ void check_container(const Container& live, const Container& planned, const Limi
 
 }  // namespace
 
-result<std::vector<LimitRangeItem>> decode_limit_range(const boost::json::value& json) {
+Result<std::vector<LimitRangeItem>> decode_limit_range(const boost::json::value& json) {
     try {
         const auto& root = as_object(json, "limitRange");
         std::vector<LimitRangeItem> out;
@@ -69,12 +69,12 @@ result<std::vector<LimitRangeItem>> decode_limit_range(const boost::json::value&
             }
         }
         return out;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_limit_range", e.what());
     }
 }
 
-result<QuotaFacts> decode_resource_quota(const boost::json::value& json) {
+Result<QuotaFacts> decode_resource_quota(const boost::json::value& json) {
     try {
         const auto& root = as_object(json, "resourceQuota");
         QuotaFacts f;
@@ -85,7 +85,7 @@ result<QuotaFacts> decode_resource_quota(const boost::json::value& json) {
             f.used = list_at(*st, "used", "status");
         }
         return f;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_resource_quota", e.what());
     }
 }

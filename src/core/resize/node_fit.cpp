@@ -7,7 +7,7 @@
 
 namespace attune::core {
 
-result<NodeFacts> decode_node_facts(const boost::json::value& json) {
+Result<NodeFacts> decode_node_facts(const boost::json::value& json) {
     using namespace detail;
     try {
         const auto& root = as_object(json, "node");
@@ -32,7 +32,7 @@ result<NodeFacts> decode_node_facts(const boost::json::value& json) {
             }
         }
         return n;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_node", e.what());
     }
 }

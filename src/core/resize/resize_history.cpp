@@ -131,7 +131,7 @@ boost::json::array history_json(std::span<const HistoryEntry> history) {
     return a;
 }
 
-result<std::vector<HistoryEntry>> decode_history(const boost::json::value& json) {
+Result<std::vector<HistoryEntry>> decode_history(const boost::json::value& json) {
     using namespace detail;
     try {
         if (!json.is_array()) fail("resizeHistory", "expected an array");
@@ -161,7 +161,7 @@ result<std::vector<HistoryEntry>> decode_history(const boost::json::value& json)
             out.push_back(std::move(e));
         }
         return out;
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_history", e.what());
     }
 }

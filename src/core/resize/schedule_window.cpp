@@ -26,7 +26,7 @@ std::string hhmm(int minute) {
 
 }  // namespace
 
-result<ScheduleWindow> parse_schedule_window(std::string_view start, std::string_view end) {
+Result<ScheduleWindow> parse_schedule_window(std::string_view start, std::string_view end) {
     const auto s = hh_mm(start);
     const auto e = hh_mm(end);
     if (!s || !e) {
@@ -36,7 +36,7 @@ result<ScheduleWindow> parse_schedule_window(std::string_view start, std::string
     return ScheduleWindow{*s, *e};
 }
 
-result<std::chrono::weekday> parse_weekday(std::string_view name) {
+Result<std::chrono::weekday> parse_weekday(std::string_view name) {
     for (unsigned i = 0; i < 7; ++i) {
         const std::string_view day = kDayNames[i];
         if (day.size() == name.size() && std::equal(day.begin(), day.end(), name.begin(), [](char a, char b) {

@@ -78,7 +78,7 @@ boost::json::object clear_tracking_patch(const Pod& pod) {
                                          {"annotations", std::move(ann)}}}};
 }
 
-result<std::optional<OriginalValues>> decode_originals(const StringMap& annotations) {
+Result<std::optional<OriginalValues>> decode_originals(const StringMap& annotations) {
     OriginalValues out;
     bool any = false;
     auto bad = [](const std::string& k, const std::string& why) {

@@ -11,7 +11,7 @@ namespace attune::core {
 
 namespace json = boost::json;
 using detail::as_object;
-using detail::decode_failure;
+using detail::DecodeFailure;
 using detail::field;
 using detail::opt_array;
 using detail::opt_bool;
@@ -44,13 +44,12 @@ void expect_kind(const json::object& o, std::string_view kind) {
 
 std::optional<std::string> bearer_token_of(std::string_view authorization) {
     while (!authorization.empty() && is_space(authorization.front())) authorization.remove_prefix(1);
-    constexpr std::string_view scheme = "bearer";
-    if (authorization.size() <= scheme.size() || !is_space(authorization[scheme.size()])) return std::nullopt;
-    const bool same = std::equal(scheme.begin(), scheme.end(), authorization.begin(), [](char a, char b) {
-        return a == std::tolower(static_cast<unsigned char>(b));
-    });
+    constexpr std::string_view kScheme = "bearer";
+    if (authorization.size() <= kScheme.size() || !is_space(authorization[kScheme.size()])) return std::nullopt;
+    const bool same = std::equal(kScheme.begin(), kScheme.end(), authorization.begin(),
+                                 [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); });
     if (!same) return std::nullopt;
-    authorization.remove_prefix(scheme.size());
+    authorization.remove_prefix(kScheme.size());
     while (!authorization.empty() && is_space(authorization.front())) authorization.remove_prefix(1);
     while (!authorization.empty() && is_space(authorization.back())) authorization.remove_suffix(1);
     // A token is one token68 (RFC 7235): a space inside means a malformed header.
@@ -65,7 +64,7 @@ json::value token_review_request(std::string_view token) {
                         {"spec", json::object{{"token", token}}}};
 }
 
-result<std::optional<ReviewedUser>> decode_token_review(const json::value& review) {
+Result<std::optional<ReviewedUser>> decode_token_review(const json::value& review) {
     try {
         const auto& o = as_object(review, "review");
         expect_kind(o, "TokenReview");
@@ -81,7 +80,7 @@ result<std::optional<ReviewedUser>> decode_token_review(const json::value& revie
         if (const auto* extra = opt_object(*user, "extra", "review.status.user"))
             for (const auto& kv : *extra) u.extra[std::string(kv.key())] = string_list(*extra, kv.key(), "review.status.user.extra");
         return std::optional<ReviewedUser>(std::move(u));
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_review", e.what());
     }
 }
@@ -109,28 +108,28 @@ json::value access_review_request(const ReviewedUser& user, std::string_view pat
                         {"spec", std::move(spec)}};
 }
 
-result<bool> decode_access_review(const json::value& review) {
+Result<bool> decode_access_review(const json::value& review) {
     try {
         const auto& o = as_object(review, "review");
         expect_kind(o, "SubjectAccessReview");
         const auto* status = opt_object(o, "status", "review");
         return status && opt_bool(*status, "allowed", "review.status") &&
                !opt_bool(*status, "denied", "review.status");
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error("invalid_review", e.what());
     }
 }
 
 unsigned http_status_of(MetricsAccess access) {
     switch (access) {
-        case MetricsAccess::allowed: return 200;
-        case MetricsAccess::unauthenticated: return 401;
-        case MetricsAccess::forbidden: return 403;
+        case MetricsAccess::Allowed: return 200;
+        case MetricsAccess::Unauthenticated: return 401;
+        case MetricsAccess::Forbidden: return 403;
     }
     return 403;
 }
 
-std::optional<MetricsAccess> MetricsAccessCache::lookup(const std::string& token, clock::time_point now) {
+std::optional<MetricsAccess> MetricsAccessCache::lookup(const std::string& token, Clock::time_point now) {
     auto it = entries_.find(token);
     if (it == entries_.end()) return std::nullopt;
     if (it->second.expires <= now) {
@@ -140,9 +139,9 @@ std::optional<MetricsAccess> MetricsAccessCache::lookup(const std::string& token
     return it->second.access;
 }
 
-void MetricsAccessCache::store(const std::string& token, MetricsAccess access, clock::time_point now) {
+void MetricsAccessCache::store(const std::string& token, MetricsAccess access, Clock::time_point now) {
     if (options_.capacity == 0) return;
-    const auto ttl = access == MetricsAccess::allowed ? options_.allow_ttl : options_.deny_ttl;
+    const auto ttl = access == MetricsAccess::Allowed ? options_.allow_ttl : options_.deny_ttl;
     if (ttl.count() <= 0) return;
     if (!entries_.count(token)) {
         for (auto it = entries_.begin(); it != entries_.end();) it = it->second.expires <= now ? entries_.erase(it) : std::next(it);

@@ -30,7 +30,7 @@ std::string normalized_origin(std::string_view scheme, std::string_view host, st
     return lower(scheme) + "://" + h + ":" + std::string(port);
 }
 
-result<std::string> origin_of_url(std::string_view url) {
+Result<std::string> origin_of_url(std::string_view url) {
     auto bad = [&](const std::string& why) {
         return make_error("invalid_config", "\"" + std::string(url) + "\": " + why);
     };
@@ -58,7 +58,7 @@ result<std::string> origin_of_url(std::string_view url) {
 TokenDecision decide_prometheus_token(std::string_view origin, bool has_secret_token, const PrometheusTokenRules& rules) {
     TokenDecision d;
     if (has_secret_token) {
-        d.source = TokenSource::secret;
+        d.source = TokenSource::Secret;
         d.refused = plaintext_credential_refusal("the bearerTokenSecret's token", origin, rules.allow_plaintext_credentials);
         return d;
     }
@@ -77,7 +77,7 @@ TokenDecision decide_prometheus_token(std::string_view origin, bool has_secret_t
                      std::string(origin) + " without --allow-plaintext-prometheus-credentials";
         return d;
     }
-    d.source = TokenSource::flag;
+    d.source = TokenSource::Flag;
     return d;
 }
 

@@ -36,17 +36,17 @@ std::string escape_label(std::string_view v) {
 }  // namespace
 
 std::optional<ChainPhase> parse_chain_phase(std::string_view s) {
-    if (s == "preflight") return ChainPhase::preflight;
-    if (s == "upgrade") return ChainPhase::upgrade;
-    if (s == "postflight") return ChainPhase::postflight;
+    if (s == "preflight") return ChainPhase::Preflight;
+    if (s == "upgrade") return ChainPhase::Upgrade;
+    if (s == "postflight") return ChainPhase::Postflight;
     return std::nullopt;
 }
 
 std::string_view to_string(ChainPhase p) {
     switch (p) {
-        case ChainPhase::preflight: return "preflight";
-        case ChainPhase::upgrade: return "upgrade";
-        case ChainPhase::postflight: return "postflight";
+        case ChainPhase::Preflight: return "preflight";
+        case ChainPhase::Upgrade: return "upgrade";
+        case ChainPhase::Postflight: return "postflight";
     }
     return "preflight";
 }
@@ -91,7 +91,7 @@ std::vector<PushedGauge> available_gauge(const std::string& target, bool availab
              available ? 1.0 : 0.0}};
 }
 
-result<ChainJob> chain_job_from(const boost::json::value& job) {
+Result<ChainJob> chain_job_from(const boost::json::value& job) {
     ChainJob j;
     j.name = string_at(&job, {"metadata", "name"});
     if (j.name.empty()) return make_error("invalid_object", "a Job without metadata.name");
@@ -103,8 +103,8 @@ result<ChainJob> chain_job_from(const boost::json::value& job) {
         for (const auto& c : conds->get_array()) {
             if (string_at(&c, {"status"}) != "True") continue;
             const auto type = string_at(&c, {"type"});
-            if (type == "Complete") j.state = JobState::complete;
-            if (type == "Failed") j.state = JobState::failed;
+            if (type == "Complete") j.state = JobState::Complete;
+            if (type == "Failed") j.state = JobState::Failed;
         }
     }
     return j;
@@ -112,10 +112,10 @@ result<ChainJob> chain_job_from(const boost::json::value& job) {
 
 std::string_view to_string(DetectorAction a) {
     switch (a) {
-        case DetectorAction::none: return "none";
-        case DetectorAction::spawn: return "spawn";
-        case DetectorAction::respawn_refused: return "respawn-refused";
-        case DetectorAction::respawn_failed: return "respawn-failed";
+        case DetectorAction::None: return "none";
+        case DetectorAction::Spawn: return "spawn";
+        case DetectorAction::RespawnRefused: return "respawn-refused";
+        case DetectorAction::RespawnFailed: return "respawn-failed";
     }
     return "none";
 }
@@ -130,15 +130,15 @@ DetectorDecision decide_detector(const std::string& target, const std::vector<Ch
         // RFC 3339 in UTC sorts as text; the name breaks a same-second tie.
         if (last == nullptr || std::tie(j.created, j.name) > std::tie(last->created, last->name)) last = &j;
     }
-    if (last == nullptr) return {DetectorAction::spawn, true, "no preflight for " + target + " yet"};
+    if (last == nullptr) return {DetectorAction::Spawn, true, "no preflight for " + target + " yet"};
     switch (last->state) {
-        case JobState::active: return {DetectorAction::none, false, "preflight " + last->name + " is still running"};
-        case JobState::failed:
-            return {DetectorAction::respawn_failed, true, "preflight " + last->name + " failed; trying again"};
-        case JobState::complete:
+        case JobState::Active: return {DetectorAction::None, false, "preflight " + last->name + " is still running"};
+        case JobState::Failed:
+            return {DetectorAction::RespawnFailed, true, "preflight " + last->name + " failed; trying again"};
+        case JobState::Complete:
             if (upgrade_exists)
-                return {DetectorAction::none, false, "preflight " + last->name + " passed and the chain went on"};
-            return {DetectorAction::respawn_refused, false,
+                return {DetectorAction::None, false, "preflight " + last->name + " passed and the chain went on"};
+            return {DetectorAction::RespawnRefused, false,
                     "preflight " + last->name + " refused " + target + "; re-evaluating the refusal"};
     }
     return {};
@@ -154,7 +154,7 @@ std::string chain_job_name(ChainPhase phase, KubeMinor target, std::uint64_t uni
            std::to_string(target.minor) + "-" + id;
 }
 
-result<boost::json::value> build_chain_job(const boost::json::value& job_template, ChainPhase phase, KubeMinor target,
+Result<boost::json::value> build_chain_job(const boost::json::value& job_template, ChainPhase phase, KubeMinor target,
                                            const std::string& name) {
     auto bad = [](std::string why) { return make_error("invalid_template", "Job template: " + why); };
     if (string_at(&job_template, {"apiVersion"}) != "batch/v1" || string_at(&job_template, {"kind"}) != "Job")

@@ -66,7 +66,7 @@ AddonObservation observe_addon(const AddonSpec& spec, const boost::json::value* 
     return o;
 }
 
-result<std::vector<NodeRuntime>> node_runtimes_from(const boost::json::array& items) {
+Result<std::vector<NodeRuntime>> node_runtimes_from(const boost::json::array& items) {
     std::vector<NodeRuntime> out;
     for (const auto& n : items) {
         NodeRuntime r;
@@ -85,26 +85,26 @@ std::optional<GateReason> classify_addon(const AddonSpec& spec, const AddonObser
     const auto& name = spec.name;
     // Fail-safe: whatever keeps us from knowing the version needs a human.
     if (!seen.found)
-        return reason(BlockClass::actionable, "addon", name,
+        return reason(BlockClass::Actionable, "addon", name,
                       "cannot find its running version: " + seen.missing + " (" + seen.where +
                           "); fix the matrix source or remove the addon from the matrix");
     std::optional<DottedVersion> running;
     if (spec.source.container.empty()) {
         running = parse_dotted_version(seen.raw);
         if (!running)
-            return reason(BlockClass::actionable, "addon", name,
+            return reason(BlockClass::Actionable, "addon", name,
                           "cannot read a version from label " + spec.source.label + "=\"" + seen.raw + "\" (" +
                               seen.where + ")");
     } else {
         auto tag = image_tag(seen.raw);
         if (tag) running = parse_dotted_version(*tag);
         if (!running)
-            return reason(BlockClass::actionable, "addon", name,
+            return reason(BlockClass::Actionable, "addon", name,
                           "cannot read a version from image " + seen.raw + " (" + seen.where + ")");
     }
     const AddonVersionRow* row = row_for(spec, *running);
     if (row == nullptr)
-        return reason(BlockClass::actionable, "addon", name,
+        return reason(BlockClass::Actionable, "addon", name,
                       "running " + running->text + " is older than every version in the matrix (lowest " +
                           spec.versions.front().version.text + "); a human must check it");
     if (row->max_k8s >= target) return std::nullopt;
@@ -121,12 +121,12 @@ std::optional<GateReason> classify_addon(const AddonSpec& spec, const AddonObser
     if (spec.pinned) {
         std::string msg = "pinned: " + spec.pin_reason + " (" + supports;
         if (fix) msg += "; " + fix->version.text + " would support " + target.str();
-        return reason(BlockClass::pinned, "addon", name, msg + ")");
+        return reason(BlockClass::Pinned, "addon", name, msg + ")");
     }
     if (fix)
-        return reason(BlockClass::actionable, "addon", name,
+        return reason(BlockClass::Actionable, "addon", name,
                       "upgrade " + name + " to >= " + fix->version.text + " (" + supports + ")");
-    return reason(BlockClass::waiting, "addon", name,
+    return reason(BlockClass::Waiting, "addon", name,
                   "no released " + name + " supports Kubernetes " + target.str() + " yet (" + supports + ")");
 }
 
@@ -138,7 +138,7 @@ std::vector<GateReason> containerd_reasons(const UpgradeMatrix& m, KubeMinor tar
     for (const auto& n : nodes) {
         const std::string_view rv = n.runtime_version;
         if (rv.empty()) {
-            out.push_back(reason(BlockClass::actionable, "containerd", n.node,
+            out.push_back(reason(BlockClass::Actionable, "containerd", n.node,
                                  "the node reports no containerRuntimeVersion; Kubernetes " + target.str() +
                                      " needs containerd >= " + min->min.text));
             continue;
@@ -146,11 +146,11 @@ std::vector<GateReason> containerd_reasons(const UpgradeMatrix& m, KubeMinor tar
         if (rv.substr(0, kPrefix.size()) != kPrefix) continue;  // another runtime: the matrix has no minimum for it
         auto v = parse_dotted_version(rv.substr(kPrefix.size()));
         if (!v) {
-            out.push_back(reason(BlockClass::actionable, "containerd", n.node,
+            out.push_back(reason(BlockClass::Actionable, "containerd", n.node,
                                  "cannot read the containerd version \"" + n.runtime_version + "\"; Kubernetes " +
                                      target.str() + " needs >= " + min->min.text));
         } else if (*v < min->min) {
-            out.push_back(reason(BlockClass::actionable, "containerd", n.node,
+            out.push_back(reason(BlockClass::Actionable, "containerd", n.node,
                                  "upgrade containerd " + v->text + " to >= " + min->min.text +
                                      ", the minimum for Kubernetes " + target.str()));
         }
@@ -160,14 +160,14 @@ std::vector<GateReason> containerd_reasons(const UpgradeMatrix& m, KubeMinor tar
 
 std::string_view to_string(GateVerdict v) {
     switch (v) {
-        case GateVerdict::safe: return "safe";
-        case GateVerdict::actionable: return "actionable";
-        case GateVerdict::held: return "held";
+        case GateVerdict::Safe: return "safe";
+        case GateVerdict::Actionable: return "actionable";
+        case GateVerdict::Held: return "held";
     }
     return "safe";
 }
 
-result<GateResult> evaluate_upgrade_gate(const UpgradeMatrix& m, const GateInputs& in) {
+Result<GateResult> evaluate_upgrade_gate(const UpgradeMatrix& m, const GateInputs& in) {
     if (in.target < in.current)
         return make_error("gate_error", "target " + in.target.str() + " is older than the cluster's " +
                                             in.current.str() + ": the gate does not judge downgrades");
@@ -181,9 +181,9 @@ result<GateResult> evaluate_upgrade_gate(const UpgradeMatrix& m, const GateInput
     for (auto& x : removed_api_reasons(m, in.target, in.requested_deprecated, in.served)) r.reasons.push_back(std::move(x));
     for (auto& x : containerd_reasons(m, in.target, in.nodes)) r.reasons.push_back(std::move(x));
     r.exit_code = gate_exit_code(r.reasons);
-    r.verdict = r.exit_code == kGateSafe ? GateVerdict::safe
-                : r.exit_code == kGateHeld ? GateVerdict::held
-                                           : GateVerdict::actionable;
+    r.verdict = r.exit_code == kGateSafe   ? GateVerdict::Safe
+                : r.exit_code == kGateHeld ? GateVerdict::Held
+                                           : GateVerdict::Actionable;
     return r;
 }
 

@@ -17,13 +17,13 @@ namespace {
 // while a known line is being read. It records the line of every object key
 // and array element under its readable path ("addons.calico.versions[1]").
 
-struct frame {
+struct Frame {
     bool array = false;
     std::size_t index = 0;  // next element (arrays)
     std::string key;        // current key (objects)
 };
 
-std::string path_of(const std::vector<frame>& stack) {
+std::string path_of(const std::vector<Frame>& stack) {
     std::string p;
     for (std::size_t i = 1; i < stack.size(); ++i) {  // stack[0] is the document
         const auto& parent = stack[i - 1];
@@ -37,7 +37,7 @@ std::string path_of(const std::vector<frame>& stack) {
     return p;
 }
 
-struct position_handler {
+struct PositionHandler {
     static constexpr std::size_t max_object_size = static_cast<std::size_t>(-1);
     static constexpr std::size_t max_array_size = static_cast<std::size_t>(-1);
     static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
@@ -47,14 +47,14 @@ struct position_handler {
     std::map<std::string, std::size_t> lines;
     // The path of the value being read: a stack of containers, each with the
     // slot (key or index) its current child sits in.
-    std::vector<frame> stack{frame{}};
+    std::vector<Frame> stack{Frame{}};
     std::vector<std::string> open;  // paths of open containers, for error messages
     std::string key_buf;
     bool in_scalar = false;
 
     std::string current() const {
-        std::vector<frame> s = stack;
-        s.push_back(frame{});
+        std::vector<Frame> s = stack;
+        s.push_back(Frame{});
         return path_of(s);
     }
     // A value starts in the current slot.
@@ -68,7 +68,7 @@ struct position_handler {
     bool container_begin(bool array) {
         value_begin();
         open.push_back(current());
-        frame f;
+        Frame f;
         f.array = array;
         stack.push_back(f);
         return true;
@@ -120,7 +120,7 @@ struct position_handler {
     bool on_comment(boost::json::string_view, boost::json::error_code&) { return true; }
 };
 
-struct scan_result {
+struct ScanResult {
     std::map<std::string, std::size_t> lines;
     bool syntax_ok = true;
     std::size_t error_line = 0;
@@ -128,9 +128,9 @@ struct scan_result {
     std::string error_what;
 };
 
-scan_result scan_positions(std::string_view text) {
-    boost::json::basic_parser<position_handler> p{boost::json::parse_options{}};
-    scan_result out;
+ScanResult scan_positions(std::string_view text) {
+    boost::json::basic_parser<PositionHandler> p{boost::json::parse_options{}};
+    ScanResult out;
     boost::json::error_code ec;
     for (std::size_t i = 0; i < text.size(); ++i) {
         p.write_some(true, text.data() + i, 1, ec);
@@ -159,12 +159,12 @@ scan_result scan_positions(std::string_view text) {
 
 // ---- Decoding ---------------------------------------------------------------
 
-struct matrix_failure {
+struct MatrixFailure {
     std::string path;
     std::string what;
 };
 
-[[noreturn]] void fail(std::string path, std::string what) { throw matrix_failure{std::move(path), std::move(what)}; }
+[[noreturn]] void fail(std::string path, std::string what) { throw MatrixFailure{std::move(path), std::move(what)}; }
 
 std::string join(const std::string& base, std::string_view key) {
     return base.empty() ? std::string(key) : base + "." + std::string(key);
@@ -344,7 +344,7 @@ std::size_t line_of(const std::map<std::string, std::size_t>& lines, std::string
 
 }  // namespace
 
-result<UpgradeMatrix> parse_upgrade_matrix(std::string_view text, std::string_view source_name) {
+Result<UpgradeMatrix> parse_upgrade_matrix(std::string_view text, std::string_view source_name) {
     const std::string src(source_name);
     auto scan = scan_positions(text);
     if (!scan.syntax_ok) {
@@ -360,7 +360,7 @@ result<UpgradeMatrix> parse_upgrade_matrix(std::string_view text, std::string_vi
     }
     try {
         return decode_matrix(root);
-    } catch (const matrix_failure& f) {
+    } catch (const MatrixFailure& f) {
         return make_error("invalid_matrix",
                           src + " line " + std::to_string(line_of(scan.lines, f.path)) + ": " + f.path + ": " + f.what);
     }

@@ -6,9 +6,9 @@ namespace attune::core {
 
 std::string_view tag_of(BlockClass c) {
     switch (c) {
-        case BlockClass::actionable: return "ACTIONABLE";
-        case BlockClass::waiting: return "WAITING";
-        case BlockClass::pinned: return "PINNED";
+        case BlockClass::Actionable: return "ACTIONABLE";
+        case BlockClass::Waiting: return "WAITING";
+        case BlockClass::Pinned: return "PINNED";
     }
     return "ACTIONABLE";
 }
@@ -25,7 +25,7 @@ int gate_exit_code(std::span<const GateReason> reasons) {
 
 ReasonLine parse_reason_line(std::string_view line) {
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-    for (auto c : {BlockClass::actionable, BlockClass::waiting, BlockClass::pinned}) {
+    for (auto c : {BlockClass::Actionable, BlockClass::Waiting, BlockClass::Pinned}) {
         const std::string tag = "[" + std::string(tag_of(c)) + "]";
         if (line.substr(0, tag.size()) == tag) {
             auto rest = line.substr(tag.size());

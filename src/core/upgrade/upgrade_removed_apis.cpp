@@ -49,7 +49,7 @@ std::string gv_resource(std::string_view gv, std::string_view resource) {
 
 }  // namespace
 
-result<std::vector<DeprecatedApiRequest>> parse_deprecated_api_requests(std::string_view text) {
+Result<std::vector<DeprecatedApiRequest>> parse_deprecated_api_requests(std::string_view text) {
     std::vector<DeprecatedApiRequest> out;
     std::size_t line_no = 0;
     while (!text.empty()) {
@@ -83,7 +83,7 @@ result<std::vector<DeprecatedApiRequest>> parse_deprecated_api_requests(std::str
     return out;
 }
 
-result<ServedGroupVersion> served_from_resource_list(const boost::json::value& v) {
+Result<ServedGroupVersion> served_from_resource_list(const boost::json::value& v) {
     const auto* o = v.if_object();
     if (o == nullptr) return make_error("invalid_discovery", "APIResourceList: expected an object");
     ServedGroupVersion out;
@@ -102,7 +102,7 @@ result<ServedGroupVersion> served_from_resource_list(const boost::json::value& v
     return out;
 }
 
-result<std::vector<std::string>> group_versions_from_group_list(const boost::json::value& v) {
+Result<std::vector<std::string>> group_versions_from_group_list(const boost::json::value& v) {
     const auto* o = v.if_object();
     const auto* groups = o ? o->if_contains("groups") : nullptr;
     if (groups == nullptr || !groups->is_array()) return make_error("invalid_discovery", "APIGroupList: no groups array");
@@ -135,7 +135,7 @@ std::vector<GateReason> removed_api_reasons(const UpgradeMatrix& m, KubeMinor ta
     auto add = [&](const std::string& gv, const std::string& resource, std::string message) {
         if (!reported.insert(gv_resource(gv, resource)).second) return;
         GateReason r;
-        r.cls = BlockClass::actionable;
+        r.cls = BlockClass::Actionable;
         r.check = "removed-api";
         r.subject = gv_resource(gv, resource);
         r.message = std::move(message);

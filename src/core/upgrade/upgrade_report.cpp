@@ -23,7 +23,7 @@ std::optional<bool> pick(const std::vector<GaugeSample>& s, const std::optional<
 
 }  // namespace
 
-result<std::vector<GaugeSample>> gauge_samples_from(const PromResponse& r) {
+Result<std::vector<GaugeSample>> gauge_samples_from(const PromResponse& r) {
     if (r.result_type != "vector")
         return make_error("invalid_prometheus_response", "Prometheus query: expected a vector result, got " +
                                                              (r.result_type.empty() ? std::string("none") : r.result_type));
@@ -61,24 +61,26 @@ bool report_needs_reasons(const ReportGauges& g) {
 }
 
 ReportHeadline report_headline(const ReportGauges& g) {
-    if (!g.available) return ReportHeadline::unknown;
-    if (!*g.available) return ReportHeadline::no_upgrade;
+    if (!g.available) return ReportHeadline::Unknown;
+    if (!*g.available) return ReportHeadline::NoUpgrade;
     // Held wins, as in the gate.
-    if (g.held.value_or(false)) return ReportHeadline::held;
-    if (g.blocked.value_or(false)) return ReportHeadline::blocked;
-    if (!g.blocked || !g.held) return ReportHeadline::unknown;  // not evaluated yet
-    return ReportHeadline::safe;
+    if (g.held.value_or(false)) return ReportHeadline::Held;
+    if (g.blocked.value_or(false)) return ReportHeadline::Blocked;
+    if (!g.blocked || !g.held) return ReportHeadline::Unknown;  // not evaluated yet
+    return ReportHeadline::Safe;
 }
 
 std::string render_upgrade_report(const ReportGauges& g, const ReportReasons& r) {
     const std::string target = g.target.value_or("?");
     std::string out;
     switch (report_headline(g)) {
-        case ReportHeadline::held: out = "⏸️ HELD — " + target + " not yet upgradable\n"; break;
-        case ReportHeadline::blocked: out = "⛔ BLOCKED — " + target + " needs action before it can be upgraded\n"; break;
-        case ReportHeadline::safe: out = "✅ SAFE — " + target + " is upgradable; the chain proceeds\n"; break;
-        case ReportHeadline::no_upgrade: return "✅ No Kubernetes upgrade available (the cluster is on " + target + ")\n";
-        case ReportHeadline::unknown:
+        case ReportHeadline::Held: out = "⏸️ HELD — " + target + " not yet upgradable\n"; break;
+        case ReportHeadline::Blocked:
+            out = "⛔ BLOCKED — " + target + " needs action before it can be upgraded\n";
+            break;
+        case ReportHeadline::Safe: out = "✅ SAFE — " + target + " is upgradable; the chain proceeds\n"; break;
+        case ReportHeadline::NoUpgrade: return "✅ No Kubernetes upgrade available (the cluster is on " + target + ")\n";
+        case ReportHeadline::Unknown:
             return g.available ? "❓ UNKNOWN — " + target + " is available but the gate has not reported on it yet\n"
                                : "❓ UNKNOWN — no k8s_upgrade_available in Prometheus (has the detector run?)\n";
     }

@@ -6,12 +6,12 @@
 namespace attune::core {
 namespace {
 
-struct unit {
+struct Unit {
     std::string_view name;
     std::uint64_t nanos;
 };
 // Longest names first where one is a prefix of another ("ms" before "m").
-constexpr unit kUnits[] = {{"ns", 1},
+constexpr Unit kUnits[] = {{"ns", 1},
                            {"us", 1'000},
                            {"\xC2\xB5s", 1'000},  // U+00B5 micro sign
                            {"\xCE\xBCs", 1'000},  // U+03BC Greek mu
@@ -20,7 +20,7 @@ constexpr unit kUnits[] = {{"ns", 1},
                            {"m", 60'000'000'000},
                            {"h", 3'600'000'000'000}};
 
-error invalid(std::string_view text, std::string_view why) {
+Error invalid(std::string_view text, std::string_view why) {
     return make_error("invalid_duration", "\"" + std::string(text) + "\" is not a duration (" + std::string(why) +
                                               "); use a number with a unit, such as 90s, 5m or 1h30m");
 }
@@ -29,7 +29,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
-result<Duration> parse_duration(std::string_view text) {
+Result<Duration> parse_duration(std::string_view text) {
     std::string_view s = text;
     bool negative = false;
     if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
@@ -65,7 +65,7 @@ result<Duration> parse_duration(std::string_view text) {
             }
         }
         if (digits == 0 && frac_digits == 0) return invalid(text, "expected a number");
-        const unit* u = nullptr;
+        const Unit* u = nullptr;
         for (const auto& candidate : kUnits) {
             if (s.substr(0, candidate.name.size()) == candidate.name &&
                 (u == nullptr || candidate.name.size() > u->name.size()))

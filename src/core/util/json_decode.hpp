@@ -1,6 +1,6 @@
 #pragma once
 // Private helpers for the core's JSON decoders. A decoder throws
-// decode_failure internally; the public entry point catches it and returns
+// DecodeFailure internally; the public entry point catches it and returns
 // a result, so no malformed object ever escapes as an exception.
 #include <boost/json.hpp>
 #include <cstdint>
@@ -15,12 +15,12 @@
 
 namespace attune::core::detail {
 
-struct decode_failure : std::runtime_error {
+struct DecodeFailure : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
 [[noreturn]] inline void fail(const std::string& path, const std::string& what) {
-    throw decode_failure(path + ": " + what);
+    throw DecodeFailure(path + ": " + what);
 }
 
 inline const boost::json::object& as_object(const boost::json::value& v, const std::string& path) {
@@ -114,13 +114,13 @@ inline std::map<std::string, std::string, std::less<>> opt_string_map(const boos
     return out;
 }
 
-// The public entry point of a decoder: f() may throw decode_failure, which
+// The public entry point of a decoder: f() may throw DecodeFailure, which
 // becomes the error `code` with the failure's path and text.
 template <class F>
 auto guarded(std::string_view code, F&& f) -> decltype(f()) {
     try {
         return f();
-    } catch (const decode_failure& e) {
+    } catch (const DecodeFailure& e) {
         return make_error(std::string(code), e.what());
     }
 }

@@ -84,14 +84,14 @@ void diff_into(const json::value& before, const json::value& after, std::string&
 
 // ---- apply ----
 
-struct patch_error {
+struct PatchError {
     std::string message;
 };
 
 std::vector<std::string> parse_pointer(std::string_view p) {
     std::vector<std::string> tokens;
     if (p.empty()) return tokens;
-    if (p.front() != '/') throw patch_error{"pointer '" + std::string(p) + "' does not start with '/'"};
+    if (p.front() != '/') throw PatchError{"pointer '" + std::string(p) + "' does not start with '/'"};
     std::size_t pos = 1;
     for (;;) {
         const std::size_t next = p.find('/', pos);
@@ -103,7 +103,7 @@ std::vector<std::string> parse_pointer(std::string_view p) {
                 continue;
             }
             if (i + 1 >= raw.size() || (raw[i + 1] != '0' && raw[i + 1] != '1'))
-                throw patch_error{"pointer '" + std::string(p) + "' has an invalid '~' escape"};
+                throw PatchError{"pointer '" + std::string(p) + "' has an invalid '~' escape"};
             t += raw[i + 1] == '0' ? '~' : '/';
             ++i;
         }
@@ -145,30 +145,30 @@ json::value* resolve(json::value& doc, const std::vector<std::string>& tokens, s
 std::string require_string(const json::object& o, std::string_view key, std::size_t index) {
     const auto* v = o.if_contains(key);
     if (!v || !v->is_string())
-        throw patch_error{"operation " + std::to_string(index) + ": '" + std::string(key) + "' must be a string"};
+        throw PatchError{"operation " + std::to_string(index) + ": '" + std::string(key) + "' must be a string"};
     return std::string(v->get_string());
 }
 
 json::value remove_at(json::value& doc, const std::vector<std::string>& tokens, const std::string& where) {
-    if (tokens.empty()) throw patch_error{where + ": cannot remove the whole document"};
+    if (tokens.empty()) throw PatchError{where + ": cannot remove the whole document"};
     json::value* parent = resolve(doc, tokens, tokens.size() - 1);
-    if (!parent) throw patch_error{where + ": path does not exist"};
+    if (!parent) throw PatchError{where + ": path does not exist"};
     const auto& last = tokens.back();
     if (auto* o = parent->if_object()) {
         auto it = o->find(last);
-        if (it == o->end()) throw patch_error{where + ": path does not exist"};
+        if (it == o->end()) throw PatchError{where + ": path does not exist"};
         json::value v = std::move(it->value());
         o->erase(it);
         return v;
     }
     if (auto* a = parent->if_array()) {
         auto idx = parse_index(last);
-        if (!idx || *idx >= a->size()) throw patch_error{where + ": array index out of range"};
+        if (!idx || *idx >= a->size()) throw PatchError{where + ": array index out of range"};
         json::value v = std::move((*a)[*idx]);
         a->erase(a->begin() + static_cast<std::ptrdiff_t>(*idx));
         return v;
     }
-    throw patch_error{where + ": parent is neither an object nor an array"};
+    throw PatchError{where + ": parent is neither an object nor an array"};
 }
 
 void add_at(json::value& doc, const std::vector<std::string>& tokens, json::value v, const std::string& where) {
@@ -177,7 +177,7 @@ void add_at(json::value& doc, const std::vector<std::string>& tokens, json::valu
         return;
     }
     json::value* parent = resolve(doc, tokens, tokens.size() - 1);
-    if (!parent) throw patch_error{where + ": parent path does not exist"};
+    if (!parent) throw PatchError{where + ": parent path does not exist"};
     const auto& last = tokens.back();
     if (auto* o = parent->if_object()) {
         (*o)[last] = std::move(v);
@@ -189,11 +189,11 @@ void add_at(json::value& doc, const std::vector<std::string>& tokens, json::valu
             return;
         }
         auto idx = parse_index(last);
-        if (!idx || *idx > a->size()) throw patch_error{where + ": array index out of range"};
+        if (!idx || *idx > a->size()) throw PatchError{where + ": array index out of range"};
         a->insert(a->begin() + static_cast<std::ptrdiff_t>(*idx), std::move(v));
         return;
     }
-    throw patch_error{where + ": parent is neither an object nor an array"};
+    throw PatchError{where + ": parent is neither an object nor an array"};
 }
 
 }  // namespace
@@ -205,18 +205,18 @@ json::array json_patch_diff(const json::value& before, const json::value& after)
     return out;
 }
 
-result<json::value> apply_json_patch(json::value document, const json::array& patch) {
+Result<json::value> apply_json_patch(json::value document, const json::array& patch) {
     try {
         for (std::size_t i = 0; i < patch.size(); ++i) {
             const auto* o = patch[i].if_object();
-            if (!o) throw patch_error{"operation " + std::to_string(i) + " is not an object"};
+            if (!o) throw PatchError{"operation " + std::to_string(i) + " is not an object"};
             const std::string name = require_string(*o, "op", i);
             const std::string path = require_string(*o, "path", i);
             const std::string where = "operation " + std::to_string(i) + " (" + name + " " + path + ")";
             const auto tokens = parse_pointer(path);
             const auto* value = o->if_contains("value");
             if (name == "add" || name == "replace" || name == "test") {
-                if (!value) throw patch_error{where + ": 'value' is missing"};
+                if (!value) throw PatchError{where + ": 'value' is missing"};
             }
             if (name == "add") {
                 add_at(document, tokens, *value, where);
@@ -224,26 +224,26 @@ result<json::value> apply_json_patch(json::value document, const json::array& pa
                 remove_at(document, tokens, where);
             } else if (name == "replace") {
                 json::value* target = resolve(document, tokens, tokens.size());
-                if (!target) throw patch_error{where + ": path does not exist"};
+                if (!target) throw PatchError{where + ": path does not exist"};
                 *target = *value;
             } else if (name == "test") {
                 json::value* target = resolve(document, tokens, tokens.size());
-                if (!target || *target != *value) throw patch_error{where + ": test failed"};
+                if (!target || *target != *value) throw PatchError{where + ": test failed"};
             } else if (name == "move" || name == "copy") {
                 const std::string from = require_string(*o, "from", i);
                 const auto from_tokens = parse_pointer(from);
                 if (name == "move" && from_tokens.size() < tokens.size() &&
                     std::equal(from_tokens.begin(), from_tokens.end(), tokens.begin()))
-                    throw patch_error{where + ": cannot move a value into one of its children"};
+                    throw PatchError{where + ": cannot move a value into one of its children"};
                 json::value* source = resolve(document, from_tokens, from_tokens.size());
-                if (!source) throw patch_error{where + ": 'from' path does not exist"};
+                if (!source) throw PatchError{where + ": 'from' path does not exist"};
                 json::value v = name == "move" ? remove_at(document, from_tokens, where) : *source;
                 add_at(document, tokens, std::move(v), where);
             } else {
-                throw patch_error{where + ": unknown operation"};
+                throw PatchError{where + ": unknown operation"};
             }
         }
-    } catch (const patch_error& e) {
+    } catch (const PatchError& e) {
         return make_error("invalid_patch", e.message);
     }
     return document;

@@ -12,7 +12,7 @@ const json::value* step(const json::object& o, std::string_view key) noexcept {
 }
 }  // namespace
 
-const json::value* json_at(const json::value& doc, json_path path) noexcept {
+const json::value* json_at(const json::value& doc, JsonPath path) noexcept {
     const json::value* cur = &doc;
     for (auto key : path) {
         const auto* o = cur->if_object();
@@ -23,7 +23,7 @@ const json::value* json_at(const json::value& doc, json_path path) noexcept {
     return cur->is_null() ? nullptr : cur;
 }
 
-const json::value* json_at(const json::object& doc, json_path path) noexcept {
+const json::value* json_at(const json::object& doc, JsonPath path) noexcept {
     if (path.size() == 0) return nullptr;  // an object is not a value; ask for a key
     const auto* first = step(doc, *path.begin());
     if (first == nullptr) return nullptr;
@@ -37,12 +37,12 @@ const json::value* json_at(const json::object& doc, json_path path) noexcept {
     return cur;
 }
 
-const json::object* object_at(const json::value& doc, json_path path) noexcept {
+const json::object* object_at(const json::value& doc, JsonPath path) noexcept {
     const auto* v = json_at(doc, path);
     return v ? v->if_object() : nullptr;
 }
 
-const json::array* array_at(const json::value& doc, json_path path) noexcept {
+const json::array* array_at(const json::value& doc, JsonPath path) noexcept {
     const auto* v = json_at(doc, path);
     return v ? v->if_array() : nullptr;
 }
@@ -57,10 +57,10 @@ std::optional<bool> as_bool(const json::value* v) noexcept {
 }
 }  // namespace
 
-std::string_view string_at(const json::value& doc, json_path path) noexcept { return as_string(json_at(doc, path)); }
-std::string_view string_at(const json::object& doc, json_path path) noexcept { return as_string(json_at(doc, path)); }
+std::string_view string_at(const json::value& doc, JsonPath path) noexcept { return as_string(json_at(doc, path)); }
+std::string_view string_at(const json::object& doc, JsonPath path) noexcept { return as_string(json_at(doc, path)); }
 
-std::optional<std::int64_t> int_at(const json::value& doc, json_path path) noexcept {
+std::optional<std::int64_t> int_at(const json::value& doc, JsonPath path) noexcept {
     const auto* v = json_at(doc, path);
     if (v == nullptr) return std::nullopt;
     if (v->is_int64()) return v->get_int64();
@@ -69,7 +69,7 @@ std::optional<std::int64_t> int_at(const json::value& doc, json_path path) noexc
     return std::nullopt;
 }
 
-std::optional<bool> bool_at(const json::value& doc, json_path path) noexcept { return as_bool(json_at(doc, path)); }
-std::optional<bool> bool_at(const json::object& doc, json_path path) noexcept { return as_bool(json_at(doc, path)); }
+std::optional<bool> bool_at(const json::value& doc, JsonPath path) noexcept { return as_bool(json_at(doc, path)); }
+std::optional<bool> bool_at(const json::object& doc, JsonPath path) noexcept { return as_bool(json_at(doc, path)); }
 
 }  // namespace attune::core

@@ -7,7 +7,7 @@ namespace {
 
 using std::chrono::seconds;
 
-error bad(std::string_view what) { return make_error("invalid_time_zone", std::string(what)); }
+Error bad(std::string_view what) { return make_error("invalid_time_zone", std::string(what)); }
 
 struct Cursor {
     std::string_view s;
@@ -176,7 +176,7 @@ bool is_valid_zone_name(std::string_view name) {
     return true;
 }
 
-result<PosixTz> parse_posix_tz(std::string_view text) {
+Result<PosixTz> parse_posix_tz(std::string_view text) {
     Cursor c{text};
     PosixTz tz;
     const auto fail = [&] { return bad("bad POSIX TZ rule \"" + std::string(text) + "\""); };
@@ -204,7 +204,7 @@ result<PosixTz> parse_posix_tz(std::string_view text) {
     return tz;
 }
 
-result<TimeZone> parse_tzif(std::string_view name, std::string_view bytes) {
+Result<TimeZone> parse_tzif(std::string_view name, std::string_view bytes) {
     Reader r{bytes};
     Header h;
     const std::string where = "zone " + std::string(name) + ": ";

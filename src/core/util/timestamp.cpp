@@ -5,7 +5,7 @@
 namespace attune::core {
 namespace {
 
-error bad(std::string_view text, std::string_view why) {
+Error bad(std::string_view text, std::string_view why) {
     return make_error("invalid_timestamp", "invalid RFC 3339 time \"" + std::string(text) + "\": " + std::string(why));
 }
 
@@ -35,7 +35,7 @@ std::string format_timestamp(Timestamp t) {
     return buf;
 }
 
-result<Timestamp> parse_timestamp(std::string_view s) {
+Result<Timestamp> parse_timestamp(std::string_view s) {
     using namespace std::chrono;
     const int y = digits(s, 0, 4), mo = digits(s, 5, 2), d = digits(s, 8, 2);
     const int h = digits(s, 11, 2), mi = digits(s, 14, 2), sec = digits(s, 17, 2);

@@ -4,7 +4,7 @@
 //   promql_driver usage URL NAMESPACE KIND NAME [--pods a,b] [--window S] [--step S]
 //                 [--rate-window S] [--aggregation Max|Avg|None] [--min-points N]
 //       builds the core's cpu and memory range queries for one workload, runs
-//       them through kube::prometheus_client, groups the answers by
+//       them through kube::PrometheusClient, groups the answers by
 //       container and prints one JSON object: the queries, per resource and
 //       container the series and sample counts and the last value, and the
 //       recommender's status entry for what came back.
@@ -34,8 +34,8 @@
 namespace asio = boost::asio;
 namespace json = boost::json;
 namespace core = attune::core;
-using attune::kube::prometheus_client;
-using attune::kube::prometheus_outcome;
+using attune::kube::PrometheusClient;
+using attune::kube::PrometheusOutcome;
 
 namespace {
 
@@ -51,11 +51,11 @@ double now_seconds() {
     return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::shared_ptr<prometheus_client> make_client(asio::io_context& io, const std::string& url) {
-    attune::kube::prometheus_settings s;
+std::shared_ptr<PrometheusClient> make_client(asio::io_context& io, const std::string& url) {
+    attune::kube::PrometheusSettings s;
     s.address = url;
     s.query_timeout = std::chrono::seconds(10);
-    auto c = prometheus_client::create(io.get_executor(), s);
+    auto c = PrometheusClient::create(io.get_executor(), s);
     if (!c.ok()) {
         std::cerr << "promql_driver: " << c.error().message << "\n";
         std::exit(2);
@@ -75,7 +75,7 @@ T run(asio::io_context& io, asio::awaitable<T> aw) {
     return std::move(*out);
 }
 
-json::object error_json(const core::error& e) { return {{"ok", false}, {"code", e.code}, {"message", e.message}}; }
+json::object error_json(const core::Error& e) { return {{"ok", false}, {"code", e.code}, {"message", e.message}}; }
 
 std::vector<std::string> split(const std::string& s) {
     std::vector<std::string> out;
@@ -169,7 +169,7 @@ int usage_command(int argc, char** argv) {
     return failed ? 1 : 0;
 }
 
-json::object instant_json(asio::io_context& io, prometheus_client& c, const std::string& q) {
+json::object instant_json(asio::io_context& io, PrometheusClient& c, const std::string& q) {
     const auto o = run(io, c.query(q, now_seconds()));
     if (!o.result.ok()) return error_json(o.result.error());
     return {{"ok", true}, {"series", o.result.value().series.size()}};

@@ -26,9 +26,9 @@ namespace attune::controller {
 namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
-using kube::object_cache;
-using kube::watch_event_type;
-using test::scripted_reply;
+using kube::ObjectCache;
+using kube::WatchEventType;
+using test::ScriptedReply;
 
 // The live pod: over-provisioned (cpu 500m, memory 256Mi), Running, applied.
 std::string pod_json(const std::string& name, const std::string& spec_cpu = "500m",
@@ -70,31 +70,31 @@ core::Capabilities caps_136() {
     return c;
 }
 
-struct harness {
+struct Harness {
     asio::io_context io;
-    test::scripted_tls_server server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
-    std::unique_ptr<kube::client> client;
-    object_cache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa}, policies;
-    object_cache pods{kube::strip_pod}, nodes{kube::strip_node}, namespaces, limit_ranges, quotas;
-    recommendation_store store;
+    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    std::unique_ptr<kube::Client> client;
+    ObjectCache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa}, policies;
+    ObjectCache pods{kube::strip_pod}, nodes{kube::strip_node}, namespaces, limit_ranges, quotas;
+    RecommendationStore store;
     prometheus::Registry registry;
-    executor_metrics metrics{registry};
-    std::unique_ptr<resize_executor> exec;
-    const object_key key{"shop", "Deployment", "web"};
+    ExecutorMetrics metrics{registry};
+    std::unique_ptr<ResizeExecutor> exec;
+    const ObjectKey key{"shop", "Deployment", "web"};
 
     std::string policy_json;
 
-    explicit harness(std::string policy = kPolicy) : policy_json(std::move(policy)) {
+    explicit Harness(std::string policy = kPolicy) : policy_json(std::move(policy)) {
         controller::index_hpas(hpas);  // as the manager's informer catalog sets them up
         policy::index_policies(policies);
-        kube::rest_config rc;
+        kube::RestConfig rc;
         rc.host = "127.0.0.1";
         rc.port = std::to_string(server.port());
         rc.tls.ca_pem = test::pki().ca_pem;
-        kube::client_settings s;
+        kube::ClientSettings s;
         s.retry.max_retries = 0;
-        client = std::make_unique<kube::client>(io.get_executor(), rc, s);
-        executor_caches c;
+        client = std::make_unique<kube::Client>(io.get_executor(), rc, s);
+        ExecutorCaches c;
         c.views.deployments = &deployments;
         c.views.statefulsets = &statefulsets;
         c.views.replicasets = &replicasets;
@@ -108,8 +108,8 @@ struct harness {
         c.namespaces = &namespaces;
         c.limit_ranges = &limit_ranges;
         c.resource_quotas = &quotas;
-        executor_options opts;
-        exec = std::make_unique<resize_executor>(io.get_executor(), *client, nullptr, metrics, c, store, opts);
+        ExecutorOptions opts;
+        exec = std::make_unique<ResizeExecutor>(io.get_executor(), *client, nullptr, metrics, c, store, opts);
         exec->set_capabilities(caps_136());
 
         add(deployments, deployment_json(1));
@@ -122,15 +122,15 @@ struct harness {
         put_recommendation("200m");
     }
 
-    static void add(object_cache& c, const std::string& j) { c.apply(watch_event_type::added, json::parse(j)); }
+    static void add(ObjectCache& c, const std::string& j) { c.apply(WatchEventType::Added, json::parse(j)); }
     void update_pod(const std::string& j) {
-        if (auto d = pods.apply(watch_event_type::modified, json::parse(j))) exec->on_pod_change()(*d);
+        if (auto d = pods.apply(WatchEventType::Modified, json::parse(j))) exec->on_pod_change()(*d);
     }
 
     void put_recommendation(const char* cpu) {
         auto policy = core::decode_attune_policy(json::parse(policy_json));
         ASSERT_TRUE(policy.ok()) << policy.error().message;
-        stored_recommendation r;
+        StoredRecommendation r;
         r.workload = key;
         r.workload_uid = "web-uid";
         r.policy = "web";
@@ -147,18 +147,18 @@ struct harness {
     }
 
     void pass() { test::run_coro(io, exec->process(key)); }
-    std::vector<test::recorded_request> requests() const { return server.requests(); }
+    std::vector<test::RecordedRequest> requests() const { return server.requests(); }
 };
 
-std::string path_of(const test::recorded_request& r) { return r.target.substr(0, r.target.find('?')); }
+std::string path_of(const test::RecordedRequest& r) { return r.target.substr(0, r.target.find('?')); }
 
 // An idle workload, HPA-held or manual
 // zero, never reaches the executor: no /resize, no eviction.
 TEST(ResizeExecutor, IdleWorkloadGetsNoResizeAndNoEviction) {
     for (const char* how : {"manual zero", "HPA ScaledToZero"}) {
-        harness h;
+        Harness h;
         if (std::string(how) == "manual zero") {
-            h.deployments.apply(watch_event_type::modified, json::parse(deployment_json(0)));
+            h.deployments.apply(WatchEventType::Modified, json::parse(deployment_json(0)));
         } else {
             h.add(h.hpas, R"({"metadata":{"namespace":"shop","name":"web"},"spec":{"scaleTargetRef":{"apiVersion":"apps/v1",
               "kind":"Deployment","name":"web"},"minReplicas":0,"maxReplicas":3,"metrics":[{"type":"External","external":
@@ -185,10 +185,10 @@ TEST(ResizeExecutor, IdleWorkloadGetsNoResizeAndNoEviction) {
 
 // The same workload, active: the negative control of the test above.
 TEST(ResizeExecutor, ActiveWorkloadWritesTheOriginalsThenOneResizePatch) {
-    harness h;
+    Harness h;
     h.add(h.pods, pod_json("web-1"));
-    h.server.script(scripted_reply::http(200, pod_json("web-1")));                      // originals
-    h.server.script(scripted_reply::http(200, pod_json("web-1", "200m", "500m", 2)));  // /resize
+    h.server.script(ScriptedReply::http(200, pod_json("web-1")));                     // originals
+    h.server.script(ScriptedReply::http(200, pod_json("web-1", "200m", "500m", 2)));  // /resize
     h.pass();
     const auto r = h.requests();
     ASSERT_EQ(r.size(), 2u);
@@ -212,7 +212,7 @@ TEST(ResizeExecutor, ActiveWorkloadWritesTheOriginalsThenOneResizePatch) {
 
     // The kubelet reports it at the new generation: Applied, one Success.
     h.update_pod(pod_json("web-1", "200m", "200m", 2));
-    h.server.script(scripted_reply::http(200, "{}"));  // the cooldown anchor on the policy
+    h.server.script(ScriptedReply::http(200, "{}"));  // the cooldown anchor on the policy
     h.pass();
     ASSERT_EQ(book->history.size(), 1u);
     EXPECT_EQ(core::history_result_name(book->history[0].result), "Success");
@@ -227,12 +227,12 @@ TEST(ResizeExecutor, ActiveWorkloadWritesTheOriginalsThenOneResizePatch) {
 }
 
 TEST(ResizeExecutor, AConflictReReadsReplansAndRetries) {
-    harness h;
+    Harness h;
     h.add(h.pods, pod_json("web-1"));
-    h.server.script(scripted_reply::http(200, pod_json("web-1")));
-    h.server.script(scripted_reply::status(409, "Conflict", "the object has been modified"));
-    h.server.script(scripted_reply::http(200, pod_json("web-1")));                      // the re-read
-    h.server.script(scripted_reply::http(200, pod_json("web-1", "200m", "500m", 2)));  // the retried /resize
+    h.server.script(ScriptedReply::http(200, pod_json("web-1")));
+    h.server.script(ScriptedReply::status(409, "Conflict", "the object has been modified"));
+    h.server.script(ScriptedReply::http(200, pod_json("web-1")));                     // the re-read
+    h.server.script(ScriptedReply::http(200, pod_json("web-1", "200m", "500m", 2)));  // the retried /resize
     h.pass();
     const auto r = h.requests();
     ASSERT_EQ(r.size(), 4u);
@@ -243,10 +243,11 @@ TEST(ResizeExecutor, AConflictReReadsReplansAndRetries) {
 }
 
 TEST(ResizeExecutor, AnotherClientErrorIsNeverRetriedBlindly) {
-    harness h;
+    Harness h;
     h.add(h.pods, pod_json("web-1"));
-    h.server.script(scripted_reply::http(200, pod_json("web-1")));
-    h.server.script(scripted_reply::status(422, "Invalid", "spec.resources: must be greater than or equal to aggregate"));
+    h.server.script(ScriptedReply::http(200, pod_json("web-1")));
+    h.server.script(
+        ScriptedReply::status(422, "Invalid", "spec.resources: must be greater than or equal to aggregate"));
     h.pass();
     ASSERT_EQ(h.requests().size(), 2u);
     EXPECT_EQ(h.exec->in_flight(), 0u);
@@ -258,8 +259,8 @@ TEST(ResizeExecutor, AnotherClientErrorIsNeverRetriedBlindly) {
     EXPECT_EQ(h.requests().size(), 2u) << "the same recommendation is not sent again";
     // A new recommendation may be.
     h.put_recommendation("300m");
-    h.server.script(scripted_reply::http(200, pod_json("web-1")));
-    h.server.script(scripted_reply::http(200, pod_json("web-1", "300m", "500m", 2)));
+    h.server.script(ScriptedReply::http(200, pod_json("web-1")));
+    h.server.script(ScriptedReply::http(200, pod_json("web-1", "300m", "500m", 2)));
     h.pass();
     EXPECT_EQ(h.requests().size(), 4u);
 }
@@ -268,7 +269,7 @@ TEST(ResizeExecutor, AnotherClientErrorIsNeverRetriedBlindly) {
 // the originals its own annotations hold (so a fresh executor, as after a
 // manager restart, does it): one /resize, no tracking patch.
 TEST(ResizeExecutor, ARevertComesFromTheOriginalsOnThePod) {
-    harness h;
+    Harness h;
     h.add(h.pods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1","uid":"web-1-uid",
       "resourceVersion":"7","generation":2,"labels":{"attune.io/tracked":"true"},
       "annotations":{"attune.io/original-cpu-request.app":"500m","attune.io/original-memory-request.app":"256Mi",
@@ -280,7 +281,7 @@ TEST(ResizeExecutor, ARevertComesFromTheOriginalsOnThePod) {
         "containerStatuses":[{"name":"app","ready":true,"restartCount":1,
           "lastState":{"terminated":{"reason":"OOMKilled","exitCode":137,"finishedAt":"2099-01-01T00:00:00Z"}},
           "resources":{"requests":{"cpu":"200m","memory":"256Mi"}}}]}})");
-    h.server.script(scripted_reply::http(200, pod_json("web-1", "500m", "200m", 3)));  // the revert
+    h.server.script(ScriptedReply::http(200, pod_json("web-1", "500m", "200m", 3)));  // the revert
     h.pass();
     const auto r = h.requests();
     ASSERT_EQ(r.size(), 1u);
@@ -313,20 +314,20 @@ std::vector<std::string> stable_order(const std::vector<std::string>& names) {
     return out;
 }
 
-const core::LifecycleStatusEntry* entry_of(const resize_executor& e) {
+const core::LifecycleStatusEntry* entry_of(const ResizeExecutor& e) {
     const auto* book = e.ledger().find("shop", "web");
-    return book ? resize_ledger::lifecycle_entry(*book, "Deployment", "web") : nullptr;
+    return book ? ResizeLedger::lifecycle_entry(*book, "Deployment", "web") : nullptr;
 }
 
 // Step 1 resizes exactly the first pod of the StableHash order (originals,
 // then one /resize), step 2 only once that pod is Applied, and then the next
 // pod, one at a time: the canary goes through the executor's one write path.
 TEST(ResizeExecutor, CanaryResizesTheFirstStepsPodsInStableHashOrderThenTheNext) {
-    harness h(kCanaryPolicy);
+    Harness h(kCanaryPolicy);
     for (const char* n : {"web-1", "web-2", "web-3"}) h.add(h.pods, pod_json(n));
     const auto order = stable_order({"web-1", "web-2", "web-3"});
-    h.server.script(scripted_reply::http(200, pod_json(order[0])));                      // originals
-    h.server.script(scripted_reply::http(200, pod_json(order[0], "200m", "500m", 2)));  // /resize
+    h.server.script(ScriptedReply::http(200, pod_json(order[0])));                     // originals
+    h.server.script(ScriptedReply::http(200, pod_json(order[0], "200m", "500m", 2)));  // /resize
     h.pass();
     auto r = h.requests();
     ASSERT_EQ(r.size(), 2u);
@@ -346,8 +347,8 @@ TEST(ResizeExecutor, CanaryResizesTheFirstStepsPodsInStableHashOrderThenTheNext)
 
     // Applied: step 1 passes, step 2 resizes the next pod (maxConcurrentResizes 1).
     h.update_pod(pod_json(order[0], "200m", "200m", 2));
-    h.server.script(scripted_reply::http(200, pod_json(order[1])));
-    h.server.script(scripted_reply::http(200, pod_json(order[1], "200m", "500m", 2)));
+    h.server.script(ScriptedReply::http(200, pod_json(order[1])));
+    h.server.script(ScriptedReply::http(200, pod_json(order[1], "200m", "500m", 2)));
     h.pass();
     r = h.requests();
     ASSERT_EQ(r.size(), 4u);
@@ -366,21 +367,21 @@ TEST(ResizeExecutor, CanaryResumesFromThePolicyStatusAfterARestart) {
     const auto order = stable_order({"web-1", "web-2", "web-3"});
     json::value saved;
     {
-        harness h(kCanaryPolicy);
+        Harness h(kCanaryPolicy);
         for (const char* n : {"web-1", "web-2", "web-3"}) h.add(h.pods, pod_json(n));
-        h.server.script(scripted_reply::http(200, pod_json(order[0])));
-        h.server.script(scripted_reply::http(200, pod_json(order[0], "200m", "500m", 2)));
+        h.server.script(ScriptedReply::http(200, pod_json(order[0])));
+        h.server.script(ScriptedReply::http(200, pod_json(order[0], "200m", "500m", 2)));
         h.pass();
         ASSERT_NE(entry_of(*h.exec), nullptr);
         saved = core::encode_lifecycle_status({*entry_of(*h.exec)});
     }
     auto policy = json::parse(kCanaryPolicy);
     policy.as_object()["status"] = json::object{{"lifecycle", saved}};
-    harness h(json::serialize(policy));
+    Harness h(json::serialize(policy));
     // The step-1 pod is Applied now (the kubelet finished while we were down).
     for (const auto& n : order) h.add(h.pods, n == order[0] ? pod_json(n, "200m", "200m", 2) : pod_json(n));
-    h.server.script(scripted_reply::http(200, pod_json(order[1])));
-    h.server.script(scripted_reply::http(200, pod_json(order[1], "200m", "500m", 2)));
+    h.server.script(ScriptedReply::http(200, pod_json(order[1])));
+    h.server.script(ScriptedReply::http(200, pod_json(order[1], "200m", "500m", 2)));
     h.pass();
     const auto r = h.requests();
     ASSERT_EQ(r.size(), 2u);
@@ -394,7 +395,7 @@ TEST(ResizeExecutor, CanaryResumesFromThePolicyStatusAfterARestart) {
 // A BestEffort pod: nothing is sent, the policy gets ResizeBlocked with
 // InPlaceResizeWouldChangeQoSClass through the ledger.
 TEST(ResizeExecutor, CanaryNeverPatchesAPodWhoseQosClassWouldChange) {
-    harness h(kCanaryPolicy);
+    Harness h(kCanaryPolicy);
     h.add(h.pods, R"({"apiVersion":"v1","kind":"Pod","metadata":{"namespace":"shop","name":"web-1","uid":"web-1-uid",
       "resourceVersion":"7","generation":1,
       "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-rs","uid":"web-rs-uid","controller":true}]},
@@ -405,7 +406,7 @@ TEST(ResizeExecutor, CanaryNeverPatchesAPodWhoseQosClassWouldChange) {
     EXPECT_TRUE(h.requests().empty()) << h.requests()[0].target;
     const auto* book = h.exec->ledger().find("shop", "web");
     ASSERT_NE(book, nullptr);
-    const auto block = resize_ledger::lifecycle_block(*book);
+    const auto block = ResizeLedger::lifecycle_block(*book);
     ASSERT_TRUE(block.has_value());
     EXPECT_EQ(block->first, "InPlaceResizeWouldChangeQoSClass");
     EXPECT_NE(block->second.find("web-1"), std::string::npos) << block->second;
@@ -415,7 +416,7 @@ TEST(ResizeExecutor, CanaryNeverPatchesAPodWhoseQosClassWouldChange) {
     h.put_recommendation("200m");
     h.pass();
     EXPECT_EQ(entry_of(*h.exec), nullptr);
-    EXPECT_FALSE(resize_ledger::lifecycle_block(*book).has_value());
+    EXPECT_FALSE(ResizeLedger::lifecycle_block(*book).has_value());
 }
 
 }  // namespace

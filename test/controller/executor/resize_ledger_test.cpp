@@ -13,7 +13,7 @@ TEST(ResizeLedger, HistoryContinuesFromThePolicysOwnStatus) {
     const auto policy = json::parse(R"({"status":{"resizeHistory":[
       {"timestamp":"2026-12-01T10:00:00Z","workload":"web","container":"app","from":"500m","to":"200m",
        "resource":"cpu","method":"InPlace","result":"Reverted","reason":"oomkill"}]}})");
-    resize_ledger l;
+    ResizeLedger l;
     auto& b = l.get("shop", "web", &policy);
     ASSERT_EQ(b.history.size(), 1u);
     EXPECT_EQ(b.history[0].reason, "oomkill");
@@ -25,17 +25,17 @@ TEST(ResizeLedger, HistoryContinuesFromThePolicysOwnStatus) {
 
 TEST(ResizeLedger, AHistoryThatDoesNotDecodeStartsOver) {
     const auto policy = json::parse(R"({"status":{"resizeHistory":[{"timestamp":"yesterday"}]}})");
-    resize_ledger l;
+    ResizeLedger l;
     EXPECT_TRUE(l.get("shop", "web", &policy).history.empty());
 }
 
 TEST(ResizeLedger, CountsWorkloadsAndKubeletStates) {
-    resize_ledger l;
+    ResizeLedger l;
     auto& b = l.get("shop", "web", nullptr);
     l.set_pods(b, "api", {{"u1", ResizeState::Applied}, {"u2", ResizeState::Applied}});
     l.set_pods(b, "worker", {{"u3", ResizeState::Applied}, {"u4", ResizeState::Deferred}});
     l.set_pods(b, "batch", {{"u5", ResizeState::Infeasible}});
-    const auto c = resize_ledger::counts(b);
+    const auto c = ResizeLedger::counts(b);
     EXPECT_EQ(c.resized, 1);
     EXPECT_EQ(c.pending, 2);
     EXPECT_EQ(c.deferred, 1);

@@ -142,11 +142,11 @@ TEST(PlanCertificates, TheBundleIsBoundedButKeepsTheSigningAndStagedCas) {
 TEST(PlanCertificates, RotatingForeverNeverServesAnUntrustedCertificate) {
     const auto cfg = settings();
     constexpr std::int64_t propagation = 60, reload = 30;
-    struct issued {
+    struct Issued {
         CertificateInfo info;
         std::string issuer;
     };
-    std::map<std::string, issued> certs;
+    std::map<std::string, Issued> certs;
     int serial = 0;
     auto make = [&](const char* prefix, std::int64_t now, std::chrono::seconds validity, std::string issuer,
                     std::int64_t cap) {

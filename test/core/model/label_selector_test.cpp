@@ -7,7 +7,7 @@
 namespace attune::core {
 namespace {
 
-struct selector_case {
+struct SelectorCase {
     const char* name;
     const char* selector;  // JSON, or nullptr for absent
     LabelMap labels;
@@ -15,7 +15,7 @@ struct selector_case {
 };
 
 TEST(LabelSelector, Table) {
-    const selector_case cases[] = {
+    const SelectorCase cases[] = {
         {"absent selects all", nullptr, {{"a", "1"}}, true},
         {"empty selects all", "{}", {}, true},
         {"matchLabels equal", R"({"matchLabels":{"tier":"web"}})", {{"tier", "web"}, {"x", "y"}}, true},
@@ -25,7 +25,10 @@ TEST(LabelSelector, Table) {
         {"In miss", R"({"matchExpressions":[{"key":"env","operator":"In","values":["a"]}]})", {{"env", "c"}}, false},
         {"In absent key", R"({"matchExpressions":[{"key":"env","operator":"In","values":["a"]}]})", {}, false},
         {"NotIn absent key", R"({"matchExpressions":[{"key":"env","operator":"NotIn","values":["a"]}]})", {}, true},
-        {"NotIn hit", R"({"matchExpressions":[{"key":"env","operator":"NotIn","values":["a"]}]})", {{"env", "a"}}, false},
+        {"NotIn hit",
+         R"({"matchExpressions":[{"key":"env","operator":"NotIn","values":["a"]}]})",
+         {{"env", "a"}},
+         false},
         {"Exists", R"({"matchExpressions":[{"key":"env","operator":"Exists"}]})", {{"env", ""}}, true},
         {"DoesNotExist", R"({"matchExpressions":[{"key":"env","operator":"DoesNotExist"}]})", {{"env", "x"}}, false},
         {"labels AND expressions",

@@ -9,7 +9,7 @@ using std::chrono::seconds;
 const Timestamp t0{seconds(1'767'225'600)};
 
 TEST(EventDedup, TheSameEventPassesOncePerHour) {
-    struct row {
+    struct Row {
         const char* what;
         const char* uid;
         const char* reason;
@@ -18,7 +18,7 @@ TEST(EventDedup, TheSameEventPassesOncePerHour) {
         bool admitted;
     };
     // Every row follows the first admission of (u1, PolicyConflict, "m") at t0.
-    const row rows[] = {
+    const Row rows[] = {
         {"same, a second later", "u1", "PolicyConflict", "m", seconds(1), false},
         {"same, 59m59s later", "u1", "PolicyConflict", "m", seconds(3599), false},
         {"same, an hour later", "u1", "PolicyConflict", "m", seconds(3600), true},

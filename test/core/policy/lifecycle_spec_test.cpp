@@ -9,7 +9,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-result<LifecycleSpec> decode(std::string_view json) {
+Result<LifecycleSpec> decode(std::string_view json) {
     return decode_lifecycle_spec(boost::json::parse(json), "spec.lifecycle");
 }
 

@@ -33,7 +33,7 @@ TEST(PolicyResolution, FailsClosedOnEveryMissingOrBrokenInput) {
     const auto overhead = defaults(R"({"cpu":{"overhead":"35"}})");
     const std::vector<DefaultsInput> good{{"base", &overhead, ""}};
     const std::vector<DefaultsInput> broken{{"base", &overhead, ""}, {"team", nullptr, "spec.cpu.overhead: not a number"}};
-    struct row {
+    struct Row {
         const char* what;
         const AttunePolicy* policy;
         std::string policy_error;
@@ -45,20 +45,62 @@ TEST(PolicyResolution, FailsClosedOnEveryMissingOrBrokenInput) {
     };
     PolicyValidationOptions local;
     local.allow_local_metrics_addresses = true;
-    const std::vector<row> rows = {
+    const std::vector<Row> rows = {
         {"valid, with both tiers", &valid, "", true, good, good, {}, ResolutionFailure::None, ""},
-        {"defaults not listed", &valid, "", false, good, good, {}, ResolutionFailure::DefaultsNotSynced,
+        {"defaults not listed",
+         &valid,
+         "",
+         false,
+         good,
+         good,
+         {},
+         ResolutionFailure::DefaultsNotSynced,
          "Failed to fetch defaults: the AttuneDefaults and AttuneNamespaceDefaults caches have not finished their "
          "first list"},
-        {"the policy does not decode", nullptr, "spec.targetRef: required", true, good, good, {},
-         ResolutionFailure::InvalidPolicy, "spec.targetRef: required"},
-        {"a cluster defaults object does not decode", &valid, "", true, broken, good, {},
-         ResolutionFailure::InvalidDefaults, "AttuneDefaults team: spec.cpu.overhead: not a number"},
-        {"a namespace defaults object does not decode", &valid, "", true, good, broken, {},
-         ResolutionFailure::InvalidDefaults, "AttuneNamespaceDefaults team: spec.cpu.overhead: not a number"},
-        {"minAllowed above maxAllowed", &inverted, "", true, good, good, {}, ResolutionFailure::ValidationFailed,
+        {"the policy does not decode",
+         nullptr,
+         "spec.targetRef: required",
+         true,
+         good,
+         good,
+         {},
+         ResolutionFailure::InvalidPolicy,
+         "spec.targetRef: required"},
+        {"a cluster defaults object does not decode",
+         &valid,
+         "",
+         true,
+         broken,
+         good,
+         {},
+         ResolutionFailure::InvalidDefaults,
+         "AttuneDefaults team: spec.cpu.overhead: not a number"},
+        {"a namespace defaults object does not decode",
+         &valid,
+         "",
+         true,
+         good,
+         broken,
+         {},
+         ResolutionFailure::InvalidDefaults,
+         "AttuneNamespaceDefaults team: spec.cpu.overhead: not a number"},
+        {"minAllowed above maxAllowed",
+         &inverted,
+         "",
+         true,
+         good,
+         good,
+         {},
+         ResolutionFailure::ValidationFailed,
          "spec.containerPolicies \"app\": cpu.minAllowed 2 exceeds maxAllowed 1"},
-        {"a loopback address without the flag", &loopback, "", true, {}, {}, {}, ResolutionFailure::ValidationFailed,
+        {"a loopback address without the flag",
+         &loopback,
+         "",
+         true,
+         {},
+         {},
+         {},
+         ResolutionFailure::ValidationFailed,
          ""},
         {"a loopback address with the flag", &loopback, "", true, {}, {}, local, ResolutionFailure::None, ""},
     };

@@ -25,19 +25,21 @@ Pod running(const char* name, const char* cpu, const char* phase = "Running", co
 
 TEST(WorkloadBaseline, TheTemplateOfEveryKind) {
     const char* spec = R"({"containers":[{"name":"app","resources":{"requests":{"cpu":"250m"}}}]})";
-    struct row {
+    struct Row {
         const char* kind;
         std::string json;
         bool ok;
     };
-    const row rows[] = {
+    const Row rows[] = {
         {"Deployment", std::string(R"({"spec":{"template":{"spec":)") + spec + "}}}", true},
         {"StatefulSet", std::string(R"({"spec":{"template":{"spec":)") + spec + "}}}", true},
         {"Job", std::string(R"({"spec":{"template":{"spec":)") + spec + "}}}", true},
         {"CronJob", std::string(R"({"spec":{"jobTemplate":{"spec":{"template":{"spec":)") + spec + "}}}}}", true},
         {"CronJob", std::string(R"({"spec":{"template":{"spec":)") + spec + "}}}", false},
         {"Pod", std::string(R"({"spec":{"template":{"spec":)") + spec + "}}}", false},
-        {"Deployment", R"({"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"x"}}}]}}}})", false},
+        {"Deployment",
+         R"({"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"x"}}}]}}}})",
+         false},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(std::string(r.kind) + " " + r.json);

@@ -177,12 +177,12 @@ TEST(WorkloadRecommendation, ManualOverlaysTheBaselineAndSkipsExcludedContainers
 }
 
 TEST(WorkloadRecommendation, RefreshDelays) {
-    struct row {
+    struct Row {
         RefreshReason why;
         seconds step;
         std::optional<seconds> want;
     };
-    const row rows[] = {
+    const Row rows[] = {
         {RefreshReason::Collecting, seconds(30), seconds(30)},
         {RefreshReason::Collecting, seconds(300), seconds(300)},
         {RefreshReason::Recommended, seconds(30), seconds(60)},

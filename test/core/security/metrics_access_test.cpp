@@ -112,9 +112,9 @@ TEST(MetricsAccess, AccessReviewAnswersAreDecoded) {
 }
 
 TEST(MetricsAccess, DecisionsAnswerWithTheirHttpStatus) {
-    EXPECT_EQ(http_status_of(MetricsAccess::allowed), 200u);
-    EXPECT_EQ(http_status_of(MetricsAccess::unauthenticated), 401u);
-    EXPECT_EQ(http_status_of(MetricsAccess::forbidden), 403u);
+    EXPECT_EQ(http_status_of(MetricsAccess::Allowed), 200u);
+    EXPECT_EQ(http_status_of(MetricsAccess::Unauthenticated), 401u);
+    EXPECT_EQ(http_status_of(MetricsAccess::Forbidden), 403u);
 }
 
 TEST(MetricsAccessCache, AllowedIsKeptLongerThanDenied) {
@@ -122,21 +122,21 @@ TEST(MetricsAccessCache, AllowedIsKeptLongerThanDenied) {
     o.allow_ttl = 60s;
     o.deny_ttl = 10s;
     MetricsAccessCache cache(o);
-    const auto t0 = MetricsAccessCache::clock::time_point{} + 1000s;
-    cache.store("ok", MetricsAccess::allowed, t0);
-    cache.store("no", MetricsAccess::forbidden, t0);
-    cache.store("who", MetricsAccess::unauthenticated, t0);
+    const auto t0 = MetricsAccessCache::Clock::time_point{} + 1000s;
+    cache.store("ok", MetricsAccess::Allowed, t0);
+    cache.store("no", MetricsAccess::Forbidden, t0);
+    cache.store("who", MetricsAccess::Unauthenticated, t0);
     const struct {
         std::chrono::seconds after;
         const char* token;
         std::optional<MetricsAccess> want;
     } cases[] = {
-        {0s, "ok", MetricsAccess::allowed},
-        {0s, "no", MetricsAccess::forbidden},
-        {9s, "who", MetricsAccess::unauthenticated},
-        {9s, "no", MetricsAccess::forbidden},
+        {0s, "ok", MetricsAccess::Allowed},
+        {0s, "no", MetricsAccess::Forbidden},
+        {9s, "who", MetricsAccess::Unauthenticated},
+        {9s, "no", MetricsAccess::Forbidden},
         {10s, "no", std::nullopt},
-        {59s, "ok", MetricsAccess::allowed},
+        {59s, "ok", MetricsAccess::Allowed},
         {60s, "ok", std::nullopt},
         {0s, "never-seen", std::nullopt},
     };
@@ -148,24 +148,24 @@ TEST(MetricsAccessCache, CapacityIsHeldByEvictingWhatExpiresFirst) {
     MetricsAccessCache::Options o;
     o.capacity = 2;
     MetricsAccessCache cache(o);
-    const auto t0 = MetricsAccessCache::clock::time_point{} + 1000s;
-    cache.store("denied", MetricsAccess::forbidden, t0);  // expires at +10 s
-    cache.store("a", MetricsAccess::allowed, t0);         // +60 s
-    cache.store("b", MetricsAccess::allowed, t0 + 1s);    // full: "denied" goes
+    const auto t0 = MetricsAccessCache::Clock::time_point{} + 1000s;
+    cache.store("denied", MetricsAccess::Forbidden, t0);  // expires at +10 s
+    cache.store("a", MetricsAccess::Allowed, t0);         // +60 s
+    cache.store("b", MetricsAccess::Allowed, t0 + 1s);    // full: "denied" goes
     EXPECT_EQ(cache.size(), 2u);
     EXPECT_EQ(cache.lookup("denied", t0 + 1s), std::nullopt);
-    EXPECT_EQ(cache.lookup("a", t0 + 1s), MetricsAccess::allowed);
-    EXPECT_EQ(cache.lookup("b", t0 + 1s), MetricsAccess::allowed);
-    cache.store("a", MetricsAccess::forbidden, t0 + 2s);  // a known token is replaced, nothing evicted
+    EXPECT_EQ(cache.lookup("a", t0 + 1s), MetricsAccess::Allowed);
+    EXPECT_EQ(cache.lookup("b", t0 + 1s), MetricsAccess::Allowed);
+    cache.store("a", MetricsAccess::Forbidden, t0 + 2s);  // a known token is replaced, nothing evicted
     EXPECT_EQ(cache.size(), 2u);
-    EXPECT_EQ(cache.lookup("a", t0 + 2s), MetricsAccess::forbidden);
-    cache.store("c", MetricsAccess::allowed, t0 + 100s);  // both expired: swept, not evicted by age
+    EXPECT_EQ(cache.lookup("a", t0 + 2s), MetricsAccess::Forbidden);
+    cache.store("c", MetricsAccess::Allowed, t0 + 100s);  // both expired: swept, not evicted by age
     EXPECT_EQ(cache.size(), 1u);
 
     MetricsAccessCache::Options none;
     none.capacity = 0;
     MetricsAccessCache zero(none);
-    zero.store("x", MetricsAccess::allowed, t0);
+    zero.store("x", MetricsAccess::Allowed, t0);
     EXPECT_EQ(zero.lookup("x", t0), std::nullopt);
 }
 

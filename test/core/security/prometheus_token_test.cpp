@@ -55,22 +55,22 @@ TEST(PrometheusToken, TheManagersTokenGoesOnlyToListedOriginsAndASecretOnlyWhere
         const char* withheld;  // part of the note; "" : none
         bool refused;
     } cases[] = {
-        {"listed origin, no Secret", "https://prom.monitoring:9090", false, listed, TokenSource::flag, "", false},
-        {"another origin: withheld", "https://attacker.example:443", false, listed, TokenSource::none,
+        {"listed origin, no Secret", "https://prom.monitoring:9090", false, listed, TokenSource::Flag, "", false},
+        {"another origin: withheld", "https://attacker.example:443", false, listed, TokenSource::None,
          "not sent to https://attacker.example:443: it is not in --prometheus-token-addresses", false},
-        {"same host, other port", "https://prom.monitoring:9091", false, listed, TokenSource::none,
+        {"same host, other port", "https://prom.monitoring:9091", false, listed, TokenSource::None,
          "not in --prometheus-token-addresses", false},
-        {"same host, http", "http://prom.monitoring:9090", false, listed, TokenSource::none,
+        {"same host, http", "http://prom.monitoring:9090", false, listed, TokenSource::None,
          "not in --prometheus-token-addresses", false},
-        {"a Secret wins, anywhere", "https://attacker.example:443", true, listed, TokenSource::secret, "", false},
-        {"a Secret over http: refused", "http://prom.monitoring:9090", true, listed, TokenSource::secret, "", true},
-        {"a Secret over http with the opt-in", "http://prom.monitoring:9090", true, plaintext, TokenSource::secret, "",
+        {"a Secret wins, anywhere", "https://attacker.example:443", true, listed, TokenSource::Secret, "", false},
+        {"a Secret over http: refused", "http://prom.monitoring:9090", true, listed, TokenSource::Secret, "", true},
+        {"a Secret over http with the opt-in", "http://prom.monitoring:9090", true, plaintext, TokenSource::Secret, "",
          false},
-        {"no flag token: nothing withheld", "https://attacker.example:443", false, no_flag_token, TokenSource::none, "",
+        {"no flag token: nothing withheld", "https://attacker.example:443", false, no_flag_token, TokenSource::None, "",
          false},
-        {"listed http without the opt-in", "http://prom.monitoring:9090", false, http_listed, TokenSource::none,
+        {"listed http without the opt-in", "http://prom.monitoring:9090", false, http_listed, TokenSource::None,
          "not sent in the clear", false},
-        {"listed http with the opt-in", "http://prom.monitoring:9090", false, plaintext, TokenSource::flag, "", false},
+        {"listed http with the opt-in", "http://prom.monitoring:9090", false, plaintext, TokenSource::Flag, "", false},
     };
     for (const auto& c : cases) {
         const auto d = decide_prometheus_token(c.origin, c.secret, c.rules);

@@ -58,28 +58,40 @@ TEST(DecideDetector, RespawnRules) {
         DetectorAction want;
         bool announce;
     } cases[] = {
-        {"none yet", {}, DetectorAction::spawn, true},
-        {"only for another target", {job("p0", "preflight", "2026-06-27T02:00:00Z", JobState::failed, "1.35")},
-         DetectorAction::spawn, true},
-        {"running", {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::active)}, DetectorAction::none, false},
-        {"refused (Complete, no upgrade Job)", {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::complete)},
-         DetectorAction::respawn_refused, false},
-        {"failed", {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::failed)}, DetectorAction::respawn_failed, true},
+        {"none yet", {}, DetectorAction::Spawn, true},
+        {"only for another target",
+         {job("p0", "preflight", "2026-06-27T02:00:00Z", JobState::Failed, "1.35")},
+         DetectorAction::Spawn,
+         true},
+        {"running", {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::Active)}, DetectorAction::None, false},
+        {"refused (Complete, no upgrade Job)",
+         {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::Complete)},
+         DetectorAction::RespawnRefused,
+         false},
+        {"failed",
+         {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::Failed)},
+         DetectorAction::RespawnFailed,
+         true},
         {"passed and the chain went on",
-         {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::complete),
-          job("u1", "upgrade", "2026-06-28T02:05:00Z", JobState::active)},
-         DetectorAction::none, false},
+         {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::Complete),
+          job("u1", "upgrade", "2026-06-28T02:05:00Z", JobState::Active)},
+         DetectorAction::None,
+         false},
         {"the latest preflight counts: failed, then refused",
-         {job("p2", "preflight", "2026-06-29T02:00:00Z", JobState::complete),
-          job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::failed)},
-         DetectorAction::respawn_refused, false},
+         {job("p2", "preflight", "2026-06-29T02:00:00Z", JobState::Complete),
+          job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::Failed)},
+         DetectorAction::RespawnRefused,
+         false},
         {"the latest preflight counts: refused, then failed",
-         {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::complete),
-          job("p2", "preflight", "2026-06-29T02:00:00Z", JobState::failed)},
-         DetectorAction::respawn_failed, true},
-        {"postflight alone is not an upgrade Job", {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::complete),
-                                                    job("x", "postflight", "2026-06-28T02:09:00Z", JobState::complete)},
-         DetectorAction::respawn_refused, false},
+         {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::Complete),
+          job("p2", "preflight", "2026-06-29T02:00:00Z", JobState::Failed)},
+         DetectorAction::RespawnFailed,
+         true},
+        {"postflight alone is not an upgrade Job",
+         {job("p1", "preflight", "2026-06-28T02:00:00Z", JobState::Complete),
+          job("x", "postflight", "2026-06-28T02:09:00Z", JobState::Complete)},
+         DetectorAction::RespawnRefused,
+         false},
     };
     for (const auto& c : cases) {
         auto d = decide_detector("1.36", c.jobs);
@@ -96,18 +108,18 @@ TEST(ChainJobFrom, LabelsCreationAndTerminalConditions) {
     ASSERT_TRUE(j.ok());
     EXPECT_EQ(j.value().phase, "preflight");
     EXPECT_EQ(j.value().target, "1.36");
-    EXPECT_EQ(j.value().state, JobState::complete);
+    EXPECT_EQ(j.value().state, JobState::Complete);
     // FailureTarget alone is not yet Failed (pods are still terminating).
     j = chain_job_from(boost::json::parse(R"({"metadata":{"name":"p"},"status":{"conditions":[{"type":"FailureTarget","status":"True"}]}})"));
-    EXPECT_EQ(j.value().state, JobState::active);
+    EXPECT_EQ(j.value().state, JobState::Active);
     j = chain_job_from(boost::json::parse(R"({"metadata":{"name":"p"},"status":{"conditions":[{"type":"Failed","status":"True"}]}})"));
-    EXPECT_EQ(j.value().state, JobState::failed);
+    EXPECT_EQ(j.value().state, JobState::Failed);
     EXPECT_FALSE(chain_job_from(boost::json::parse(R"({"metadata":{}})")).ok());
 }
 
 TEST(ChainJobName, PhaseTargetAndABase36RunId) {
-    EXPECT_EQ(chain_job_name(ChainPhase::preflight, {1, 36}, 0), "attune-upgrade-preflight-1-36-0");
-    EXPECT_EQ(chain_job_name(ChainPhase::postflight, {1, 37}, 1782612000), "attune-upgrade-postflight-1-37-thbk80");
+    EXPECT_EQ(chain_job_name(ChainPhase::Preflight, {1, 36}, 0), "attune-upgrade-preflight-1-36-0");
+    EXPECT_EQ(chain_job_name(ChainPhase::Postflight, {1, 37}, 1782612000), "attune-upgrade-postflight-1-37-thbk80");
 }
 
 constexpr const char* kTemplate = R"({
@@ -119,7 +131,8 @@ constexpr const char* kTemplate = R"({
 })";
 
 TEST(BuildChainJob, NameLabelsAndPhaseArgs) {
-    auto j = build_chain_job(boost::json::parse(kTemplate), ChainPhase::upgrade, {1, 36}, "attune-upgrade-upgrade-1-36-x");
+    auto j =
+        build_chain_job(boost::json::parse(kTemplate), ChainPhase::Upgrade, {1, 36}, "attune-upgrade-upgrade-1-36-x");
     ASSERT_TRUE(j.ok()) << j.error().message;
     const auto& v = j.value();
     EXPECT_EQ(v.at_pointer("/metadata/name"), "attune-upgrade-upgrade-1-36-x");
@@ -147,7 +160,7 @@ TEST(BuildChainJob, RejectsWhatItCannotUse) {
         {"sets --detect", R"({"apiVersion":"batch/v1","kind":"Job","spec":{"template":{"spec":{"containers":[{"name":"a","args":["--detect"]}]}}}})"},
     };
     for (const auto& c : cases) {
-        auto j = build_chain_job(boost::json::parse(c.tmpl), ChainPhase::preflight, {1, 36}, "n");
+        auto j = build_chain_job(boost::json::parse(c.tmpl), ChainPhase::Preflight, {1, 36}, "n");
         ASSERT_FALSE(j.ok()) << c.name;
         EXPECT_EQ(j.error().code, "invalid_template") << c.name;
     }
@@ -160,9 +173,9 @@ TEST(UpgradeCommandFor, SubstitutesEveryTargetPlaceholder) {
 }
 
 TEST(ParseChainPhase, ThreePhases) {
-    EXPECT_EQ(parse_chain_phase("preflight"), ChainPhase::preflight);
-    EXPECT_EQ(parse_chain_phase("upgrade"), ChainPhase::upgrade);
-    EXPECT_EQ(parse_chain_phase("postflight"), ChainPhase::postflight);
+    EXPECT_EQ(parse_chain_phase("preflight"), ChainPhase::Preflight);
+    EXPECT_EQ(parse_chain_phase("upgrade"), ChainPhase::Upgrade);
+    EXPECT_EQ(parse_chain_phase("postflight"), ChainPhase::Postflight);
     EXPECT_FALSE(parse_chain_phase("detect"));
 }
 

@@ -103,7 +103,7 @@ TEST(UpgradeGate, ActionableWhenAHigherVersionSupportsTheTarget) {
     auto r = evaluate_upgrade_gate(m, in);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.value().exit_code, 2);
-    EXPECT_EQ(r.value().verdict, GateVerdict::actionable);
+    EXPECT_EQ(r.value().verdict, GateVerdict::Actionable);
     ASSERT_EQ(r.value().reasons.size(), 1u);
     EXPECT_EQ(r.value().reasons[0].line(),
               "[ACTIONABLE] calico: upgrade calico to >= 3.30.0 (running v3.29.1 supports Kubernetes up to 1.35)");
@@ -119,7 +119,7 @@ TEST(UpgradeGate, PinnedIsHeldEvenThoughASupportingVersionExists) {
     auto r = evaluate_upgrade_gate(m, in);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.value().exit_code, 4);
-    EXPECT_EQ(r.value().verdict, GateVerdict::held);
+    EXPECT_EQ(r.value().verdict, GateVerdict::Held);
     ASSERT_EQ(r.value().reasons.size(), 1u);
     EXPECT_EQ(r.value().reasons[0].line(),
               "[PINNED] gpu-operator: pinned: 26.3 needs a newer NVIDIA driver image and Ubuntu release (running v25.3.4 "
@@ -194,7 +194,7 @@ TEST(UpgradeGate, PinnedAddonWithAnUnreadableImageIsStillActionable) {
     auto r = evaluate_upgrade_gate(m, in);
     ASSERT_TRUE(r.ok());
     ASSERT_EQ(r.value().reasons.size(), 1u);
-    EXPECT_EQ(r.value().reasons[0].cls, BlockClass::actionable);
+    EXPECT_EQ(r.value().reasons[0].cls, BlockClass::Actionable);
 }
 
 TEST(UpgradeGate, VersionFromALabel) {
@@ -264,7 +264,7 @@ TEST(UpgradeGate, ExitCodeMapping) {
         x.cls = c;
         return x;
     };
-    const auto A = r(BlockClass::actionable), W = r(BlockClass::waiting), P = r(BlockClass::pinned);
+    const auto A = r(BlockClass::Actionable), W = r(BlockClass::Waiting), P = r(BlockClass::Pinned);
     struct Case {
         std::vector<GateReason> reasons;
         int want;
@@ -284,7 +284,7 @@ TEST(UpgradeGate, PatchOnlyTargetIsSafe) {
     auto r = evaluate_upgrade_gate(matrix(), in);
     ASSERT_TRUE(r.ok());
     EXPECT_EQ(r.value().exit_code, 0);
-    EXPECT_EQ(r.value().verdict, GateVerdict::safe);
+    EXPECT_EQ(r.value().verdict, GateVerdict::Safe);
     EXPECT_TRUE(r.value().reasons.empty());
 }
 

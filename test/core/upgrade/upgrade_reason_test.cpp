@@ -7,13 +7,13 @@ namespace {
 
 TEST(GateReason, LineIsTagSubjectMessage) {
     GateReason r;
-    r.cls = BlockClass::waiting;
+    r.cls = BlockClass::Waiting;
     r.subject = "kyverno";
     r.message = "no released kyverno supports Kubernetes 1.36 yet";
     EXPECT_EQ(r.line(), "[WAITING] kyverno: no released kyverno supports Kubernetes 1.36 yet");
-    EXPECT_FALSE(is_held(BlockClass::actionable));
-    EXPECT_TRUE(is_held(BlockClass::waiting));
-    EXPECT_TRUE(is_held(BlockClass::pinned));
+    EXPECT_FALSE(is_held(BlockClass::Actionable));
+    EXPECT_TRUE(is_held(BlockClass::Waiting));
+    EXPECT_TRUE(is_held(BlockClass::Pinned));
 }
 
 TEST(ParseReasonLine, TaggedLinesAndOlderUntaggedOnes) {
@@ -22,9 +22,10 @@ TEST(ParseReasonLine, TaggedLinesAndOlderUntaggedOnes) {
         std::optional<BlockClass> cls;
         const char* text;
     } cases[] = {
-        {"[ACTIONABLE] calico: upgrade calico to >= 3.30.0", BlockClass::actionable, "calico: upgrade calico to >= 3.30.0"},
-        {"[WAITING] kyverno: none yet\r", BlockClass::waiting, "kyverno: none yet"},
-        {"[PINNED]  gpu-operator: pinned", BlockClass::pinned, "gpu-operator: pinned"},
+        {"[ACTIONABLE] calico: upgrade calico to >= 3.30.0", BlockClass::Actionable,
+         "calico: upgrade calico to >= 3.30.0"},
+        {"[WAITING] kyverno: none yet\r", BlockClass::Waiting, "kyverno: none yet"},
+        {"[PINNED]  gpu-operator: pinned", BlockClass::Pinned, "gpu-operator: pinned"},
         {"kyverno 1.14 does not support 1.36", std::nullopt, "kyverno 1.14 does not support 1.36"},
         {"[BLOCKED] old tag", std::nullopt, "[BLOCKED] old tag"},
     };

@@ -70,7 +70,7 @@ TEST(RemovedApiReasons, OneReasonPerApiTheMetricFirst) {
     std::vector<ServedGroupVersion> served = {{"networking.k8s.io/v1beta1", {"servicecidrs"}}};
     auto r = removed_api_reasons(m, {1, 37}, requested, served);
     ASSERT_EQ(r.size(), 1u);
-    EXPECT_EQ(r[0].cls, BlockClass::actionable);
+    EXPECT_EQ(r[0].cls, BlockClass::Actionable);
     EXPECT_EQ(r[0].check, "removed-api");
     EXPECT_NE(r[0].message.find("apiserver_requested_deprecated_apis"), std::string::npos);
     // Served but the resource is not: nothing.

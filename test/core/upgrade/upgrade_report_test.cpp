@@ -54,7 +54,7 @@ TEST(UpgradeReport, BlockedSafeNoUpgradeAndUnknown) {
     ReportGauges none;
     EXPECT_EQ(render_upgrade_report(none, r), "❓ UNKNOWN — no k8s_upgrade_available in Prometheus (has the detector run?)\n");
     // Both set (should not happen): held wins, as in the gate.
-    EXPECT_EQ(report_headline(gauges(true, true, true)), ReportHeadline::held);
+    EXPECT_EQ(report_headline(gauges(true, true, true)), ReportHeadline::Held);
 }
 
 TEST(UpgradeReport, FetchesReasonsOnlyWhenAvailableAndBlockedOrHeld) {

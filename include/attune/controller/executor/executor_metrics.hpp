@@ -13,8 +13,8 @@
 
 namespace attune::controller {
 
-struct executor_metrics {
-    explicit executor_metrics(prometheus::Registry& registry);
+struct ExecutorMetrics {
+    explicit ExecutorMetrics(prometheus::Registry& registry);
 
     prometheus::Family<prometheus::Counter>& resize_total;        // {namespace, workload, resource, result}
     prometheus::Family<prometheus::Histogram>& resize_duration;   // {namespace, workload}: PATCH to Applied

@@ -35,8 +35,8 @@
 //   resize_submit.cpp     the one write path: originals, then PATCH /resize
 //   lifecycle_stage.cpp   step 5 for Canary: the progressive lifecycle
 //   resize_reporting.cpp  Events, status.resizeHistory and the counters
-//   resize_ledger.*       the resize part of each policy's status between writes
-//   executor_metrics.*    the executor's Prometheus families
+//   ResizeLedger.*       the resize part of each policy's status between writes
+//   ExecutorMetrics.*    the executor's Prometheus families
 #include <attune/controller/event_queue.hpp>
 #include <attune/controller/executor/executor_metrics.hpp>
 #include <attune/controller/node_load_index.hpp>
@@ -70,13 +70,13 @@
 
 namespace attune::controller {
 
-class recommendation_store;
-struct stored_recommendation;
+class RecommendationStore;
+struct StoredRecommendation;
 
-struct executor_options {
-    executor_options() = default;
+struct ExecutorOptions {
+    ExecutorOptions() = default;
     int workers = 2;
-    rate_limit_options rate;
+    RateLimitOptions rate;
     int conflict_retries = 3;                         // 409 on /resize: re-read, re-plan, retry this often
     std::chrono::milliseconds safety_tick{5'000};     // re-judge pods under safety watch this often
     std::chrono::milliseconds held_requeue{30'000};   // look again at pods a gate held
@@ -86,25 +86,25 @@ struct executor_options {
 // One instant PromQL query against the policy's Prometheus: the first
 // sample's value; nullopt when the query failed, returned nothing, or the
 // policy has no Prometheus. A failed query passes (docs/safety.md).
-using instant_query_fn = std::function<boost::asio::awaitable<std::optional<double>>(
-    std::shared_ptr<const core::EffectivePolicy>, std::string)>;
+using InstantQueryFn =
+    std::function<boost::asio::awaitable<std::optional<double>>(std::shared_ptr<const core::EffectivePolicy>,
+                                                                std::string)>;
 
-class resize_executor {
+class ResizeExecutor {
 public:
     // `events`: the controller's bounded Event queue (it applies the D rule
     // and attune.io/suppress-warnings); null: Events are not sent (tests).
-    resize_executor(boost::asio::any_io_executor ex, kube::client& client, event_queue* events,
-                    executor_metrics& metrics, executor_caches caches, const recommendation_store& store,
-                    executor_options opts);
+    ResizeExecutor(boost::asio::any_io_executor ex, kube::Client& client, EventQueue* events, ExecutorMetrics& metrics,
+                   ExecutorCaches caches, const RecommendationStore& store, ExecutorOptions opts);
 
     // The probed capabilities; until they are set nothing is planned.
     void set_capabilities(const core::Capabilities& caps);
-    void set_instant_query(instant_query_fn query);
+    void set_instant_query(InstantQueryFn query);
 
     // Pod changes: the pod's workload passes again; the node index follows.
-    kube::informer::handler on_pod_change();
+    kube::Informer::Handler on_pod_change();
     // The store changed this workload's recommendation.
-    void on_recommendation_change(const object_key& workload);
+    void on_recommendation_change(const ObjectKey& workload);
     // Start of leadership: every workload the store holds gets a pass, and
     // resizes found in flight are adopted (followed, not reported again).
     void enqueue_all();
@@ -113,33 +113,33 @@ public:
     void shut_down();
 
     // One pass, for tests (the workers call it for each key).
-    boost::asio::awaitable<void> process(object_key key);
+    boost::asio::awaitable<void> process(ObjectKey key);
 
-    const resize_ledger& ledger() const noexcept { return ledger_; }
+    const ResizeLedger& ledger() const noexcept { return ledger_; }
     // Called after every pass that changed a policy's ledger book (the
     // status aggregator writes it).
     void on_ledger_change(std::function<void(const std::string& ns, const std::string& policy)> cb);
-    workqueue& queue() noexcept { return queue_; }
+    Workqueue& queue() noexcept { return queue_; }
     std::size_t in_flight() const noexcept { return in_flight_.size(); }
 
 private:
-    struct in_flight_resize {
+    struct InFlightResize {
         core::TrackedResize t;
-        object_key workload;
+        ObjectKey workload;
         std::string policy;      // name
         std::string policy_key;  // "ns/name", the cycle's key
         std::chrono::steady_clock::time_point sent;  // for attune_resize_duration_seconds
     };
     // What one pass knows about the workload and its managing policy.
-    struct pass_context {
-        executor_snapshot snap;
-        std::shared_ptr<const stored_recommendation> rec_holder;  // a copy: the store may move on while we await
-        const stored_recommendation* rec = nullptr;
+    struct PassContext {
+        ExecutorSnapshot snap;
+        std::shared_ptr<const StoredRecommendation> rec_holder;  // a copy: the store may move on while we await
+        const StoredRecommendation* rec = nullptr;
         const core::EffectivePolicy* policy = nullptr;
         std::string policy_name;
         std::string policy_key;  // "ns/name" (cycles)
-        kube::object_reference regarding;
-        resize_ledger::book* book = nullptr;
+        kube::ObjectReference regarding;
+        ResizeLedger::Book* book = nullptr;
         core::Timestamp now;
         // What the recommendation asks of the pods (its resize targets, as
         // text): holds, refusals and reverts are remembered against it, so a
@@ -152,9 +152,9 @@ private:
         std::optional<std::chrono::milliseconds> requeue;  // the soonest look-again
         void requeue_in(std::chrono::milliseconds d) { requeue = requeue ? std::min(*requeue, d) : d; }
     };
-    enum class submit_outcome { accepted, held, refused, failed, fenced };
-    struct submit_result {
-        submit_outcome what = submit_outcome::failed;
+    enum class SubmitOutcome { Accepted, Held, Refused, Failed, Fenced };
+    struct SubmitResult {
+        SubmitOutcome what = SubmitOutcome::Failed;
         core::Pod pod;          // as planned from (re-read after a 409)
         core::ResizePlan plan;  // as sent
         std::int64_t generation = 0;
@@ -163,80 +163,81 @@ private:
         std::vector<std::string> stale_versions;  // the pod's resourceVersions from before the /resize
         std::string resource_version;             // the pod's, in the /resize answer
     };
-    using replan_fn = std::function<std::optional<core::ResizePlan>(const core::Pod&)>;
+    using ReplanFn = std::function<std::optional<core::ResizePlan>(const core::Pod&)>;
 
     // Steps of a pass: resize_follow.cpp, safety_monitor.cpp,
     // resize_followups.cpp (eviction, boosts, persistence, HPA), resize_submit.cpp.
-    boost::asio::awaitable<void> follow(pass_context& c);
-    boost::asio::awaitable<void> settle_applied(pass_context& c, in_flight_resize f, const core::Pod& pod);
+    boost::asio::awaitable<void> follow(PassContext& c);
+    boost::asio::awaitable<void> settle_applied(PassContext& c, InFlightResize f, const core::Pod& pod);
     // `changes`: what the resize in flight asked for (the history's from/to).
-    boost::asio::awaitable<void> evict_or_block(pass_context& c, const core::Pod& pod, core::ResizeStatus status,
+    boost::asio::awaitable<void> evict_or_block(PassContext& c, const core::Pod& pod, core::ResizeStatus status,
                                                 std::optional<core::Timestamp> deferred_since,
                                                 std::vector<core::ContainerChange> changes);
-    boost::asio::awaitable<void> watch_safety(pass_context& c);
-    boost::asio::awaitable<void> restore_boosts(pass_context& c);
-    boost::asio::awaitable<void> resize_pods(pass_context& c);
+    boost::asio::awaitable<void> watch_safety(PassContext& c);
+    boost::asio::awaitable<void> restore_boosts(PassContext& c);
+    boost::asio::awaitable<void> resize_pods(PassContext& c);
     // The one way a pod is resized (Auto, OneShot and the lifecycle's
     // canaries and rollbacks): decide_resize through the gates, then
     // submit, track, Events and metrics. True when the /resize was accepted.
     // `max_concurrent`: the lifecycle's limit in place of updateStrategy's.
     // `restore`: a return to earlier values (ResizeGateInputs::restore).
-    boost::asio::awaitable<bool> resize_one(pass_context& c, core::Pod pod, std::vector<core::ContainerTarget> targets,
+    boost::asio::awaitable<bool> resize_one(PassContext& c, core::Pod pod, std::vector<core::ContainerTarget> targets,
                                             core::ControlledValues controlled, std::optional<int> max_concurrent,
                                             bool restore = false);
     // Canary (lifecycle_stage.cpp, docs/lifecycle.md "How the shell drives it").
-    boost::asio::awaitable<void> run_lifecycle(pass_context& c);
-    boost::asio::awaitable<core::ThrottlingMeasurement> measure_throttling(pass_context& c, std::vector<std::string> pods,
+    boost::asio::awaitable<void> run_lifecycle(PassContext& c);
+    boost::asio::awaitable<core::ThrottlingMeasurement> measure_throttling(PassContext& c,
+                                                                           std::vector<std::string> pods,
                                                                            std::chrono::seconds window);
     // The policy's status.lifecycle from the ledger, written now (before any
     // other action when webhook eligibility is withdrawn). False: not written.
-    boost::asio::awaitable<bool> write_lifecycle_status(pass_context& c);
-    boost::asio::awaitable<void> patch_lifecycle_template(pass_context& c, core::ContainerResourceMap resources,
+    boost::asio::awaitable<bool> write_lifecycle_status(PassContext& c);
+    boost::asio::awaitable<void> patch_lifecycle_template(PassContext& c, core::ContainerResourceMap resources,
                                                           std::string revision);
     // Writes a planned template patch: metrics, history TemplatePatched, Event. False when it failed.
-    boost::asio::awaitable<bool> write_template_patch(pass_context& c, const core::TemplatePatch& patch,
+    boost::asio::awaitable<bool> write_template_patch(PassContext& c, const core::TemplatePatch& patch,
                                                       const core::Pod& pod_template, core::PersistWhen when);
-    boost::asio::awaitable<void> persist(pass_context& c);
-    boost::asio::awaitable<void> retune_hpa(pass_context& c, const core::Pod& applied);
-    boost::asio::awaitable<void> close_cycle(pass_context& c);
+    boost::asio::awaitable<void> persist(PassContext& c);
+    boost::asio::awaitable<void> retune_hpa(PassContext& c, const core::Pod& applied);
+    boost::asio::awaitable<void> close_cycle(PassContext& c);
     // attune.io/last-resize-time = now on the policy (merge patch), remembered
     // here too so the gates see it before the policy cache does.
-    boost::asio::awaitable<void> write_cooldown_anchor(pass_context& c, std::string why);
-    std::optional<std::string> cooldown_anchor(const pass_context& c) const;
-    boost::asio::awaitable<submit_result> submit(core::Pod pod, core::ResizePlan plan, replan_fn replan,
-                                                 bool write_originals, std::string workload);
+    boost::asio::awaitable<void> write_cooldown_anchor(PassContext& c, std::string why);
+    std::optional<std::string> cooldown_anchor(const PassContext& c) const;
+    boost::asio::awaitable<SubmitResult> submit(core::Pod pod, core::ResizePlan plan, ReplanFn replan,
+                                                bool write_originals, std::string workload);
     // A JSON merge patch of the pod's metadata (tracking annotations); false when it failed (logged).
     boost::asio::awaitable<bool> patch_pod_metadata(core::Pod pod, std::string body, std::string what);
 
-    core::ResizeGateInputs gate_inputs(pass_context& c, const core::Pod& pod, const core::NodeFacts* node);
+    core::ResizeGateInputs gate_inputs(PassContext& c, const core::Pod& pod, const core::NodeFacts* node);
     // Follows an accepted /resize (r) until it settles.
-    void track(pass_context& c, const submit_result& r, core::TrackedKind kind, std::string reason);
-    void refresh_pod_states(pass_context& c);
+    void track(PassContext& c, const SubmitResult& r, core::TrackedKind kind, std::string reason);
+    void refresh_pod_states(PassContext& c);
 
     // Reporting (resize_reporting.cpp): Events regarding the policy, history, metrics.
     // Regarding the policy, or `regarding` (the lifecycle's Events are on the workload).
-    void emit(const pass_context& c, const core::EventIntent& e, const kube::object_reference* regarding = nullptr);
-    boost::asio::awaitable<void> report_held(pass_context& c, const core::Pod& pod, const core::ResizeHeld& h);
-    boost::asio::awaitable<void> report_not_sent(pass_context& c, const core::Pod& pod, const submit_result& r);
+    void emit(const PassContext& c, const core::EventIntent& e, const kube::ObjectReference* regarding = nullptr);
+    boost::asio::awaitable<void> report_held(PassContext& c, const core::Pod& pod, const core::ResizeHeld& h);
+    boost::asio::awaitable<void> report_not_sent(PassContext& c, const core::Pod& pod, const SubmitResult& r);
     // Once per pod, generation and reason: true the first time.
-    bool first_report(const pass_context& c, const std::string& pod_uid, const std::string& reason);
-    void history(pass_context& c, std::vector<core::HistoryEntry> entries);
-    void count_resize(const pass_context& c, const std::vector<core::ContainerChange>& changes, std::string result);
+    bool first_report(const PassContext& c, const std::string& pod_uid, const std::string& reason);
+    void history(PassContext& c, std::vector<core::HistoryEntry> entries);
+    void count_resize(const PassContext& c, const std::vector<core::ContainerChange>& changes, std::string result);
 
     boost::asio::any_io_executor ex_;
-    kube::client& client_;
-    event_queue* events_;
-    executor_metrics& metrics_;
-    executor_caches caches_;
-    const recommendation_store& store_;
-    executor_options opts_;
-    workqueue queue_;
+    kube::Client& client_;
+    EventQueue* events_;
+    ExecutorMetrics& metrics_;
+    ExecutorCaches caches_;
+    const RecommendationStore& store_;
+    ExecutorOptions opts_;
+    Workqueue queue_;
     std::optional<core::Capabilities> caps_;
-    instant_query_fn query_;
+    InstantQueryFn query_;
     std::function<void(const std::string&, const std::string&)> ledger_changed_;
-    time_zones zones_;
+    TimeZones zones_;
 
-    std::unordered_map<std::string, in_flight_resize> in_flight_;  // by pod uid
+    std::unordered_map<std::string, InFlightResize> in_flight_;  // by pod uid
     // Pod uids ever followed (in flight, then settled): a resize found in
     // flight on any other pod is adopted, once.
     std::set<std::string> followed_;
@@ -258,8 +259,8 @@ private:
     std::unordered_map<std::string, std::string> persisted_targets_;
     core::ResizeCycleBook cycles_;
     std::unordered_map<std::string, core::Timestamp> anchors_;  // policy key -> the anchor this manager wrote last
-    resize_ledger ledger_;
-    node_load_index nodes_;
+    ResizeLedger ledger_;
+    NodeLoadIndex nodes_;
     bool stopping_ = false;
 };
 

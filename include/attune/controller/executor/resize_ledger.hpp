@@ -21,9 +21,9 @@
 
 namespace attune::controller {
 
-class resize_ledger {
+class ResizeLedger {
 public:
-    struct book {
+    struct Book {
         std::vector<core::HistoryEntry> history;
         // By workload name: the pods of ours it has, by uid.
         std::map<std::string, std::map<std::string, core::ResizeState>> workloads;
@@ -41,33 +41,33 @@ public:
 
     // The policy's book; the first time, history comes from `policy_object`'s
     // status.resizeHistory (an entry that does not decode is dropped, not fatal).
-    book& get(const std::string& ns, const std::string& policy, const boost::json::value* policy_object);
-    const book* find(const std::string& ns, const std::string& policy) const;
+    Book& get(const std::string& ns, const std::string& policy, const boost::json::value* policy_object);
+    const Book* find(const std::string& ns, const std::string& policy) const;
 
-    void append(book& b, std::vector<core::HistoryEntry> entries);
+    void append(Book& b, std::vector<core::HistoryEntry> entries);
     // Replaces one workload's pod states (an empty map drops the workload).
-    void set_pods(book& b, const std::string& workload, std::map<std::string, core::ResizeState> pods);
-    void set_cycle(book& b, bool resized_this_cycle, bool cooldown_active, std::optional<bool> inside_schedule_window);
+    void set_pods(Book& b, const std::string& workload, std::map<std::string, core::ResizeState> pods);
+    void set_cycle(Book& b, bool resized_this_cycle, bool cooldown_active, std::optional<bool> inside_schedule_window);
     void forget(const std::string& ns, const std::string& policy);
 
     // One workload's lifecycle entry (nullptr: none yet).
-    static const core::LifecycleStatusEntry* lifecycle_entry(const book& b, const std::string& kind,
+    static const core::LifecycleStatusEntry* lifecycle_entry(const Book& b, const std::string& kind,
                                                              const std::string& name);
     // Replaces the entry and the workload's block (nullopt: not blocked).
-    void set_lifecycle(book& b, core::LifecycleStatusEntry entry,
+    void set_lifecycle(Book& b, core::LifecycleStatusEntry entry,
                        std::optional<std::pair<std::string, std::string>> blocked);
     // The workload left the lifecycle (its policy is no longer Canary): its
     // entry and block go from the status.
-    void drop_lifecycle(book& b, const std::string& kind, const std::string& name);
+    void drop_lifecycle(Book& b, const std::string& kind, const std::string& name);
     // The entries as status.lifecycle.workloads holds them (sorted, bounded).
-    static std::vector<core::LifecycleStatusEntry> lifecycle_entries(const book& b);
+    static std::vector<core::LifecycleStatusEntry> lifecycle_entries(const Book& b);
     // The first lifecycle block of the policy, if any (ResizeBlocked).
-    static std::optional<std::pair<std::string, std::string>> lifecycle_block(const book& b);
+    static std::optional<std::pair<std::string, std::string>> lifecycle_block(const Book& b);
 
-    static core::WorkloadCounts counts(const book& b);
+    static core::WorkloadCounts counts(const Book& b);
 
 private:
-    std::map<std::pair<std::string, std::string>, book> books_;
+    std::map<std::pair<std::string, std::string>, Book> books_;
 };
 
 }  // namespace attune::controller

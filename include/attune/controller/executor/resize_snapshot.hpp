@@ -20,21 +20,21 @@
 namespace attune::controller {
 
 // The caches the executor reads, beside the controller's (pods among them).
-struct executor_caches {
-    policy::cache_views views;
-    const kube::object_cache* nodes = nullptr;
-    const kube::object_cache* namespaces = nullptr;
-    const kube::object_cache* limit_ranges = nullptr;
-    const kube::object_cache* resource_quotas = nullptr;
+struct ExecutorCaches {
+    policy::CacheViews views;
+    const kube::ObjectCache* nodes = nullptr;
+    const kube::ObjectCache* namespaces = nullptr;
+    const kube::ObjectCache* limit_ranges = nullptr;
+    const kube::ObjectCache* resource_quotas = nullptr;
 };
 
-struct executor_snapshot {
-    object_key key;
-    kube::object_cache::object_ptr workload;  // as cached (template persistence reads it)
+struct ExecutorSnapshot {
+    ObjectKey key;
+    kube::ObjectCache::ObjectPtr workload;  // as cached (template persistence reads it)
     std::string uid;
     core::StringMap annotations;
-    workload_report report;                   // the managing policy and the idle state
-    kube::object_cache::object_ptr policy;    // the managing AttunePolicy as cached
+    WorkloadReport report;                    // the managing policy and the idle state
+    kube::ObjectCache::ObjectPtr policy;      // the managing AttunePolicy as cached
     std::vector<core::Pod> pods;              // decoded, by name
     std::vector<std::string> undecodable;     // "name: error" of pods left out
     // The namespace's annotations; nullopt when the cache does not hold it
@@ -45,12 +45,12 @@ struct executor_snapshot {
 };
 
 // nullopt when the workload is not in its cache (deleted).
-std::optional<executor_snapshot> take_executor_snapshot(const executor_caches& caches, const object_key& key);
+std::optional<ExecutorSnapshot> take_executor_snapshot(const ExecutorCaches& caches, const ObjectKey& key);
 
-struct node_view {
+struct NodeView {
     std::optional<core::NodeFacts> facts;  // nullopt: not cached, or does not decode (increases fail closed)
     std::optional<core::NodeProbe> probe;  // the pod-level resize rule's input (PlanOptions::node)
 };
-node_view node_of(const executor_caches& caches, std::string_view node_name);
+NodeView node_of(const ExecutorCaches& caches, std::string_view node_name);
 
 }  // namespace attune::controller

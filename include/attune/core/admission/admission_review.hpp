@@ -50,7 +50,7 @@ struct AdmissionRequest {
 // Error code "invalid_admission_review": not JSON, not an object, a wrong
 // apiVersion or kind, no request, no request.uid, or a field of the wrong
 // type. The message names what was wrong.
-result<AdmissionRequest> decode_admission_review(std::string_view body);
+Result<AdmissionRequest> decode_admission_review(std::string_view body);
 
 struct AdmissionResponse {
     std::string uid;

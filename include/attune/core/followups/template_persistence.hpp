@@ -41,7 +41,7 @@ struct RolloutStatus {
 };
 
 // A Deployment or StatefulSet. Error "invalid_workload".
-result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::json::value& workload);
+Result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::json::value& workload);
 // Why a rollout is in progress; nullopt when none is.
 std::optional<std::string> rollout_in_progress(const RolloutStatus& s);
 

@@ -77,7 +77,7 @@ struct AttemptInputs {
 // Errors: "no_pods" (no live pod and no previous entry to take a baseline
 // from), "unknown_container" (the recommendation names a container the
 // baseline does not have).
-result<AttemptPlan> plan_attempt(const AttemptInputs& in);
+Result<AttemptPlan> plan_attempt(const AttemptInputs& in);
 
 // Whether `pod`'s spec carries `resources` (the cpu/memory keys each names),
 // as classify_resize_state judges it: anything but Pending.

@@ -90,14 +90,14 @@ struct LifecycleStatusEntry {
 // One entry as its JSON object.
 boost::json::value encode_lifecycle_entry(const LifecycleStatusEntry& e);
 // Error code "invalid_lifecycle_status"; the message names the path.
-result<LifecycleStatusEntry> decode_lifecycle_entry(const boost::json::value& json, const std::string& path);
+Result<LifecycleStatusEntry> decode_lifecycle_entry(const boost::json::value& json, const std::string& path);
 
 // status.lifecycle: {"workloads": [...]}, sorted by kind then workload and
 // cut to kMaxLifecycleWorkloads (the sort decides which are kept).
 boost::json::value encode_lifecycle_status(std::vector<LifecycleStatusEntry> entries);
 // status.lifecycle (null/absent -> empty). An entry that does not decode is
 // an error for the whole list: status is ours, so a bad entry is a bug.
-result<std::vector<LifecycleStatusEntry>> decode_lifecycle_status(const boost::json::value& json);
+Result<std::vector<LifecycleStatusEntry>> decode_lifecycle_status(const boost::json::value& json);
 
 // The entry of one workload in a decoded list, or nullptr.
 const LifecycleStatusEntry* find_lifecycle_entry(const std::vector<LifecycleStatusEntry>& entries,

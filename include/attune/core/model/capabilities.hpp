@@ -121,9 +121,8 @@ bool node_allows_pod_level_resize(const Capabilities& caps, const NodeProbe& nod
 
 // Error ("server_version_unusable") only when the server version failed or
 // does not parse; OpenAPI and node-list failures fall back to the version.
-result<Capabilities> decide_capabilities(const ServerVersionProbe& server_version,
-                                         const ApiResourcesProbe& api_resources,
-                                         const OpenApiProbe& openapi,
+Result<Capabilities> decide_capabilities(const ServerVersionProbe& server_version,
+                                         const ApiResourcesProbe& api_resources, const OpenApiProbe& openapi,
                                          const NodeListProbe& node_list);
 
 // The three-way declaredFeatures rule on its own (exposed for doctor).

@@ -45,7 +45,7 @@ struct HpaView {
 };
 
 // Error code "invalid_hpa".
-result<HpaView> decode_hpa(const boost::json::value& json);
+Result<HpaView> decode_hpa(const boost::json::value& json);
 
 const HpaView* find_matching_hpa(std::span<const HpaView> hpas, std::string_view kind, std::string_view name);
 

@@ -40,7 +40,7 @@ struct LabelSelector {
 
 // `selector` may be null (absent). Error code "invalid_selector"; messages
 // start with `path` (e.g. "spec.targetRef.selector.matchExpressions[0]").
-result<LabelSelector> parse_label_selector(const boost::json::value* selector, std::string_view path = "selector");
+Result<LabelSelector> parse_label_selector(const boost::json::value* selector, std::string_view path = "selector");
 
 // metadata.labels of an object (non-string values skipped).
 LabelMap labels_of(const boost::json::value& obj);

@@ -122,11 +122,11 @@ struct Pod {
 };
 
 // Error code "invalid_pod"; the message names the JSON path at fault.
-result<Pod> decode_pod(const boost::json::value& json);
+Result<Pod> decode_pod(const boost::json::value& json);
 
 // Shared by the other decoders: a ResourceList object at `path`.
-result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path);
-result<ResourceRequirements> decode_requirements(const boost::json::value& json, const std::string& path);
+Result<ResourceList> decode_resource_list(const boost::json::value& json, const std::string& path);
+Result<ResourceRequirements> decode_requirements(const boost::json::value& json, const std::string& path);
 
 // The reverse, for patch bodies: canonical quantity strings, empty maps left out.
 boost::json::object resource_list_json(const ResourceList& list);

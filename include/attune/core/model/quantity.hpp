@@ -27,7 +27,7 @@ public:
 
     // Error codes: "invalid_quantity" (format/numeric/suffix, message says
     // which, as upstream's three errors do) and "out_of_range".
-    static result<Quantity> parse(std::string_view text);
+    static Result<Quantity> parse(std::string_view text);
     static Quantity from_milli(std::int64_t milli, Format format = Format::DecimalSI);
     static Quantity from_value(std::int64_t value, Format format = Format::DecimalSI);
 

@@ -23,6 +23,6 @@ struct WorkloadView {
 // default 1). DaemonSet/Job/CronJob: nullopt (never scaleable, never idle).
 // Never status.replicas: a crash loop or a scale-down in progress is still
 // an active desired set. Error code "invalid_workload".
-result<WorkloadView> decode_workload(std::string_view kind, const boost::json::value& json);
+Result<WorkloadView> decode_workload(std::string_view kind, const boost::json::value& json);
 
 }  // namespace attune::core

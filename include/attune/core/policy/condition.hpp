@@ -35,6 +35,6 @@ bool remove_condition(std::vector<Condition>& conditions, std::string_view type)
 
 boost::json::array conditions_json(const std::vector<Condition>& conditions);
 // Error "invalid_conditions" naming the index and field.
-result<std::vector<Condition>> decode_conditions(const boost::json::value& json);
+Result<std::vector<Condition>> decode_conditions(const boost::json::value& json);
 
 }  // namespace attune::core

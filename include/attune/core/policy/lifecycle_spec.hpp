@@ -67,14 +67,14 @@ struct CanaryShorthand {
 // Decodes and validates the spec.lifecycle object. `path` prefixes error
 // messages ("spec.lifecycle"). Error code "invalid_lifecycle"; the message
 // names the field at fault.
-result<LifecycleSpec> decode_lifecycle_spec(const boost::json::value& json, const std::string& path);
+Result<LifecycleSpec> decode_lifecycle_spec(const boost::json::value& json, const std::string& path);
 
 // The rules the CRD schema states (decode_lifecycle_spec applies them) (docs/lifecycle.md has the same rules as
 // schema bounds and CEL): steps 1..10 of percent 1..100, strictly
 // increasing, ending at 100; durations >= 0 (window 1m..1h); threshold in
 // (0, 1]; percentageOfPodsThreshold 1..100; maxConcurrentResizes 1..50;
 // revalidationToken <= 253 characters. Error code "invalid_lifecycle".
-result<LifecycleSpec> validate_lifecycle_spec(LifecycleSpec spec, const std::string& path);
+Result<LifecycleSpec> validate_lifecycle_spec(LifecycleSpec spec, const std::string& path);
 
 // ---- the effective lifecycle ----
 

@@ -27,6 +27,6 @@ FrozenBaseline freeze_baseline(const Pod& live);
 // Error "unknown_container" when the overlay names a container the baseline
 // does not have; "invalid_overlay" when a request ends above its limit (an
 // explicit key against an inherited one, say), which no /resize may carry.
-result<ContainerResourceMap> apply_manual_overlay(const FrozenBaseline& baseline, const ContainerResourceMap& overlay);
+Result<ContainerResourceMap> apply_manual_overlay(const FrozenBaseline& baseline, const ContainerResourceMap& overlay);
 
 }  // namespace attune::core

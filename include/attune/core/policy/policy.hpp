@@ -338,8 +338,8 @@ struct AttuneDefaults {  // either defaults kind
 // Error code "invalid_policy" / "invalid_defaults"; the message starts with
 // the JSON path at fault ("spec.cpu.overhead: ..."). The apiserver's schema
 // refuses these already; the decoders still never trust server data.
-result<AttunePolicy> decode_attune_policy(const boost::json::value& json);
-result<AttuneDefaults> decode_attune_defaults(const boost::json::value& json);
+Result<AttunePolicy> decode_attune_policy(const boost::json::value& json);
+Result<AttuneDefaults> decode_attune_defaults(const boost::json::value& json);
 
 // -------------------------------------------------- the effective policy ---
 

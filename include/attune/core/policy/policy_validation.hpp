@@ -44,7 +44,7 @@ HostPort split_authority(std::string_view authority);
 // IPv6, in any spelling a resolver accepts (127.1, 0x7f000001, 2130706433,
 // [::ffff:127.0.0.1]). Private ranges are allowed: Prometheus usually runs
 // on a ClusterIP. Error code "invalid_config"; the message names `field`.
-std::optional<error> check_endpoint_url(std::string_view field, std::string_view url, bool allow_loopback);
+std::optional<Error> check_endpoint_url(std::string_view field, std::string_view url, bool allow_loopback);
 
 // The same rule for one address a host name resolved to, applied at connect
 // time to every address the resolver returned (a name passes
@@ -57,7 +57,7 @@ std::string check_resolved_address(std::string_view ip, bool allow_loopback);
 // A credential would go to `address` over plain http and the manager does
 // not allow it: the refusal (code "invalid_config", naming `what` and the
 // flag that allows it), else nothing.
-std::optional<error> plaintext_credential_refusal(std::string_view what, std::string_view address,
+std::optional<Error> plaintext_credential_refusal(std::string_view what, std::string_view address,
                                                   bool allow_plaintext_credentials);
 
 // Every rule above for the policy's effective metrics source and GitOps
@@ -67,6 +67,6 @@ std::optional<error> plaintext_credential_refusal(std::string_view what, std::st
 // bearerTokenSecret on an http address needs allow_plaintext_credentials; and each
 // containerPolicies entry keeps minAllowed <= maxAllowed after its overlay
 // (the schema cannot afford that rule inside the list).
-std::optional<error> validate_effective_policy(const EffectivePolicy& policy, const PolicyValidationOptions& options);
+std::optional<Error> validate_effective_policy(const EffectivePolicy& policy, const PolicyValidationOptions& options);
 
 }  // namespace attune::core

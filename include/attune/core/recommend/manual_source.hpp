@@ -16,13 +16,13 @@ namespace attune::core {
 //   {containers: [{name, resources: {requests?, limits?}}]}
 // Error "invalid_object" naming the path for a missing or duplicate name or
 // a bad quantity. `path` prefixes the messages ("spec.metricsSource.manual").
-result<ContainerResourceMap> decode_manual_overlay(const boost::json::value& manual, const std::string& path);
+Result<ContainerResourceMap> decode_manual_overlay(const boost::json::value& manual, const std::string& path);
 
 // One recommendation per container the overlay names: current is the
 // baseline, recommended the overlaid requests and limits (cpu and memory),
 // confidence 1 (the user's figures), no explanation. Errors as
 // apply_manual_overlay.
-result<std::vector<ContainerRecommendation>> manual_recommendations(const FrozenBaseline& baseline,
+Result<std::vector<ContainerRecommendation>> manual_recommendations(const FrozenBaseline& baseline,
                                                                     const ContainerResourceMap& overlay, double now);
 
 }  // namespace attune::core

@@ -43,7 +43,7 @@ struct PromDecodeLimits {
 // Error codes: "prometheus_error" (status "error"; the message carries
 // errorType and error), "invalid_response" (not JSON, or not the API's
 // shape; the message names the JSON path).
-result<PromResponse> decode_prometheus_response(std::string_view body, const PromDecodeLimits& limits = {});
+Result<PromResponse> decode_prometheus_response(std::string_view body, const PromDecodeLimits& limits = {});
 
 // Series grouped by one label's value (for usage queries: "container"),
 // concatenated in answer order (several pods under PodAggregation None).

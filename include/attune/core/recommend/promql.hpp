@@ -40,7 +40,7 @@ std::string pod_regex_from_names(std::span<const std::string> names, std::size_t
 // name and the kind's suffix (Deployment "-<rs hash>-<5>", StatefulSet
 // "-<ordinal>", DaemonSet/ReplicaSet "-<5>", Job "-[<index>-]<5>", CronJob
 // "-<minutes>-[<index>-]<5>"). Error "unknown_kind" for other kinds.
-result<std::string> pod_regex_for_owner(std::string_view kind, std::string_view name);
+Result<std::string> pod_regex_for_owner(std::string_view kind, std::string_view name);
 
 inline constexpr std::size_t kMaxPodsInMetricsQuery = 100;
 
@@ -50,7 +50,7 @@ inline constexpr std::size_t kMaxPodsInMetricsQuery = 100;
 // the query stays bounded) or when the owner name is so long that the
 // generated pod names are truncated (the owner regex would match nothing);
 // with no live names then, the truncated prefix followed by ".*".
-result<std::string> workload_pod_regex(std::string_view kind, std::string_view name,
+Result<std::string> workload_pod_regex(std::string_view kind, std::string_view name,
                                        std::span<const std::string> live_pod_names,
                                        std::size_t max_pods = kMaxPodsInMetricsQuery);
 
@@ -74,7 +74,7 @@ struct UsageQuerySpec {
 // expression as given (no rate()), with the same matchers and aggregation.
 // Error "invalid_recording_metric" when a recording metric is not a metric
 // name (^[a-zA-Z_:][a-zA-Z0-9_:]*$).
-result<std::string> usage_query(ResourceKind resource, const UsageQuerySpec& spec);
+Result<std::string> usage_query(ResourceKind resource, const UsageQuerySpec& spec);
 
 // True for a valid PromQL metric name.
 bool is_metric_name(std::string_view s);
@@ -108,7 +108,7 @@ struct GuardrailVars {
 // honoured) with promql_string_escape'd values: a name cannot leave the
 // string literal it is placed in. Any other action is error
 // "invalid_guardrail_template", as the Go template would fail on it.
-result<std::string> render_guardrail_query(std::string_view query_template, const GuardrailVars& vars);
+Result<std::string> render_guardrail_query(std::string_view query_template, const GuardrailVars& vars);
 
 // Confines a query to one namespace: every vector selector gets the matcher
 // namespace="NS" (bare metric names get {namespace="NS"}, existing matcher
@@ -118,6 +118,6 @@ result<std::string> render_guardrail_query(std::string_view query_template, cons
 // series whose namespace label is the exporter's (an ingress controller's
 // metrics carry the app namespace in exported_namespace, not namespace).
 // Error "invalid_promql" for an unterminated string, brace or bracket.
-result<std::string> force_namespace(std::string_view query, std::string_view ns);
+Result<std::string> force_namespace(std::string_view query, std::string_view ns);
 
 }  // namespace attune::core

@@ -35,7 +35,7 @@ std::string export_config_map_name(std::string_view policy, std::string_view wor
 // `<c>.confidence` ("%.2f" of 0..1). Error "export_name_invalid" when the
 // name would pass 253 characters or a label value 63: the apiserver would
 // refuse the object, and the caller says so in an ExportFailed Event.
-result<boost::json::object> export_config_map(const ExportTarget& target, const WorkloadRecommendation& rec,
+Result<boost::json::object> export_config_map(const ExportTarget& target, const WorkloadRecommendation& rec,
                                               Timestamp generated_at, Timestamp now);
 
 }  // namespace attune::core

@@ -48,7 +48,7 @@ struct StatusRecommendation {
 // The policy's status.recommendations (the whole AttunePolicy object or its
 // status is accepted). Absent: an empty list. Error code
 // "invalid_recommendations" naming the JSON path when an entry is malformed.
-result<std::vector<StatusRecommendation>> decode_status_recommendations(const boost::json::value& policy_or_status);
+Result<std::vector<StatusRecommendation>> decode_status_recommendations(const boost::json::value& policy_or_status);
 
 // The entry for one workload, or nullptr.
 const StatusRecommendation* find_status_recommendation(const std::vector<StatusRecommendation>& recs,

@@ -17,7 +17,7 @@
 namespace attune::core {
 
 // "Target" (also ""), "LowerBound", "UpperBound"; error "invalid_selection".
-result<VpaSelection> parse_vpa_selection(std::string_view s);
+Result<VpaSelection> parse_vpa_selection(std::string_view s);
 
 struct VpaContainerRecommendation {
     std::string container_name;
@@ -30,7 +30,7 @@ struct VpaContainerRecommendation {
 // recommended anything). Entries without a containerName are skipped, as
 // the VPA API allows none. A bad quantity is error "invalid_object" naming
 // its path.
-result<std::vector<VpaContainerRecommendation>> decode_vpa_recommendations(const boost::json::value& vpa);
+Result<std::vector<VpaContainerRecommendation>> decode_vpa_recommendations(const boost::json::value& vpa);
 
 // One PointEstimate per live container the VPA recommends for, with the
 // selected bound's cpu and memory (a resource the bound omits stays at the

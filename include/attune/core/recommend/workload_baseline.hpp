@@ -18,7 +18,7 @@ namespace attune::core {
 // spec.resources): spec.template for Deployment, StatefulSet, DaemonSet,
 // ReplicaSet and Job, spec.jobTemplate.spec.template for CronJob. Error
 // "invalid_workload" when the kind has no template or it does not decode.
-result<Pod> decode_pod_template(std::string_view kind, const boost::json::value& workload);
+Result<Pod> decode_pod_template(std::string_view kind, const boost::json::value& workload);
 
 // The pod the baseline is read from: Running, not being deleted, the
 // smallest name (the same pod from one refresh to the next); nullptr when

@@ -34,7 +34,7 @@ struct UsageQueries {
     std::chrono::seconds step{300};
 };
 // Errors "invalid_recording_metric" and "unknown_kind" (promql.hpp).
-result<UsageQueries> usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
+Result<UsageQueries> usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
                                    std::span<const std::string> live_pod_names, double now);
 
 // The answers grouped by container; every baseline container is recommended
@@ -49,14 +49,14 @@ WorkloadRecommendation recommend_from_usage(const EffectivePolicy& policy, const
 // container it recommends, through the chain at full confidence. No
 // recommendation in the VPA yet: no containers. Errors as
 // decode_vpa_recommendations. Never stale: a VPA figure has no sample age.
-result<WorkloadRecommendation> recommend_from_vpa(const EffectivePolicy& policy, VpaSelection selection,
+Result<WorkloadRecommendation> recommend_from_vpa(const EffectivePolicy& policy, VpaSelection selection,
                                                   const FrozenBaseline& baseline, const boost::json::value& vpa,
                                                   double now);
 
 // The Manual source: the overlay on the baseline, containers the policy
 // excludes left out. Errors as apply_manual_overlay (a container the
 // workload does not have, a request above its limit).
-result<WorkloadRecommendation> recommend_from_manual(const EffectivePolicy& policy, const ContainerResourceMap& overlay,
+Result<WorkloadRecommendation> recommend_from_manual(const EffectivePolicy& policy, const ContainerResourceMap& overlay,
                                                      const FrozenBaseline& baseline, double now);
 
 // Some container, or one resource of one, still has fewer than

@@ -26,10 +26,10 @@ struct QuotaFacts {
 };
 
 // A LimitRange object's spec.limits. Error "invalid_limit_range".
-result<std::vector<LimitRangeItem>> decode_limit_range(const boost::json::value& json);
+Result<std::vector<LimitRangeItem>> decode_limit_range(const boost::json::value& json);
 // A ResourceQuota object. Error "invalid_resource_quota". Scopes and scope
 // selectors are not evaluated: a scoped quota counts as applying (fail closed).
-result<QuotaFacts> decode_resource_quota(const boost::json::value& json);
+Result<QuotaFacts> decode_resource_quota(const boost::json::value& json);
 
 struct AdmissionViolation {
     std::string resource;  // cpu | memory

@@ -22,7 +22,7 @@ struct NodeFacts {
 };
 
 // A Node object (status.allocatable, status.conditions). Error "invalid_node".
-result<NodeFacts> decode_node_facts(const boost::json::value& node);
+Result<NodeFacts> decode_node_facts(const boost::json::value& node);
 
 // The requests of the pods in `pods` that hold node room (not Succeeded or
 // Failed), except the one with `except_uid`, each as pod_requests counts it.

@@ -66,6 +66,6 @@ bool high_revert_rate(std::span<const HistoryEntry> history);
 boost::json::value history_entry_json(const HistoryEntry& e);
 boost::json::array history_json(std::span<const HistoryEntry> history);
 // Error "invalid_history" naming the index and field.
-result<std::vector<HistoryEntry>> decode_history(const boost::json::value& json);
+Result<std::vector<HistoryEntry>> decode_history(const boost::json::value& json);
 
 }  // namespace attune::core

@@ -28,10 +28,10 @@ struct Schedule {
 };
 
 // ^([01]\d|2[0-3]):[0-5]\d$ for both. Error "invalid_schedule".
-result<ScheduleWindow> parse_schedule_window(std::string_view start, std::string_view end);
+Result<ScheduleWindow> parse_schedule_window(std::string_view start, std::string_view end);
 // "Monday" ... "Sunday", compared without case (the Go code does, though the
 // CRD enum is case-sensitive). Error "invalid_schedule".
-result<std::chrono::weekday> parse_weekday(std::string_view name);
+Result<std::chrono::weekday> parse_weekday(std::string_view name);
 
 struct ScheduleVerdict {
     bool allowed = true;

@@ -54,6 +54,6 @@ boost::json::object clear_tracking_patch(const Pod& pod);
 // A bad value (not a quantity, not a non-negative integer, a bad time, a
 // container named in resized-containers without any original) is an
 // error "invalid_original_annotation" naming the key.
-result<std::optional<OriginalValues>> decode_originals(const StringMap& annotations);
+Result<std::optional<OriginalValues>> decode_originals(const StringMap& annotations);
 
 }  // namespace attune::core

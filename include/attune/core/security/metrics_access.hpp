@@ -39,16 +39,16 @@ boost::json::value token_review_request(std::string_view token);
 // status.authenticated false (or absent) is not an error: nullopt. A body
 // that is not a TokenReview, or an authenticated one without a user, is an
 // error ("invalid_review").
-result<std::optional<ReviewedUser>> decode_token_review(const boost::json::value& review);
+Result<std::optional<ReviewedUser>> decode_token_review(const boost::json::value& review);
 
 // The SubjectAccessReview for `user` to `verb` the non-resource URL `path`.
 boost::json::value access_review_request(const ReviewedUser& user, std::string_view path, std::string_view verb);
 
 // status.allowed; false when absent. Error "invalid_review" for a body that
 // is not a SubjectAccessReview.
-result<bool> decode_access_review(const boost::json::value& review);
+Result<bool> decode_access_review(const boost::json::value& review);
 
-enum class MetricsAccess { allowed, unauthenticated, forbidden };
+enum class MetricsAccess { Allowed, Unauthenticated, Forbidden };
 
 // The HTTP status each decision is answered with: 200, 401, 403.
 unsigned http_status_of(MetricsAccess access);
@@ -65,20 +65,20 @@ struct MetricsAccessCacheOptions {
 
 class MetricsAccessCache {
 public:
-    using clock = std::chrono::steady_clock;
+    using Clock = std::chrono::steady_clock;
     using Options = MetricsAccessCacheOptions;
 
     MetricsAccessCache() = default;
     explicit MetricsAccessCache(Options options) : options_(options) {}
 
-    std::optional<MetricsAccess> lookup(const std::string& token, clock::time_point now);
-    void store(const std::string& token, MetricsAccess access, clock::time_point now);
+    std::optional<MetricsAccess> lookup(const std::string& token, Clock::time_point now);
+    void store(const std::string& token, MetricsAccess access, Clock::time_point now);
     std::size_t size() const noexcept { return entries_.size(); }
 
 private:
     struct Entry {
         MetricsAccess access;
-        clock::time_point expires;
+        Clock::time_point expires;
     };
     Options options_;
     std::map<std::string, Entry> entries_;

@@ -23,7 +23,7 @@ std::string normalized_origin(std::string_view scheme, std::string_view host, st
 // path is ignored. Error "invalid_config" naming the fault (no scheme or
 // host, userinfo, a bad port). Both sides of the comparison (the flag's list
 // and a policy's address) go through this one reading.
-result<std::string> origin_of_url(std::string_view url);
+Result<std::string> origin_of_url(std::string_view url);
 
 struct PrometheusTokenRules {
     bool has_flag_token = false;                  // --prometheus-bearer-token-file is set
@@ -31,17 +31,17 @@ struct PrometheusTokenRules {
     bool allow_plaintext_credentials = false;     // --allow-plaintext-prometheus-credentials
 };
 
-enum class TokenSource { none, secret, flag };
+enum class TokenSource { None, Secret, Flag };
 
 struct TokenDecision {
-    TokenSource source = TokenSource::none;
+    TokenSource source = TokenSource::None;
     // Why the manager's token is not sent to this origin ("" when it is, or
     // when there is none or a Secret's token replaces it): for the log and
     // for a 401/403 message.
     std::string withheld;
     // A credential that would go over plain http without the opt-in: the
     // query must not be made (code "invalid_config").
-    std::optional<error> refused;
+    std::optional<Error> refused;
 };
 
 // `origin`: normalized_origin() of the policy's address. `has_secret_token`:

@@ -20,7 +20,7 @@
 
 namespace attune::core {
 
-enum class ChainPhase { preflight, upgrade, postflight };
+enum class ChainPhase { Preflight, Upgrade, Postflight };
 std::optional<ChainPhase> parse_chain_phase(std::string_view s);
 std::string_view to_string(ChainPhase p);
 
@@ -57,28 +57,28 @@ std::vector<PushedGauge> available_gauge(const std::string& target, bool availab
 inline constexpr std::string_view kChainNameLabel = "app.kubernetes.io/name";
 inline constexpr std::string_view kChainNameValue = "attune-upgrade";
 
-enum class JobState { active, complete, failed };
+enum class JobState { Active, Complete, Failed };
 
 struct ChainJob {
     std::string name;
     std::string phase;
     std::string target;
     std::string created;  // metadata.creationTimestamp (RFC 3339, UTC)
-    JobState state = JobState::active;
+    JobState state = JobState::Active;
 };
 // Error code "invalid_object" for a Job without a name.
-result<ChainJob> chain_job_from(const boost::json::value& job);
+Result<ChainJob> chain_job_from(const boost::json::value& job);
 
 enum class DetectorAction {
-    none,
-    spawn,             // no preflight for the target yet: announce
-    respawn_refused,   // the last preflight Completed (a refusal) and no upgrade Job: silently
-    respawn_failed,    // the last preflight Failed: announce
+    None,
+    Spawn,           // no preflight for the target yet: announce
+    RespawnRefused,  // the last preflight Completed (a refusal) and no upgrade Job: silently
+    RespawnFailed,   // the last preflight Failed: announce
 };
 std::string_view to_string(DetectorAction a);
 
 struct DetectorDecision {
-    DetectorAction action = DetectorAction::none;
+    DetectorAction action = DetectorAction::None;
     bool announce = false;  // a genuinely new spawn or a Failed re-spawn only
     std::string why;
 };
@@ -91,7 +91,7 @@ std::string chain_job_name(ChainPhase phase, KubeMinor target, std::uint64_t uni
 // labels on the Job and its pod template, and "--phase=P --target=T" appended
 // to the args of the container named "step" (else the only container).
 // Error code "invalid_template" for anything else.
-result<boost::json::value> build_chain_job(const boost::json::value& job_template, ChainPhase phase, KubeMinor target,
+Result<boost::json::value> build_chain_job(const boost::json::value& job_template, ChainPhase phase, KubeMinor target,
                                            const std::string& name);
 
 // "{target}" in the pluggable upgrade command becomes the target ("1.36").

@@ -39,7 +39,7 @@ AddonObservation observe_addon(const AddonSpec& spec, const boost::json::value* 
 
 // Nodes from a NodeList's items. Error code "invalid_object" for an item that
 // is not an object or has no name.
-result<std::vector<NodeRuntime>> node_runtimes_from(const boost::json::array& items);
+Result<std::vector<NodeRuntime>> node_runtimes_from(const boost::json::array& items);
 
 struct GateInputs {
     std::string server_version;  // "v1.35.4", for messages
@@ -57,18 +57,18 @@ std::optional<GateReason> classify_addon(const AddonSpec& spec, const AddonObser
 // Nodes whose containerd is below the target's minimum (or unreadable).
 std::vector<GateReason> containerd_reasons(const UpgradeMatrix& m, KubeMinor target, const std::vector<NodeRuntime>& nodes);
 
-enum class GateVerdict { safe, actionable, held };
+enum class GateVerdict { Safe, Actionable, Held };
 std::string_view to_string(GateVerdict v);  // "safe", "actionable", "held"
 
 struct GateResult {
-    GateVerdict verdict = GateVerdict::safe;
+    GateVerdict verdict = GateVerdict::Safe;
     int exit_code = kGateSafe;
     std::vector<GateReason> reasons;  // addons, then removed APIs, then containerd
 };
 
 // Error code "gate_error" (exit 3) when the inputs cannot be judged: a
 // downgrade target, or an addon with no observation.
-result<GateResult> evaluate_upgrade_gate(const UpgradeMatrix& m, const GateInputs& in);
+Result<GateResult> evaluate_upgrade_gate(const UpgradeMatrix& m, const GateInputs& in);
 
 // -o json: {"serverVersion","target","verdict","exitCode","reasons":[{class,check,subject,message,line}]}
 boost::json::object gate_result_json(const GateInputs& in, const GateResult& r);

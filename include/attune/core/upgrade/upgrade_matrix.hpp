@@ -60,7 +60,7 @@ struct UpgradeMatrix {
 // `source_name` (the file name) starts every error message:
 // "addon-compat.json line 14: addons.calico.versions[1].max_k8s: expected a
 // Kubernetes minor such as \"1.36\", got \"136\"". Error code "invalid_matrix".
-result<UpgradeMatrix> parse_upgrade_matrix(std::string_view text, std::string_view source_name);
+Result<UpgradeMatrix> parse_upgrade_matrix(std::string_view text, std::string_view source_name);
 
 // The containerd minimum for Kubernetes `target`: the entry of the highest
 // minor <= target (minimums only rise), or none.

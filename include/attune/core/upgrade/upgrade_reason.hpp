@@ -11,13 +11,13 @@ namespace attune::core {
 
 // Actionable blocks alert (docs/upgrade-gate.md); waiting-upstream and pinned are "held",
 // which is quiet.
-enum class BlockClass { actionable, waiting, pinned };
+enum class BlockClass { Actionable, Waiting, Pinned };
 
 std::string_view tag_of(BlockClass c);  // "ACTIONABLE", "WAITING", "PINNED"
-inline bool is_held(BlockClass c) { return c != BlockClass::actionable; }
+inline bool is_held(BlockClass c) { return c != BlockClass::Actionable; }
 
 struct GateReason {
-    BlockClass cls = BlockClass::actionable;
+    BlockClass cls = BlockClass::Actionable;
     std::string check;    // "addon", "removed-api", "containerd"
     std::string subject;  // the addon, API or node
     std::string message;

@@ -25,7 +25,7 @@ struct DeprecatedApiRequest {
 // The series of apiserver_requested_deprecated_apis whose value is 1, from
 // Prometheus text exposition. Error code "invalid_metrics" for a malformed
 // series line of that metric (other metrics are not looked at).
-result<std::vector<DeprecatedApiRequest>> parse_deprecated_api_requests(std::string_view metrics_text);
+Result<std::vector<DeprecatedApiRequest>> parse_deprecated_api_requests(std::string_view metrics_text);
 
 // What discovery serves of one group-version: the resource names of its
 // APIResourceList (subresources such as "pods/status" dropped).
@@ -33,9 +33,9 @@ struct ServedGroupVersion {
     std::string group_version;
     std::vector<std::string> resources;
 };
-result<ServedGroupVersion> served_from_resource_list(const boost::json::value& api_resource_list);
+Result<ServedGroupVersion> served_from_resource_list(const boost::json::value& api_resource_list);
 // The group-versions an APIGroupList (GET /apis) serves, "apps/v1", ...
-result<std::vector<std::string>> group_versions_from_group_list(const boost::json::value& api_group_list);
+Result<std::vector<std::string>> group_versions_from_group_list(const boost::json::value& api_group_list);
 
 // The group-versions the shell should look at: those with a removal at or
 // before the target.

@@ -23,7 +23,7 @@ struct GaugeSample {
 // The samples of a decoded /api/v1/query answer (core::decode_prometheus_response):
 // each series' target label and its newest value. Error code
 // "invalid_prometheus_response" unless the result is an instant vector.
-result<std::vector<GaugeSample>> gauge_samples_from(const PromResponse& query_response);
+Result<std::vector<GaugeSample>> gauge_samples_from(const PromResponse& query_response);
 
 struct ReportGauges {
     std::optional<std::string> target;  // from k8s_upgrade_available's target label
@@ -38,7 +38,7 @@ ReportGauges report_gauges(const std::vector<GaugeSample>& available, const std:
 // An upgrade is available and the gate blocked or held it.
 bool report_needs_reasons(const ReportGauges& g);
 
-enum class ReportHeadline { held, blocked, safe, no_upgrade, unknown };
+enum class ReportHeadline { Held, Blocked, Safe, NoUpgrade, Unknown };
 ReportHeadline report_headline(const ReportGauges& g);
 
 struct ReportReasons {

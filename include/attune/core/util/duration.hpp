@@ -14,7 +14,7 @@ using Duration = std::chrono::nanoseconds;
 // Accepts what Go's time.ParseDuration accepts: an optional sign, then one or
 // more decimal numbers with a unit (ns, us, µs, μs, ms, s, m, h); "0" alone.
 // Error code "invalid_duration"; the message quotes the text.
-result<Duration> parse_duration(std::string_view text);
+Result<Duration> parse_duration(std::string_view text);
 
 // Go's Duration.String(): "1h30m0s", "1m30s", "500ms", "1.5µs", "0s".
 std::string format_duration(Duration d);

@@ -30,6 +30,6 @@ boost::json::array json_patch_diff(const boost::json::value& before, const boost
 // Error code "invalid_patch" naming the operation index and pointer when an
 // operation is malformed or its target does not exist (the whole patch then
 // fails, as RFC 6902 says).
-result<boost::json::value> apply_json_patch(boost::json::value document, const boost::json::array& patch);
+Result<boost::json::value> apply_json_patch(boost::json::value document, const boost::json::array& patch);
 
 }  // namespace attune::core

@@ -15,20 +15,20 @@
 
 namespace attune::core {
 
-using json_path = std::initializer_list<std::string_view>;
+using JsonPath = std::initializer_list<std::string_view>;
 
 // The value at `path` (an empty path is the document itself), or nullptr.
-const boost::json::value* json_at(const boost::json::value& doc, json_path path) noexcept;
-const boost::json::value* json_at(const boost::json::object& doc, json_path path) noexcept;
+const boost::json::value* json_at(const boost::json::value& doc, JsonPath path) noexcept;
+const boost::json::value* json_at(const boost::json::object& doc, JsonPath path) noexcept;
 
-const boost::json::object* object_at(const boost::json::value& doc, json_path path) noexcept;
-const boost::json::array* array_at(const boost::json::value& doc, json_path path) noexcept;
+const boost::json::object* object_at(const boost::json::value& doc, JsonPath path) noexcept;
+const boost::json::array* array_at(const boost::json::value& doc, JsonPath path) noexcept;
 // "" when absent or not a string. The view points into `doc`.
-std::string_view string_at(const boost::json::value& doc, json_path path) noexcept;
-std::string_view string_at(const boost::json::object& doc, json_path path) noexcept;
+std::string_view string_at(const boost::json::value& doc, JsonPath path) noexcept;
+std::string_view string_at(const boost::json::object& doc, JsonPath path) noexcept;
 // An integer (int64, or uint64 within range); nullopt otherwise.
-std::optional<std::int64_t> int_at(const boost::json::value& doc, json_path path) noexcept;
-std::optional<bool> bool_at(const boost::json::value& doc, json_path path) noexcept;
-std::optional<bool> bool_at(const boost::json::object& doc, json_path path) noexcept;
+std::optional<std::int64_t> int_at(const boost::json::value& doc, JsonPath path) noexcept;
+std::optional<bool> bool_at(const boost::json::value& doc, JsonPath path) noexcept;
+std::optional<bool> bool_at(const boost::json::object& doc, JsonPath path) noexcept;
 
 }  // namespace attune::core

@@ -7,16 +7,16 @@
 
 namespace attune::core {
 
-struct error {
+struct Error {
     std::string code;     // stable, machine-readable (e.g. "invalid_quantity")
     std::string message;  // says what was wrong and where
 };
 
 template <class T>
-class result {
+class Result {
 public:
-    result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
-    result(core::error e) : v_(std::in_place_index<1>, std::move(e)) {}
+    Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
+    Result(core::Error e) : v_(std::in_place_index<1>, std::move(e)) {}
 
     bool ok() const noexcept { return v_.index() == 0; }
     explicit operator bool() const noexcept { return ok(); }
@@ -27,14 +27,14 @@ public:
     T&& value() && { return std::get<0>(std::move(v_)); }
 
     // Precondition: !ok().
-    const core::error& error() const { return std::get<1>(v_); }
+    const core::Error& error() const { return std::get<1>(v_); }
 
 private:
-    std::variant<T, core::error> v_;
+    std::variant<T, core::Error> v_;
 };
 
-inline core::error make_error(std::string code, std::string message) {
-    return core::error{std::move(code), std::move(message)};
+inline core::Error make_error(std::string code, std::string message) {
+    return core::Error{std::move(code), std::move(message)};
 }
 
 }  // namespace attune::core

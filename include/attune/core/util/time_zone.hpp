@@ -48,11 +48,11 @@ struct TimeZone {
 bool is_valid_zone_name(std::string_view name);
 
 // "CET-1CEST,M3.5.0,M10.5.0/3", "<+0330>-3:30", "UTC0". Error "invalid_time_zone".
-result<PosixTz> parse_posix_tz(std::string_view text);
+Result<PosixTz> parse_posix_tz(std::string_view text);
 
 // A TZif file's bytes (v1, v2, v3, v4). Error "invalid_time_zone" naming what
 // is wrong; never reads past the buffer.
-result<TimeZone> parse_tzif(std::string_view name, std::string_view bytes);
+Result<TimeZone> parse_tzif(std::string_view name, std::string_view bytes);
 
 // A zone with no transitions, only a rule (tests, and "UTC" without tzdata).
 TimeZone time_zone_from_posix(std::string name, PosixTz rule);

@@ -20,6 +20,6 @@ std::string format_timestamp(Timestamp t);
 // has whole seconds), then "Z" or "+HH:MM"/"-HH:MM"; upper-case 'T' and 'Z'
 // only, as Go's time.RFC3339 parser (the apiserver's) wants. Error code
 // "invalid_timestamp".
-result<Timestamp> parse_timestamp(std::string_view text);
+Result<Timestamp> parse_timestamp(std::string_view text);
 
 }  // namespace attune::core
