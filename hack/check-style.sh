@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # The C++ style (.clang-format) on what a change touches, not the whole tree:
-# the files changed since the merge base with origin/main, or since HEAD~1
-# when HEAD is that base (a fresh clone of main in CI checks its last commit,
-# which for a merge is everything merged). A file that was clean before the
-# change must stay clean as a whole (clang-format --dry-run -Werror); in a file
+# the files changed since the base that hack/change-base.sh picks. A file that
+# was clean before the change must stay clean as a whole (clang-format --dry-run -Werror); in a file
 # that was not, only the changed lines are checked (clang-format --lines), so
 # touching or moving an old file never asks for reformatting it. Run by make test;
 # prints "style: N passed, N failed".
@@ -11,10 +9,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 command -v clang-format >/dev/null || { echo "style: clang-format is missing (hack/deps.sh installs it)"; echo "style: 0 passed, 1 failed"; exit 1; }
-head=$(git rev-parse HEAD)
-base=${STYLE_BASE:+$(git rev-parse -q --verify "$STYLE_BASE")}  # STYLE_BASE=main: compare with a ref of your own
-[ -n "$base" ] || base=$(git merge-base HEAD origin/main 2>/dev/null || true)
-if [ -z "$base" ] || [ "$base" = "$head" ]; then base=$(git rev-parse -q --verify HEAD~1 || true); fi
+. hack/change-base.sh  # STYLE_BASE=main: compare with a ref of your own
+change_base
 if [ -z "$base" ]; then echo "style: ok   no earlier commit to compare with"; echo "style: 1 passed, 0 failed"; exit 0; fi
 # A renamed file is compared with its old path, so moving a file never asks
 # for reformatting it.

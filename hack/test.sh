@@ -48,6 +48,13 @@ if [ "${ATTUNE_STYLE_BLOCKING:-}" = 1 ]; then
   sfail=$(grep -oE '^style: [0-9]+ passed, [0-9]+ failed' "$build/style.out" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
   rfail=$((rfail + ${sfail:-1}))
 fi
+# One naming convention on what the last change touched (hack/check-naming.sh,
+# clang-tidy over the build's compile database). Counted.
+BUILD="$build" hack/check-naming.sh | tee "$build/naming.out"
+rpass=$((rpass + $(grep -oE '^naming: [0-9]+ passed' "$build/naming.out" | grep -oE '[0-9]+' || echo 0)))
+nfail=$(grep -oE '^naming: [0-9]+ passed, [0-9]+ failed' "$build/naming.out" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+rfail=$((rfail + ${nfail:-1}))
+phase "tree, style and naming checks"
 # The Helm chart: lint, helm-unittest, the same install as the kustomize
 # base, its alerts (promtool) and dashboard metrics (hack/chart-test.sh).
 hack/chart-test.sh | tee "$build/chart.out"
