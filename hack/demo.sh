@@ -169,10 +169,11 @@ if resized; then echo; echo "after $(( $(date +%s) - started )) s (read with kub
 pods_view
 
 step "Why that size: the recommendation and its explanation (status.recommendations, read with kubectl)"
-k -n demo get attunepolicy demo -o json | jq -r '.status.recommendations[]? | select(.workload == "web") | .containers[] |
-  "  \(.name): cpu \(.current.cpuRequest) -> \(.recommended.cpuRequest), memory \(.current.memoryRequest) -> \(.recommended.memoryRequest), confidence \(.confidence) (full at 7 days of data), \(.dataPoints) points",
-  "    cpu:    p95 \(.explanation.cpu.rawPercentile) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead); x \(.explanation.cpu.confidenceFactor * 100 | round / 100) (confidence \(.explanation.cpu.confidence)) = \(.explanation.cpu.afterConfidence); bounds \(.explanation.cpu.afterBounds); change filter \(.explanation.cpu.afterChangeFilter) \(.explanation.cpu.changeFilterApplied // "")",
-  "    memory: p99 \(.explanation.memory.rawPercentile) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead); x \(.explanation.memory.confidenceFactor * 100 | round / 100) = \(.explanation.memory.afterConfidence); change filter \(.explanation.memory.afterChangeFilter) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final) \(.explanation.memory.finalAdjustment // "")"'
+# Numbers as people read them (hack/readable.jq): millicores, Mi/Gi, percent.
+k -n demo get attunepolicy demo -o json | jq -r "$(cat "$here/hack/readable.jq")"'.status.recommendations[]? | select(.workload == "web") | .containers[] |
+  "  \(.name): cpu \(.current.cpuRequest | readable_cpu) -> \(.recommended.cpuRequest | readable_cpu), memory \(.current.memoryRequest | readable_memory) -> \(.recommended.memoryRequest | readable_memory), confidence \(.confidence | readable_percent) (full at 7 days of data), \(.dataPoints) points",
+  "    cpu:    p95 \(.explanation.cpu.rawPercentile | readable_cpu) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead | readable_cpu); x \(.explanation.cpu.confidenceFactor * 100 | round / 100) (confidence \(.explanation.cpu.confidence | readable_percent)) = \(.explanation.cpu.afterConfidence | readable_cpu); bounds \(.explanation.cpu.afterBounds | readable_cpu); change filter \(.explanation.cpu.afterChangeFilter | readable_cpu) \(.explanation.cpu.changeFilterApplied // "")",
+  "    memory: p99 \(.explanation.memory.rawPercentile | readable_memory) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead | readable_memory); x \(.explanation.memory.confidenceFactor * 100 | round / 100) = \(.explanation.memory.afterConfidence | readable_memory); change filter \(.explanation.memory.afterChangeFilter | readable_memory) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final | readable_memory) \(.explanation.memory.finalAdjustment // "")"'
 
 step "What Attune says about it: the policy, its Events and status.resizeHistory"
 k -n demo get attunepolicy demo

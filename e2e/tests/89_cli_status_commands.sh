@@ -256,22 +256,26 @@ jq -e --arg note "Reverted: $revert_note" 'any(.reasons[]; .kind == "event" and 
 jq -e 'all(.reasons[]; .text | startswith("ResizeBlocked") | not)' <<<"$report" >/dev/null \
   || fail "explain of web cites api's ResizeBlocked: $(jq -c .reasons <<<"$report")"
 
-# The same report as text, line by line from what kubectl read.
+# The same report as text, line by line from what kubectl read, with the
+# numbers as people read them: CPU in millicores, memory in Ki/Mi/Gi, the
+# confidence as a percentage (hack/readable.jq, our own oracle in jq). The
+# history keeps status' own "request/limit" text.
 cli_on_policy explain deployment/web -n "$ns"
 echo "$cli_out" | sed 's/^/    /' >&2
-mapfile -t lines < <(jq -r --arg ns "$ns" '
+readable=$(cat "$REPO_ROOT/hack/readable.jq")
+mapfile -t lines < <(jq -r --arg ns "$ns" "$readable"'
   ([.status.recommendations[] | select(.workload == "web")][0].containers[] | select(.name == "app")) as $c |
   "Deployment \($ns)/web   policy web (Auto, \([.status.conditions[] | select(.type == "Ready")][0].reason))",
-  "  cpu request     \($c.current.cpuRequest) -> \($c.recommended.cpuRequest)",
-  "  memory request  \($c.current.memoryRequest) -> \($c.recommended.memoryRequest)",
-  "  memory limit    \($c.current.memoryLimit) -> \($c.recommended.memoryLimit)",
-  ", \($c.dataPoints) data points, updated \($c.lastUpdated)",
+  "  cpu request     \($c.current.cpuRequest | readable_cpu) -> \($c.recommended.cpuRequest | readable_cpu)",
+  "  memory request  \($c.current.memoryRequest | readable_memory) -> \($c.recommended.memoryRequest | readable_memory)",
+  "  memory limit    \($c.current.memoryLimit | readable_memory) -> \($c.recommended.memoryLimit | readable_memory)",
+  "container app   confidence \($c.confidence | readable_percent), \($c.dataPoints) data points, updated \($c.lastUpdated)",
   "Resize: reverted",
   (.status.resizeHistory[] | select(.workload == "web") |
     "  \(.timestamp)  \(.container)  \(.resource)  \(.from) -> \(.to)  \(.method) \(.result)\(if .reason then " (\(.reason))" else "" end)")' <<<"$pjson")
 for line in "${lines[@]}"; do grep -qF -- "$line" <<<"$cli_out" || fail "explain lacks '$line'"; done
-for v in $(jq -r '[.status.recommendations[] | select(.workload == "web")][0].containers[] | select(.name == "app")
-    | .explanation.cpu | .rawPercentile, .afterOverhead, .final' <<<"$pjson"); do
+for v in $(jq -r "$readable"'[.status.recommendations[] | select(.workload == "web")][0].containers[] | select(.name == "app")
+    | .explanation.cpu | (.rawPercentile, .afterOverhead, .final) | readable_cpu' <<<"$pjson"); do
   grep -qE "^    [0-9]\. .* +$v( |$)" <<<"$cli_out" || fail "explain's cpu chain lacks $v"
 done
 grep -qE '^    1\. p90 of usage ' <<<"$cli_out" || fail "explain does not use the policy's cpu percentile"

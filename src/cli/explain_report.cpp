@@ -6,6 +6,7 @@
 #include <attune/policy/policy_selection.hpp>
 #include <attune/core/util/json_path.hpp>
 #include <attune/core/model/label_selector.hpp>
+#include <attune/core/model/readable_units.hpp>
 #include <attune/core/resize/resize_history.hpp>
 
 #include <boost/json.hpp>
@@ -53,7 +54,7 @@ json::array chain_steps(const json::value& e, int percentile) {
     out.push_back(step("x" + num(burst) + " burst factor", core::string_at(e, {"afterBurst"}),
                        burst == 1 ? "no burst" : ""));
     out.push_back(step("x" + num(number_at(e, "confidenceFactor", 1)) + " for confidence " +
-                           num(number_at(e, "confidence"), "%.2f"),
+                           core::readable_percent(number_at(e, "confidence")),
                        core::string_at(e, {"afterConfidence"})));
     const auto applied = core::string_at(e, {"boundsApplied"});
     out.push_back(step("bounds [" + std::string(core::string_at(e, {"bounds", "min"})) + ", " +
@@ -426,6 +427,10 @@ json::object explain_report(const ExplainInputs& in) {
 std::string render_explain(const json::object& r) {
     std::string out;
     auto s = [](const json::value& v, std::string_view k) { return std::string(core::string_at(v, {k})); };
+    // Text for people: quantities as they read them (the JSON keeps them exact).
+    auto readable = [&s](std::string_view res, const json::value& v, std::string_view k) {
+        return core::readable_quantity(res, s(v, k));
+    };
     const auto& w = r.at("workload");
     out += s(w, "kind") + " " + s(w, "namespace") + "/" + s(w, "name");
     if (const auto& p = r.at("policy"); p.is_object()) {
@@ -440,7 +445,8 @@ std::string render_explain(const json::object& r) {
     if (const auto& rec = r.at("recommendation"); rec.is_object()) {
         if (core::bool_at(rec, {"stale"}).value_or(false)) out += "  (stale: cached data)\n";
         for (const auto& c : rec.at("containers").as_array()) {
-            out += "\ncontainer " + s(c, "name") + "   confidence " + num(number_at(c, "confidence"), "%.2f") + ", " +
+            out += "\ncontainer " + s(c, "name") + "   confidence " +
+                   core::readable_percent(number_at(c, "confidence")) + ", " +
                    std::to_string(core::int_at(c, {"dataPoints"}).value_or(0)) + " data points";
             if (const auto u = s(c, "lastUpdated"); !u.empty()) out += ", updated " + u;
             out += "\n";
@@ -450,7 +456,8 @@ std::string render_explain(const json::object& r) {
                                       std::pair{"memory request", "memoryRequest"}, std::pair{"memory limit", "memoryLimit"}}) {
                 std::string line = std::string("  ") + label;
                 line.resize(18, ' ');
-                out += line + s(cur, key) + " -> " + s(want, key) + "\n";
+                const std::string_view res = std::string_view(key).starts_with("cpu") ? "cpu" : "memory";
+                out += line + readable(res, cur, key) + " -> " + readable(res, want, key) + "\n";
             }
             const auto& steps = c.at("steps").as_object();
             for (const char* res : {"cpu", "memory"}) {
@@ -461,7 +468,7 @@ std::string render_explain(const json::object& r) {
                 for (const auto& x : st->as_array()) {
                     std::string line = "    " + std::to_string(i++) + ". " + s(x, "step");
                     if (line.size() < 48) line.resize(48, ' ');
-                    line += "  " + s(x, "value");
+                    line += "  " + core::readable_quantity(res, s(x, "value"));
                     if (const auto& n = x.at("note"); n.is_string()) line += "   (" + std::string(n.as_string()) + ")";
                     out += line + "\n";
                 }

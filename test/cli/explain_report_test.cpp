@@ -87,7 +87,7 @@ TEST(ExplainReport, TheChainStepByStep) {
     EXPECT_EQ(steps[1].at("step").as_string(), "+20% overhead");
     EXPECT_EQ(steps[1].at("value").as_string(), "122m");
     EXPECT_EQ(steps[2].at("step").as_string(), "x1.05 burst factor");
-    EXPECT_EQ(steps[3].at("step").as_string(), "x1.02 for confidence 0.93");
+    EXPECT_EQ(steps[3].at("step").as_string(), "x1.02 for confidence 93%");
     EXPECT_EQ(steps[4].at("step").as_string(), "bounds [1m, 4]");
     EXPECT_EQ(steps[5].at("value").as_string(), "250m");
     EXPECT_EQ(steps[5].at("note").as_string(), "step capped at the maximum change");
@@ -213,11 +213,36 @@ TEST(ExplainReport, AnOutrankedPolicyIsNamed) {
 
 TEST(ExplainReport, RendersForPeople) {
     const auto text = render_explain(explain_report(inputs()));
-    for (const char* part : {"Deployment shop/web   policy web (Auto, Monitoring)", "container app   confidence 0.93, 120 data points",
-                             "cpu request     500m -> 250m", "1. percentile of usage", "6. change filter (min 10%, max 50%)",
-                             "Resize: reverted", "History:", "Events:", "Pods:", "web-abc  resize Pending/Deferred",
-                             "attune.io/original-cpu-request.app=500m"})
+    for (const char* part :
+         {"Deployment shop/web   policy web (Auto, Monitoring)", "container app   confidence 93%, 120 data points",
+          "cpu request     500m -> 250m", "1. percentile of usage", "6. change filter (min 10%, max 50%)",
+          "Resize: reverted", "History:", "Events:", "Pods:", "web-abc  resize Pending/Deferred",
+          "attune.io/original-cpu-request.app=500m"})
         EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+}
+
+// The text is for people (millicores, Mi, a percentage); the JSON report
+// keeps the values exactly as status holds them.
+TEST(ExplainReport, TextShowsReadableNumbersJsonKeepsExactOnes) {
+    auto in = inputs();
+    auto& c = in.policies[0]
+                  .as_object()["status"]
+                  .as_object()["recommendations"]
+                  .as_array()[0]
+                  .as_object()["containers"]
+                  .as_array()[0]
+                  .as_object();
+    c["recommended"].as_object()["memoryRequest"] = "245354614";
+    c["current"].as_object()["cpuRequest"] = "0.5";
+    c["confidence"] = 4.1335978835978834e-05;
+    const auto r = explain_report(in);
+    const auto& rc = r.at("recommendation").at("containers").as_array()[0];
+    EXPECT_EQ(rc.at("recommended").at("memoryRequest").as_string(), "245354614");
+    EXPECT_EQ(rc.at("current").at("cpuRequest").as_string(), "0.5");
+    const auto text = render_explain(r);
+    for (const char* part : {"memory request  256Mi -> 234Mi", "cpu request     500m -> 250m", "confidence 0.0041%,"})
+        EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+    EXPECT_EQ(text.find("245354614"), std::string::npos) << text;
 }
 
 TEST(CanonicalKind, KubectlSpellings) {
