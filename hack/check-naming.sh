@@ -42,15 +42,24 @@ for f in "${changed[@]}"; do
 done
 # Names count only where they are spelled in a changed file.
 filter=$(printf '%s\n' "${changed[@]}" | sed 's/[.]/[.]/g' | paste -sd'|')
-out=$(mktemp); trap 'rm -f "$out"' EXIT
-printf '%s\n' "${!tus[@]}" | xargs -r -P "$(nproc)" -n 4 "$tidy" -p "$build" --quiet \
-  --checks='-*,readability-identifier-naming' --header-filter="/($filter)\$" \
-  --extra-arg=-Wno-unknown-warning-option > "$out" 2>/dev/null
+out=$(mktemp); trap 'rm -f "$out" "$out.err"' EXIT
+# clang-tidy exits non-zero for a file it cannot parse (reported below) and
+# when it crashes: a run that says nothing is not a pass. Clang's own
+# warnings stay warnings (-Wno-error): under a -Dwerror build they would
+# stop the check, and the build's compiler judges them.
+printf '%s\n' "${!tus[@]}" | xargs -r -P "$(nproc)" -n 4 sh -c '"$0" "$@" || echo "clang-tidy exited $? on: $*" >&2' \
+  "$tidy" -p "$build" --quiet --checks='-*,readability-identifier-naming' --header-filter="/($filter)\$" \
+  --extra-arg=-Wno-unknown-warning-option --extra-arg=-Wno-error > "$out" 2>"$out.err"
+rc=0; grep -q '^clang-tidy exited' "$out.err" && rc=1
 # Paths as clang spelled them (through the build directory): relative to the
 # checkout, and only those of changed files.
 clean() { sed -E "s|^$here/||; s|^([^:]*/)?\.\./||" | grep -E "^($filter):" | sort -u; }
 bad=$(grep -E 'warning: .*\[readability-identifier-naming\]' "$out" | clean)
 broken=$(grep -E 'error: .*\[clang-diagnostic-error\]' "$out" | sed -E "s|^$here/||; s|^([^:]*/)?\.\./||" | sort -u)
+if [ "$rc" != 0 ] && [ -z "$broken" ]; then
+  echo "naming: FAIL clang-tidy failed without naming a file it could not parse:"; grep -v 'warnings generated' "$out.err" | tail -8 | sed 's/^/  /'
+  echo "naming: 0 passed, 1 failed"; exit 1
+fi
 if [ -z "$bad" ] && [ -z "$broken" ]; then
   echo "naming: ok   ${#tus[@]} translation units for ${#changed[@]} changed files follow .clang-tidy's naming (since ${base:0:12})"
   echo "naming: 1 passed, 0 failed"; exit 0

@@ -184,14 +184,14 @@ std::optional<core::CertificateInfo> certificate_info(std::string_view pem) {
 
 std::vector<BundleEntry> split_bundle(std::string_view pem) {
     std::vector<BundleEntry> out;
-    constexpr std::string_view begin = "-----BEGIN CERTIFICATE-----";
-    constexpr std::string_view end = "-----END CERTIFICATE-----";
+    constexpr std::string_view kBegin = "-----BEGIN CERTIFICATE-----";
+    constexpr std::string_view kEnd = "-----END CERTIFICATE-----";
     std::size_t pos = 0;
-    while ((pos = pem.find(begin, pos)) != std::string_view::npos) {
-        const std::size_t stop = pem.find(end, pos);
+    while ((pos = pem.find(kBegin, pos)) != std::string_view::npos) {
+        const std::size_t stop = pem.find(kEnd, pos);
         if (stop == std::string_view::npos) break;
-        const std::string block = std::string(pem.substr(pos, stop + end.size() - pos)) + "\n";
-        pos = stop + end.size();
+        const std::string block = std::string(pem.substr(pos, stop + kEnd.size() - pos)) + "\n";
+        pos = stop + kEnd.size();
         if (auto x = read_cert(block)) out.push_back({info_of(x.get()), block});
     }
     return out;

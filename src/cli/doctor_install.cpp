@@ -40,14 +40,14 @@ bool has_property(const boost::json::value& schema, std::string_view dotted) {
 }  // namespace
 
 std::span<const KnownCrd> known_crds() {
-    static const std::vector<KnownCrd> crds = {
+    static const std::vector<KnownCrd> kCrds = {
         {"attunepolicies.attune.io",
          {"spec.targetRef", "spec.updateStrategy", "status.conditions", "status.workloads", "status.recommendations",
           "status.resizeHistory", "status.idleWorkloads"}},
         {"attunedefaults.attune.io", {"spec.metricsSource", "spec.updateStrategy"}},
         {"attunenamespacedefaults.attune.io", {"spec.metricsSource", "spec.updateStrategy"}},
     };
-    return crds;
+    return kCrds;
 }
 
 DoctorRow crds_row(std::span<const CrdLookup> crds) {

@@ -34,7 +34,7 @@ std::vector<std::string> current_environment() {
 
 namespace {
 
-constexpr auto tuple_aw = asio::as_tuple(asio::use_awaitable);
+constexpr auto kAsTuple = asio::as_tuple(asio::use_awaitable);
 
 // Closes what it holds unless released: no path leaks a pipe end.
 struct FdGuard {
@@ -58,7 +58,7 @@ struct RunIo {
 asio::awaitable<void> read_stdout(std::shared_ptr<RunIo> io) {
     std::array<char, 8192> buf;
     for (;;) {
-        auto [ec, n] = co_await io->out.async_read_some(asio::buffer(buf), tuple_aw);
+        auto [ec, n] = co_await io->out.async_read_some(asio::buffer(buf), kAsTuple);
         if (n > 0) {
             if (io->out_data.size() + n > io->out_cap) {
                 io->too_large = true;
@@ -75,7 +75,7 @@ asio::awaitable<void> read_stdout(std::shared_ptr<RunIo> io) {
 asio::awaitable<void> read_stderr(std::shared_ptr<RunIo> io) {
     std::array<char, 4096> buf;
     for (;;) {
-        auto [ec, n] = co_await io->err.async_read_some(asio::buffer(buf), tuple_aw);
+        auto [ec, n] = co_await io->err.async_read_some(asio::buffer(buf), kAsTuple);
         if (n > 0) {
             io->err_tail.append(buf.data(), n);
             if (io->err_tail.size() > 2 * io->tail_cap) {
@@ -95,7 +95,7 @@ asio::awaitable<void> read_stderr(std::shared_ptr<RunIo> io) {
 
 asio::awaitable<void> nap(asio::steady_timer& t, std::chrono::milliseconds d) {
     t.expires_after(d);
-    co_await t.async_wait(tuple_aw);
+    co_await t.async_wait(kAsTuple);
 }
 
 // After SIGKILL the child is normally gone at once; a process stuck in the

@@ -26,8 +26,8 @@ std::chrono::milliseconds retry_after_of(const ApiError& e) {
 
 struct Informer::impl {
     // One list/watch stream of the cache (a watched namespace, or the cluster).
-    struct stream_state {
-        stream_state(ListWatchTarget t, const WatchFsm::Options& o, RandomSource r, ObjectCache::SourceId id)
+    struct StreamState {
+        StreamState(ListWatchTarget t, const WatchFsm::Options& o, RandomSource r, ObjectCache::SourceId id)
             : target(std::move(t)), fsm(o, std::move(r)), source(id), ns(watched_namespace_of(target)),
               where(ns.empty() ? std::string() : " namespace=" + ns) {}
         ListWatchTarget target;
@@ -48,7 +48,7 @@ struct Informer::impl {
         auto targets = opts.targets;
         if (targets.empty()) targets.emplace_back(opts.namespace_, opts.field_selector);
         ObjectCache::SourceId id = 0;
-        for (auto& t : targets) streams.push_back(std::make_unique<stream_state>(std::move(t), opts.fsm, rnd, id++));
+        for (auto& t : targets) streams.push_back(std::make_unique<StreamState>(std::move(t), opts.fsm, rnd, id++));
     }
 
     Client& cl;
@@ -57,7 +57,7 @@ struct Informer::impl {
     ObjectCache cache;
     std::string label;
     std::vector<Handler> handlers;
-    std::vector<std::unique_ptr<stream_state>> streams;
+    std::vector<std::unique_ptr<StreamState>> streams;
     bool stopping = false;
     bool aborting = false;  // one stream failed: the others end too, and run() rethrows
 
@@ -69,7 +69,7 @@ struct Informer::impl {
         return true;
     }
 
-    void close(stream_state& s) noexcept {
+    void close(StreamState& s) noexcept {
         if (s.stream) s.stream->close();
         if (s.timer) s.timer->cancel();
     }
@@ -83,12 +83,12 @@ struct Informer::impl {
         cl.metrics().informer_bytes.Add({{"resource", label}}).Set(static_cast<double>(cache.stored_bytes()));
     }
 
-    void apply_and_notify(stream_state& s, WatchEventType type, boost::json::value&& object) {
+    void apply_and_notify(StreamState& s, WatchEventType type, boost::json::value&& object) {
         if (auto d = cache.apply(type, std::move(object), s.source)) notify(*d);
     }
 
     // The initial state of one stream is complete: what it did not mention is gone.
-    void finish_resync(stream_state& s, std::string_view how) {
+    void finish_resync(StreamState& s, std::string_view how) {
         for (const auto& d : cache.end_resync(s.source)) notify(d);
         cl.metrics().relists.Add({{"resource", label}}).Increment();
         cl.metrics().informer_synced.Add({{"resource", label}, {"namespace", s.ns}}).Set(1);
@@ -103,7 +103,7 @@ struct Informer::impl {
         cl.metrics().watch_restarts.Add({{"resource", label}, {"reason", std::string(reason)}}).Increment();
     }
 
-    asio::awaitable<void> do_list(stream_state& s, const WatchFsm::ListStep& step) {
+    asio::awaitable<void> do_list(StreamState& s, const WatchFsm::ListStep& step) {
         ListOptions lo;
         lo.limit = step.limit;
         lo.continue_token = step.continue_token;
@@ -141,7 +141,7 @@ struct Informer::impl {
                (e.code == 400 || e.code == 405 || e.code == 406 || e.code == 415 || e.code == 422);
     }
 
-    asio::awaitable<void> do_watch(stream_state& s, const WatchFsm::WatchStep& step) {
+    asio::awaitable<void> do_watch(StreamState& s, const WatchFsm::WatchStep& step) {
         WatchOptions wo;
         wo.resource_version = step.resource_version;
         wo.resource_version_match = step.resource_version_match;
@@ -243,7 +243,7 @@ struct Informer::impl {
         s.stream.reset();
     }
 
-    asio::awaitable<void> run_stream(stream_state& s) {
+    asio::awaitable<void> run_stream(StreamState& s) {
         while (!halted()) {
             auto step = s.fsm.next();
             if (auto* l = std::get_if<WatchFsm::ListStep>(&step)) {

@@ -28,19 +28,19 @@ std::optional<std::string> read_whole(const fs::path& p) {
 }
 
 // A named entry (cluster, user or context) with the file it came from.
-struct named {
+struct Named {
     YAML::Node body;
     fs::path file;
 };
 
-std::string scalar(const named& e, const char* field, const std::string& where) {
+std::string scalar(const Named& e, const char* field, const std::string& where) {
     const auto n = e.body[field];
     if (!n) return {};
     if (!n.IsScalar()) fail(e.file, where + ": field '" + field + "' must be a string");
     return n.as<std::string>();
 }
 
-bool flag(const named& e, const char* field, const std::string& where) {
+bool flag(const Named& e, const char* field, const std::string& where) {
     const auto n = e.body[field];
     if (!n) return false;
     try {
@@ -52,7 +52,7 @@ bool flag(const named& e, const char* field, const std::string& where) {
 
 // Reads "<field>" (a path, relative to the defining file) or "<field>-data"
 // (base64). Both at once is ambiguous and refused, as kubectl does.
-std::string material(const named& e, const std::string& field, const std::string& where) {
+std::string material(const Named& e, const std::string& field, const std::string& where) {
     const std::string path = scalar(e, field.c_str(), where);
     const std::string data = scalar(e, (field + "-data").c_str(), where);
     if (!path.empty() && !data.empty()) fail(e.file, where + ": both '" + field + "' and '" + field + "-data' are set");
@@ -102,10 +102,10 @@ boost::json::value to_json(const YAML::Node& n) {
 }
 
 // users[].user.exec, read field by field; check_exec_config judges it.
-ExecConfig read_exec(const named& u, const std::string& where) {
+ExecConfig read_exec(const Named& u, const std::string& where) {
     const YAML::Node x = u.body["exec"];
     if (!x.IsMap()) fail(u.file, where + ": 'exec' must be a mapping");
-    const named e{x, u.file};
+    const Named e{x, u.file};
     const std::string ew = where + ": exec";
     ExecConfigInput in;
     in.api_version = scalar(e, "apiVersion", ew);
@@ -126,7 +126,7 @@ ExecConfig read_exec(const named& u, const std::string& where) {
         for (const auto& item : env) {
             const std::string iw = ew + ": env[" + std::to_string(i++) + "]";
             if (!item.IsMap()) fail(u.file, iw + " must be a mapping with name and value");
-            const named ev{item, u.file};
+            const Named ev{item, u.file};
             in.env.push_back({scalar(ev, "name", iw), scalar(ev, "value", iw)});
         }
     }
@@ -138,7 +138,7 @@ ExecConfig read_exec(const named& u, const std::string& where) {
 }
 
 // What spec.cluster tells a plugin with provideClusterInfo.
-ExecClusterInfo read_exec_cluster(const named& cl, const std::string& where, const RestConfig& out) {
+ExecClusterInfo read_exec_cluster(const Named& cl, const std::string& where, const RestConfig& out) {
     ExecClusterInfo info;
     info.server = scalar(cl, "server", where);
     info.tls_server_name = out.tls.server_name;
@@ -157,13 +157,13 @@ ExecClusterInfo read_exec_cluster(const named& cl, const std::string& where, con
 }
 
 struct Merged {
-    std::map<std::string, named> clusters, users, contexts;
+    std::map<std::string, Named> clusters, users, contexts;
     std::string current_context;
     fs::path current_context_file;
 };
 
 void collect(const KubeconfigSource& src, const YAML::Node& root, const char* list, const char* inner,
-             std::map<std::string, named>& into) {
+             std::map<std::string, Named>& into) {
     const auto seq = root[list];
     if (!seq || seq.IsNull()) return;
     if (!seq.IsSequence()) fail(src.path, std::string("'") + list + "' must be a list");
@@ -175,7 +175,7 @@ void collect(const KubeconfigSource& src, const YAML::Node& root, const char* li
         if (!name || !name.IsScalar() || name.as<std::string>().empty()) fail(src.path, where + " has no name");
         const auto body = item[inner];
         if (!body || !body.IsMap()) fail(src.path, where + " ('" + name.as<std::string>() + "') has no '" + inner + "' mapping");
-        into.try_emplace(name.as<std::string>(), named{body, src.path});  // first definition wins
+        into.try_emplace(name.as<std::string>(), Named{body, src.path});  // first definition wins
     }
 }
 
@@ -228,14 +228,14 @@ RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::st
     if (ctx_name.empty()) fail(first, "no current-context set and no --context given");
     const auto ctx_it = m.contexts.find(ctx_name);
     if (ctx_it == m.contexts.end()) fail(first, "context '" + ctx_name + "' not found");
-    const named& ctx = ctx_it->second;
+    const Named& ctx = ctx_it->second;
     const std::string ctx_where = "context '" + ctx_name + "'";
     const std::string cluster_name = scalar(ctx, "cluster", ctx_where);
     const std::string user_name = scalar(ctx, "user", ctx_where);
     if (cluster_name.empty()) fail(ctx.file, ctx_where + " names no cluster");
     const auto cl_it = m.clusters.find(cluster_name);
     if (cl_it == m.clusters.end()) fail(ctx.file, ctx_where + ": cluster '" + cluster_name + "' not found");
-    const named& cl = cl_it->second;
+    const Named& cl = cl_it->second;
     const std::string cl_where = "cluster '" + cluster_name + "'";
 
     RestConfig out;
@@ -264,7 +264,7 @@ RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::st
     if (!user_name.empty()) {
         const auto u_it = m.users.find(user_name);
         if (u_it == m.users.end()) fail(ctx.file, ctx_where + ": user '" + user_name + "' not found");
-        const named& u = u_it->second;
+        const Named& u = u_it->second;
         const std::string u_where = "user '" + user_name + "'";
         if (u.body["auth-provider"]) fail(u.file, u_where + ": auth-provider is not supported");
         if (!scalar(u, "username", u_where).empty() || !scalar(u, "password", u_where).empty())

@@ -66,7 +66,7 @@ std::string object_path(const ResourceType& rt, std::string_view ns, std::string
 }
 
 std::string percent_encode(std::string_view s) {
-    static constexpr char hex[] = "0123456789ABCDEF";
+    static constexpr char kHex[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(s.size());
     for (unsigned char c : s) {
@@ -75,8 +75,8 @@ std::string percent_encode(std::string_view s) {
             out.push_back(static_cast<char>(c));
         } else {
             out.push_back('%');
-            out.push_back(hex[c >> 4]);
-            out.push_back(hex[c & 15]);
+            out.push_back(kHex[c >> 4]);
+            out.push_back(kHex[c & 15]);
         }
     }
     return out;

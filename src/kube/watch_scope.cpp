@@ -61,10 +61,10 @@ std::vector<ListWatchTarget> list_watch_targets(const ResourceType& rt, const Wa
 
 std::string watched_namespace_of(const ListWatchTarget& t) {
     if (!t.ns.empty()) return t.ns;
-    constexpr std::string_view by_name = "metadata.name=";
+    constexpr std::string_view kByName = "metadata.name=";
     const std::string_view f = t.field_selector;
-    if (f.substr(0, by_name.size()) != by_name) return {};
-    const auto rest = f.substr(by_name.size());
+    if (f.substr(0, kByName.size()) != kByName) return {};
+    const auto rest = f.substr(kByName.size());
     return std::string(rest.substr(0, rest.find(',')));
 }
 

@@ -82,13 +82,18 @@ policy::CacheViews InformersFeature::need_feature_caches(std::function<bool()> v
 
 // The informer of `what` (a workload kind, a defaults kind, the VPAs) has listed once.
 bool InformersFeature::cache_synced(std::string_view what) const {
-    static const std::map<std::string_view, std::string_view> informer_of = {
-        {"Deployment", "deployments"}, {"StatefulSet", "statefulsets"}, {"ReplicaSet", "replicasets"},
-        {"DaemonSet", "daemonsets"},   {"Job", "jobs"},                  {"CronJob", "cronjobs"},
-        {"AttuneDefaults", "attunedefaults"}, {"AttuneNamespaceDefaults", "attunenamespacedefaults"}};
+    static const std::map<std::string_view, std::string_view> kInformerOf = {{"Deployment", "deployments"},
+                                                                             {"StatefulSet", "statefulsets"},
+                                                                             {"ReplicaSet", "replicasets"},
+                                                                             {"DaemonSet", "daemonsets"},
+                                                                             {"Job", "jobs"},
+                                                                             {"CronJob", "cronjobs"},
+                                                                             {"AttuneDefaults", "attunedefaults"},
+                                                                             {"AttuneNamespaceDefaults",
+                                                                              "attunenamespacedefaults"}};
     if (what == "VerticalPodAutoscaler") return vpa_synced_ && vpa_synced_();
-    auto it = informer_of.find(what);
-    if (it == informer_of.end()) return true;
+    auto it = kInformerOf.find(what);
+    if (it == kInformerOf.end()) return true;
     const auto* inf = ctx_.informers.find(std::string(it->second));
     return inf && inf->has_synced();
 }

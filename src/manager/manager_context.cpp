@@ -35,10 +35,10 @@ kube::ClientSettings settings(const ManagerOptions& o) {
 
 }  // namespace
 
-ManagerContext::ManagerContext(asio::io_context& io_, const ManagerOptions& opts_, kube::RestConfig cfg)
-    : io(io_), opts(opts_), identity(leader_identity()),
-      client(io_.get_executor(), std::move(cfg), settings(opts_), metrics.kube),
-      events(client, "attune.io/attune-manager", identity), scope(opts_.watch_namespaces) {}
+ManagerContext::ManagerContext(asio::io_context& io_context, const ManagerOptions& options, kube::RestConfig cfg)
+    : io(io_context), opts(options), identity(leader_identity()),
+      client(io_context.get_executor(), std::move(cfg), settings(options), metrics.kube),
+      events(client, "attune.io/attune-manager", identity), scope(options.watch_namespaces) {}
 
 void ManagerContext::spawn(std::string task, std::function<asio::awaitable<void>()> body) {
     supervisors_.push_back(kube::spawn_supervised(io.get_executor(), std::move(task), std::move(body),

@@ -15,16 +15,16 @@ http::ServerReply text_reply(unsigned status, std::string body) {
 
 boost::asio::awaitable<core::Result<core::MetricsAccess>> MetricsAuthorizer::review(std::string token,
                                                                                     std::string path) {
-    static const kube::ResourceType token_reviews("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false);
-    static const kube::ResourceType access_reviews("authorization.k8s.io", "v1", "subjectaccessreviews",
+    static const kube::ResourceType kTokenReviews("authentication.k8s.io", "v1", "tokenreviews", "TokenReview", false);
+    static const kube::ResourceType kAccessReviews("authorization.k8s.io", "v1", "subjectaccessreviews",
                                                    "SubjectAccessReview", false);
-    auto authn = co_await client_.create(token_reviews, std::string(), core::token_review_request(token));
+    auto authn = co_await client_.create(kTokenReviews, std::string(), core::token_review_request(token));
     if (!authn) co_return core::make_error("apiserver", "TokenReview: " + authn.error().message);
     auto user = core::decode_token_review(authn.value());
     if (!user) co_return user.error();
     if (!user.value()) co_return core::MetricsAccess::Unauthenticated;
-    auto authz = co_await client_.create(access_reviews, std::string(),
-                                         core::access_review_request(*user.value(), path, "get"));
+    auto authz =
+        co_await client_.create(kAccessReviews, std::string(), core::access_review_request(*user.value(), path, "get"));
     if (!authz) co_return core::make_error("apiserver", "SubjectAccessReview: " + authz.error().message);
     auto allowed = core::decode_access_review(authz.value());
     if (!allowed) co_return allowed.error();

@@ -26,7 +26,7 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using attune::test::ScriptedReply;
 
-const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
+const core::Timestamp kT0{std::chrono::seconds(1'767'225'600)};
 const std::string kPath = "/api/v1/namespaces/shop/configmaps/web-policy-web-recommendations";
 
 StoredRecommendation entry(std::uint64_t generation, bool export_on = true) {
@@ -43,7 +43,7 @@ StoredRecommendation entry(std::uint64_t generation, bool export_on = true) {
     c.recommended.memory_request = core::Quantity::from_value(128 << 20, core::Quantity::Format::BinarySI);
     c.confidence = 0.5;
     e.recommendation.containers = {c};
-    e.computed_at = t0;
+    e.computed_at = kT0;
     e.generation = generation;
     return e;
 }
@@ -56,8 +56,8 @@ struct Harness {
     std::unique_ptr<kube::Client> client = test::scripted_client(io, server);
     prometheus::Registry registry;
     ControllerMetrics metrics{registry};
-    EventQueue events{io.get_executor(), nullptr, 16, &metrics, [] { return t0; }};
-    RecommendationExporter exporter{io.get_executor(), *client, events, [] { return t0 + std::chrono::seconds(5); },
+    EventQueue events{io.get_executor(), nullptr, 16, &metrics, [] { return kT0; }};
+    RecommendationExporter exporter{io.get_executor(), *client, events, [] { return kT0 + std::chrono::seconds(5); },
                                     400ms};
 
     Harness() { asio::co_spawn(io, exporter.run(), asio::detached); }

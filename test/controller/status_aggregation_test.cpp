@@ -8,7 +8,7 @@
 namespace attune::controller {
 namespace {
 using core::IdleKind;
-const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
+const core::Timestamp kT0{std::chrono::seconds(1'767'225'600)};
 
 PolicyContext ctx(long long generation) {
     PolicyContext c;
@@ -35,11 +35,12 @@ WorkloadReport rep(std::string name, IdleKind idle, std::vector<std::string> by 
 
 TEST(StatusAggregation, PassCompletesOnlyWhenEveryTargetReported) {
     StatusAggregation s;
-    EXPECT_FALSE(s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, t0));
-    EXPECT_TRUE(s.report(rep("a", IdleKind::ManualZero), t0).empty());
-    EXPECT_TRUE(s.report(rep("b", IdleKind::None), t0).empty());
+    EXPECT_FALSE(
+        s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, kT0));
+    EXPECT_TRUE(s.report(rep("a", IdleKind::ManualZero), kT0).empty());
+    EXPECT_TRUE(s.report(rep("b", IdleKind::None), kT0).empty());
     EXPECT_EQ(s.pending("ns", "p"), 1u);
-    auto done = s.report(rep("c", IdleKind::HPAScaledToZero), t0);
+    auto done = s.report(rep("c", IdleKind::HPAScaledToZero), kT0);
     ASSERT_EQ(done.size(), 1u);
     const auto& c = done[0];
     EXPECT_TRUE(c.changed);
@@ -54,7 +55,7 @@ TEST(StatusAggregation, PassCompletesOnlyWhenEveryTargetReported) {
 
 TEST(StatusAggregation, PolicyWithoutTargetsCompletesAtOnce) {
     StatusAggregation s;
-    auto c = s.begin_pass("ns", "p", ctx(2), {}, std::nullopt, t0);
+    auto c = s.begin_pass("ns", "p", ctx(2), {}, std::nullopt, kT0);
     ASSERT_TRUE(c);
     EXPECT_TRUE(c->status.idle_workloads.empty());
     EXPECT_TRUE(c->changed);  // never written: write the empty status once
@@ -62,14 +63,14 @@ TEST(StatusAggregation, PolicyWithoutTargetsCompletesAtOnce) {
 
 TEST(StatusAggregation, UnchangedStatusIsNotWrittenAgain) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
-    auto first = s.report(rep("a", IdleKind::ManualZero), t0);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, kT0);
+    auto first = s.report(rep("a", IdleKind::ManualZero), kT0);
     ASSERT_EQ(first.size(), 1u);
     s.mark_written("ns", "p", first[0].status);
-    auto again = s.report(rep("a", IdleKind::ManualZero), t0);  // a pass of one
+    auto again = s.report(rep("a", IdleKind::ManualZero), kT0);  // a pass of one
     ASSERT_EQ(again.size(), 1u);
     EXPECT_FALSE(again[0].changed);
-    auto moved = s.report(rep("a", IdleKind::None), t0);
+    auto moved = s.report(rep("a", IdleKind::None), kT0);
     ASSERT_EQ(moved.size(), 1u);
     EXPECT_TRUE(moved[0].changed);
     EXPECT_TRUE(moved[0].status.idle_workloads.empty());
@@ -80,75 +81,75 @@ TEST(StatusAggregation, ServerStatusIsTheFirstBaseline) {
     PolicyStatus on_server;
     {
         StatusAggregation before;
-        before.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
-        auto c = before.report(rep("a", IdleKind::HPAScaledToZero), t0);
+        before.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, kT0);
+        auto c = before.report(rep("a", IdleKind::HPAScaledToZero), kT0);
         ASSERT_EQ(c.size(), 1u);
         auto policy = boost::json::parse(status_patch_body(c[0].status));
         on_server = policy_status_from(policy);
         EXPECT_EQ(on_server, c[0].status);
     }
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, on_server, t0 + std::chrono::hours(1));
-    auto c = s.report(rep("a", IdleKind::HPAScaledToZero), t0 + std::chrono::hours(1));
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, on_server, kT0 + std::chrono::hours(1));
+    auto c = s.report(rep("a", IdleKind::HPAScaledToZero), kT0 + std::chrono::hours(1));
     ASSERT_EQ(c.size(), 1u);
     EXPECT_FALSE(c[0].changed);                          // a restart does not rewrite it
     EXPECT_TRUE(c[0].entered_hpa_scaled_to_zero.empty());  // nor re-announce it
     EXPECT_FALSE(c[0].status.last_reconcile_time);       // nor beat the heart for nothing
-    EXPECT_EQ(c[0].status.conditions[0].last_transition_time, t0);  // the transition time kept
+    EXPECT_EQ(c[0].status.conditions[0].last_transition_time, kT0);  // the transition time kept
 }
 
 TEST(StatusAggregation, HpaScaledToZeroEventOnlyWhenEntering) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
-    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 1u);
-    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 0u);
-    s.report(rep("a", IdleKind::None), t0);
-    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), t0)[0].entered_hpa_scaled_to_zero.size(), 1u);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, kT0);
+    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), kT0)[0].entered_hpa_scaled_to_zero.size(), 1u);
+    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), kT0)[0].entered_hpa_scaled_to_zero.size(), 0u);
+    s.report(rep("a", IdleKind::None), kT0);
+    EXPECT_EQ(s.report(rep("a", IdleKind::HPAScaledToZero), kT0)[0].entered_hpa_scaled_to_zero.size(), 1u);
 }
 
 TEST(StatusAggregation, DeletedOrUnselectedWorkloadsLeaveTheStatus) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, t0);
-    s.report(rep("a", IdleKind::ManualZero), t0);
-    s.report(rep("b", IdleKind::ManualZero), t0);
-    auto gone = s.report(rep("a", IdleKind::None, {}), t0);  // deleted: selected by nobody
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, kT0);
+    s.report(rep("a", IdleKind::ManualZero), kT0);
+    s.report(rep("b", IdleKind::ManualZero), kT0);
+    auto gone = s.report(rep("a", IdleKind::None, {}), kT0);  // deleted: selected by nobody
     ASSERT_EQ(gone.size(), 1u);
     EXPECT_EQ(gone[0].status.idle_workloads, (std::vector<IdleWorkload>{{"b", "Deployment", "WorkloadReplicasZero"}}));
-    auto relabelled = s.report(rep("b", IdleKind::ManualZero, {"other"}), t0);
+    auto relabelled = s.report(rep("b", IdleKind::ManualZero, {"other"}), kT0);
     ASSERT_EQ(relabelled.size(), 1u);
     EXPECT_TRUE(relabelled[0].status.idle_workloads.empty());
 }
 
 TEST(StatusAggregation, NewlySelectedWorkloadJoinsOutsideAPass) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {}, std::nullopt, t0);
-    auto c = s.report(rep("new", IdleKind::ManualZero, {"p"}, "StatefulSet"), t0);
+    s.begin_pass("ns", "p", ctx(1), {}, std::nullopt, kT0);
+    auto c = s.report(rep("new", IdleKind::ManualZero, {"p"}, "StatefulSet"), kT0);
     ASSERT_EQ(c.size(), 1u);
     EXPECT_EQ(c[0].status.idle_workloads, (std::vector<IdleWorkload>{{"new", "StatefulSet", "WorkloadReplicasZero"}}));
 }
 
 TEST(StatusAggregation, ReportsConcernOnlyPoliciesOfTheirNamespaceThatTrackThem) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
-    s.begin_pass("ns", "q", ctx(1), {"ns/Deployment/b"}, std::nullopt, t0);
-    s.begin_pass("other", "p", ctx(1), {"other/Deployment/a"}, std::nullopt, t0);
-    auto c = s.report(rep("a", IdleKind::ManualZero, {"p"}), t0);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, kT0);
+    s.begin_pass("ns", "q", ctx(1), {"ns/Deployment/b"}, std::nullopt, kT0);
+    s.begin_pass("other", "p", ctx(1), {"other/Deployment/a"}, std::nullopt, kT0);
+    auto c = s.report(rep("a", IdleKind::ManualZero, {"p"}), kT0);
     ASSERT_EQ(c.size(), 1u);
     EXPECT_EQ(c[0].ns, "ns");
     EXPECT_EQ(c[0].policy, "p");
     EXPECT_EQ(s.pending("ns", "q"), 1u);
     EXPECT_EQ(s.pending("other", "p"), 1u);
-    EXPECT_TRUE(s.report(rep("zzz", IdleKind::ManualZero, {}), t0).empty());  // unrelated
+    EXPECT_TRUE(s.report(rep("zzz", IdleKind::ManualZero, {}), kT0).empty());  // unrelated
 }
 
 TEST(StatusAggregation, NewPassRestartsPendingAndDropsUnselected) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, t0);
-    s.report(rep("a", IdleKind::ManualZero), t0);
-    s.report(rep("b", IdleKind::ManualZero), t0);
-    s.begin_pass("ns", "p", ctx(2), {"ns/Deployment/a"}, std::nullopt, t0);  // spec changed: b no longer selected
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b"}, std::nullopt, kT0);
+    s.report(rep("a", IdleKind::ManualZero), kT0);
+    s.report(rep("b", IdleKind::ManualZero), kT0);
+    s.begin_pass("ns", "p", ctx(2), {"ns/Deployment/a"}, std::nullopt, kT0);  // spec changed: b no longer selected
     EXPECT_EQ(s.pending("ns", "p"), 1u);
-    auto c = s.report(rep("a", IdleKind::ManualZero), t0);
+    auto c = s.report(rep("a", IdleKind::ManualZero), kT0);
     ASSERT_EQ(c.size(), 1u);
     EXPECT_EQ(c[0].status.observed_generation, 2);
     EXPECT_EQ(c[0].status.idle_workloads.size(), 1u);
@@ -207,14 +208,14 @@ WorkloadReport with_state(WorkloadReport r, RecommendationState st, int points =
 TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromTheStore) {
     RecommendationStore store;
     StatusAggregation s(&store);
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, t0);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, kT0);
     s.report(with_state(rep("a", IdleKind::None), RecommendationState::Collecting, 12,
                         "Collecting data: 12 of 48 points"),
-             t0);
-    s.report(rep("b", IdleKind::ManualZero), t0);
+             kT0);
+    s.report(rep("b", IdleKind::ManualZero), kT0);
     auto first = s.report(with_state(rep("c", IdleKind::None), RecommendationState::Collecting, 20,
                                      "Collecting data: 20 of 48 points"),
-                          t0);
+                          kT0);
     ASSERT_EQ(first.size(), 1u);
     EXPECT_EQ(first[0].status.workloads, (WorkloadCounts{3, 0, 0, 0, 20, 48}));
     EXPECT_FALSE(first[0].first_recommendations);
@@ -225,7 +226,7 @@ TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromThe
     EXPECT_EQ(ready->observed_generation, 1);
 
     recommend(store, "a", "300m");
-    auto second = s.report(with_state(rep("a", IdleKind::None), RecommendationState::Recommended, 60), t0);
+    auto second = s.report(with_state(rep("a", IdleKind::None), RecommendationState::Recommended, 60), kT0);
     ASSERT_EQ(second.size(), 1u);
     EXPECT_TRUE(second[0].first_recommendations);
     EXPECT_EQ(second[0].status.workloads, (WorkloadCounts{3, 1, 0, 1, 60, 48}));
@@ -235,10 +236,10 @@ TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromThe
     EXPECT_EQ(ready->status, "True");
     EXPECT_EQ(ready->reason, "Monitoring");
     EXPECT_EQ(ready->message, "Watching 3 workloads, 1 with recommendations");
-    EXPECT_EQ(ready->last_transition_time, t0);
+    EXPECT_EQ(ready->last_transition_time, kT0);
 
     // Only the first time.
-    auto again = s.report(with_state(rep("a", IdleKind::None), RecommendationState::Recommended, 60), t0);
+    auto again = s.report(with_state(rep("a", IdleKind::None), RecommendationState::Recommended, 60), kT0);
     EXPECT_FALSE(again[0].first_recommendations);
 
     // An entry that names another policy (c moved to it) is not this policy's.
@@ -246,31 +247,31 @@ TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromThe
     StoredRecommendation moved = *store.get({"ns", "Deployment", "c"});
     moved.policy = "q";
     store.put(moved);
-    auto after = s.report(with_state(rep("c", IdleKind::None), RecommendationState::Recommended, 60), t0);
+    auto after = s.report(with_state(rep("c", IdleKind::None), RecommendationState::Recommended, 60), kT0);
     EXPECT_EQ(after[0].status.workloads.with_recommendations, 1);
 }
 
 TEST(StatusAggregation, LastReconcileTimeMovesOnlyWithAnotherChange) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, t0);
-    auto c = s.report(rep("a", IdleKind::ManualZero), t0);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a"}, std::nullopt, kT0);
+    auto c = s.report(rep("a", IdleKind::ManualZero), kT0);
     ASSERT_TRUE(c[0].changed);
-    EXPECT_EQ(c[0].status.last_reconcile_time, t0);
+    EXPECT_EQ(c[0].status.last_reconcile_time, kT0);
     s.mark_written("ns", "p", c[0].status);
-    auto later = s.report(rep("a", IdleKind::ManualZero), t0 + std::chrono::minutes(5));
+    auto later = s.report(rep("a", IdleKind::ManualZero), kT0 + std::chrono::minutes(5));
     EXPECT_FALSE(later[0].changed);
     EXPECT_FALSE(later[0].status.last_reconcile_time);
-    auto moved = s.report(rep("a", IdleKind::None), t0 + std::chrono::minutes(6));
+    auto moved = s.report(rep("a", IdleKind::None), kT0 + std::chrono::minutes(6));
     EXPECT_TRUE(moved[0].changed);
-    EXPECT_EQ(moved[0].status.last_reconcile_time, t0 + std::chrono::minutes(6));
+    EXPECT_EQ(moved[0].status.last_reconcile_time, kT0 + std::chrono::minutes(6));
 }
 
 TEST(StatusAggregation, ScaledToZeroOnlyWhileEveryScaleableTargetIsIdle) {
     StatusAggregation s;
-    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/DaemonSet/d", "ns/StatefulSet/b"}, std::nullopt, t0);
-    s.report(rep("a", IdleKind::HPAScaledToZero), t0);
-    s.report(rep("d", IdleKind::None, {"p"}, "DaemonSet"), t0);  // never scaleable: does not count
-    auto all_idle = s.report(rep("b", IdleKind::ManualZero, {"p"}, "StatefulSet"), t0);
+    s.begin_pass("ns", "p", ctx(1), {"ns/Deployment/a", "ns/DaemonSet/d", "ns/StatefulSet/b"}, std::nullopt, kT0);
+    s.report(rep("a", IdleKind::HPAScaledToZero), kT0);
+    s.report(rep("d", IdleKind::None, {"p"}, "DaemonSet"), kT0);  // never scaleable: does not count
+    auto all_idle = s.report(rep("b", IdleKind::ManualZero, {"p"}, "StatefulSet"), kT0);
     ASSERT_EQ(all_idle.size(), 1u);
     const auto* zero = core::find_condition(all_idle[0].status.conditions, "ScaledToZero");
     ASSERT_NE(zero, nullptr);
@@ -278,7 +279,7 @@ TEST(StatusAggregation, ScaledToZeroOnlyWhileEveryScaleableTargetIsIdle) {
     EXPECT_EQ(zero->message, "All 2 scaleable targets are idle: 1 held at zero by an HPA, 1 with spec.replicas 0");
     // Ready is the workloads' business, not the idleness's.
     EXPECT_NE(core::find_condition(all_idle[0].status.conditions, "Ready")->reason, "ScaledToZero");
-    auto active = s.report(rep("b", IdleKind::None, {"p"}, "StatefulSet"), t0);
+    auto active = s.report(rep("b", IdleKind::None, {"p"}, "StatefulSet"), kT0);
     EXPECT_EQ(core::find_condition(active[0].status.conditions, "ScaledToZero"), nullptr);
 }
 
@@ -286,10 +287,10 @@ TEST(StatusAggregation, ConditionsOfOtherTypesAreKept) {
     PolicyStatus on_server;
     // (Resizing, ResizeBlocked, Degraded and ScheduleBlocked are the
     // executor's now, through the resize ledger: GitOpsPullRequest is not.)
-    core::Condition resizing{"GitOpsPullRequest", "False", "PullRequestDisabled", "export.pullRequest is off", t0, 1};
+    core::Condition resizing{"GitOpsPullRequest", "False", "PullRequestDisabled", "export.pullRequest is off", kT0, 1};
     on_server.conditions.push_back(resizing);
     StatusAggregation s;
-    auto c = s.begin_pass("ns", "p", ctx(1), {}, on_server, t0);
+    auto c = s.begin_pass("ns", "p", ctx(1), {}, on_server, kT0);
     ASSERT_TRUE(c);
     ASSERT_EQ(c->status.conditions.size(), 2u);
     EXPECT_EQ(c->status.conditions[0], resizing);
@@ -306,7 +307,7 @@ TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
     auto context = ctx(3);
     context.resizing_mode = true;
     context.cooldown = std::chrono::seconds(60);
-    auto first = s.begin_pass("ns", "p", context, {}, std::nullopt, t0);
+    auto first = s.begin_pass("ns", "p", context, {}, std::nullopt, kT0);
     ASSERT_TRUE(first);
     EXPECT_TRUE(first->status.resize_history.empty());
     ASSERT_TRUE(first->status.cooldown);
@@ -321,7 +322,7 @@ TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
 
     auto& book = ledger.get("ns", "p", nullptr);
     core::HistoryEntry e;
-    e.timestamp = t0;
+    e.timestamp = kT0;
     e.workload = "web";
     e.container = "app";
     e.from = "500m";
@@ -335,7 +336,7 @@ TEST(StatusAggregation, TheResizeLedgerReachesTheStatus) {
     ledger.append(book, entries);
     ledger.set_pods(book, "web", {{"u1", core::ResizeState::Deferred}, {"u2", core::ResizeState::Applied}});
     ledger.set_cycle(book, true, false, std::nullopt);
-    auto again = s.refresh("ns", "p", t0 + std::chrono::seconds(5));
+    auto again = s.refresh("ns", "p", kT0 + std::chrono::seconds(5));
     ASSERT_TRUE(again);
     EXPECT_TRUE(again->changed);
     EXPECT_EQ(again->status.resize_history.size(), 5u);
@@ -367,7 +368,7 @@ TEST(StatusAggregation, TheLifecycleEntriesAndBlockReachTheStatus) {
     s.set_resize_ledger(&ledger);
     auto context = ctx(2);
     context.resizing_mode = true;
-    auto first = s.begin_pass("ns", "p", context, {}, std::nullopt, t0);
+    auto first = s.begin_pass("ns", "p", context, {}, std::nullopt, kT0);
     ASSERT_TRUE(first);
     EXPECT_FALSE(first->status.lifecycle_owned);
     EXPECT_FALSE(boost::json::parse(status_patch_body(first->status)).at("status").as_object().contains("lifecycle"));
@@ -378,10 +379,10 @@ TEST(StatusAggregation, TheLifecycleEntriesAndBlockReachTheStatus) {
     e.workload = "web";
     e.kind = "Deployment";
     e.current_revision = "rev-1";
-    e.step_started_at = t0;
+    e.step_started_at = kT0;
     e.message = "blocked before any resize: pod web-0: ...";
     ledger.set_lifecycle(book, e, std::pair<std::string, std::string>{"InPlaceResizeWouldChangeQoSClass", "pod web-0: ..."});
-    auto again = s.refresh("ns", "p", t0 + std::chrono::seconds(5));
+    auto again = s.refresh("ns", "p", kT0 + std::chrono::seconds(5));
     ASSERT_TRUE(again);
     EXPECT_TRUE(again->changed);
     ASSERT_EQ(again->status.lifecycle.size(), 1u);
@@ -397,7 +398,7 @@ TEST(StatusAggregation, TheLifecycleEntriesAndBlockReachTheStatus) {
     s.mark_written("ns", "p", again->status);
 
     ledger.drop_lifecycle(book, "Deployment", "web");
-    auto gone = s.refresh("ns", "p", t0 + std::chrono::seconds(10));
+    auto gone = s.refresh("ns", "p", kT0 + std::chrono::seconds(10));
     ASSERT_TRUE(gone);
     EXPECT_TRUE(gone->status.lifecycle.empty());
     EXPECT_EQ(boost::json::serialize(boost::json::parse(status_patch_body(gone->status)).at("status").at("lifecycle")),

@@ -27,7 +27,7 @@ namespace json = boost::json;
 using namespace std::chrono_literals;
 using attune::test::ScriptedReply;
 
-const core::Timestamp t0{std::chrono::seconds(1'767'225'600)};
+const core::Timestamp kT0{std::chrono::seconds(1'767'225'600)};
 
 WorkloadReport rep(std::string name, core::IdleKind idle) {
     WorkloadReport r;
@@ -60,14 +60,14 @@ struct Harness {
     prometheus::Registry registry;
     ControllerMetrics metrics{registry};
     // Events are decided and kept here, not sent: the server sees only status writes.
-    EventQueue events{io.get_executor(), nullptr, 16, &metrics, [] { return t0; }};
+    EventQueue events{io.get_executor(), nullptr, 16, &metrics, [] { return kT0; }};
     std::vector<std::pair<std::string, bool>> outcomes;
     std::unique_ptr<StatusAggregator> agg;
 
     Harness() {
         agg = std::make_unique<StatusAggregator>(
             io.get_executor(), *client, &events, &metrics, nullptr,
-            [this](const std::string& k, bool failed) { outcomes.emplace_back(k, failed); }, [] { return t0; });
+            [this](const std::string& k, bool failed) { outcomes.emplace_back(k, failed); }, [] { return kT0; });
         asio::co_spawn(io, agg->run(), asio::detached);
         asio::co_spawn(io, agg->run_writer(), asio::detached);
     }

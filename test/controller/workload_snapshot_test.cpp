@@ -16,12 +16,12 @@ using kube::WatchEventType;
 
 json::value parse(const std::string& s) { return json::parse(s); }
 
-const char* kDeployment = R"({"apiVersion":"apps/v1","kind":"Deployment",
+const char* const kDeployment = R"({"apiVersion":"apps/v1","kind":"Deployment",
   "metadata":{"namespace":"ns","name":"web","uid":"web-uid","resourceVersion":"1","labels":{"tier":"web"}},
   "spec":{"replicas":2,"template":{"spec":{"containers":[
     {"name":"app","resources":{"requests":{"cpu":"500m","memory":"256Mi"}}},
     {"name":"istio-proxy","resources":{"requests":{"cpu":"10m"}}}]}}}})";
-const char* kReplicaSet = R"({"metadata":{"namespace":"ns","name":"web-abc","uid":"rs-uid","resourceVersion":"1",
+const char* const kReplicaSet = R"({"metadata":{"namespace":"ns","name":"web-abc","uid":"rs-uid","resourceVersion":"1",
   "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"web-uid","controller":true}]},
   "spec":{"replicas":2}})";
 

@@ -48,15 +48,16 @@ struct Use {
 // Each `member.Add({{"label", value}, ...})` and `Labels{{"label", value}, ...}`
 // in the text: the member's name and the label names.
 std::vector<Use> label_uses(const std::string& file, const std::string& text) {
-    static const std::regex call(R"re((\w+)\s*\.\s*Add\(\s*\{((?:\s*\{\s*"[a-z_]+"[^{}]*\}\s*,?)+)\s*\})re");
-    static const std::regex literal(R"re((Labels)\{((?:\s*\{\s*"[a-z_]+"[^{}]*\}\s*,?)+)\s*\})re");
-    static const std::regex key(R"re(\{\s*"([a-z_]+)"\s*,)re");
+    static const std::regex kCall(R"re((\w+)\s*\.\s*Add\(\s*\{((?:\s*\{\s*"[a-z_]+"[^{}]*\}\s*,?)+)\s*\})re");
+    static const std::regex kLiteral(R"re((Labels)\{((?:\s*\{\s*"[a-z_]+"[^{}]*\}\s*,?)+)\s*\})re");
+    static const std::regex kKey(R"re(\{\s*"([a-z_]+)"\s*,)re");
     std::vector<Use> out;
-    for (const auto* re : {&call, &literal})
+    for (const auto* re : {&kCall, &kLiteral})
         for (std::sregex_iterator it(text.begin(), text.end(), *re), end; it != end; ++it) {
             Use u{file, (*it)[1].str(), {}};
             const std::string inner = (*it)[2].str();
-            for (std::sregex_iterator k(inner.begin(), inner.end(), key); k != end; ++k) u.labels.push_back((*k)[1].str());
+            for (std::sregex_iterator k(inner.begin(), inner.end(), kKey); k != end; ++k)
+                u.labels.push_back((*k)[1].str());
             out.push_back(std::move(u));
         }
     return out;
@@ -130,7 +131,7 @@ TEST(MetricLabels, TheWebhookAndTheStartupBoostHaveNoPerWorkloadLabel) {
 // The family names the metrics structs register: every "attune_..." string
 // in their sources.
 std::set<std::string> registered_in_sources() {
-    static const std::regex name(R"re("(attune_[a-z_]+)")re");
+    static const std::regex kName(R"re("(attune_[a-z_]+)")re");
     std::set<std::string> out;
     for (const char* file : {"src/controller/metrics.cpp", "src/controller/executor/executor_metrics.cpp",
                              "src/kube/metrics.cpp", "webhook/metrics.cpp"}) {
@@ -138,7 +139,7 @@ std::set<std::string> registered_in_sources() {
         std::stringstream ss;
         ss << in.rdbuf();
         const std::string text = ss.str();
-        for (std::sregex_iterator it(text.begin(), text.end(), name), end; it != end; ++it) out.insert((*it)[1].str());
+        for (std::sregex_iterator it(text.begin(), text.end(), kName), end; it != end; ++it) out.insert((*it)[1].str());
     }
     return out;
 }

@@ -13,7 +13,7 @@ namespace json = boost::json;
 using kube::WatchEventType;
 using F = core::ResolutionFailure;
 
-const char* kSource = R"("metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
+const char* const kSource = R"("metricsSource":{"prometheus":{"address":"http://prometheus.monitoring:9090"}})";
 
 std::string policy(const std::string& name, int weight, const std::string& extra = "", int rv = 1) {
     return R"({"metadata":{"namespace":"shop","name":")" + name + R"(","uid":")" + name + R"(-uid","resourceVersion":")" +

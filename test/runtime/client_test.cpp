@@ -46,7 +46,8 @@ RestConfig config_for(const ScriptedTlsServer& s) {
 
 ClientSettings fast_settings() { return test::fast_client_settings(); }
 
-const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns","resourceVersion":"7"}})";
+const std::string kPodJson =
+    R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns","resourceVersion":"7"}})";
 
 struct ClientTest : ::testing::Test {
     asio::io_context io;
@@ -54,7 +55,7 @@ struct ClientTest : ::testing::Test {
 };
 
 TEST_F(ClientTest, GetSendsBearerTokenAndParsesObject) {
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -76,7 +77,7 @@ TEST_F(ClientTest, UnauthorizedWithARotatedTokenFileSendsAgainWithTheNewToken) {
     Client c(io.get_executor(), cfg, fast_settings());
     std::ofstream(file, std::ios::trunc) << "new-token\n";
     server.script(ScriptedReply::status(401, "Unauthorized", "Unauthorized"));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     std::filesystem::remove_all(dir);
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -94,7 +95,7 @@ TEST_F(ClientTest, UnauthorizedWithAnUnchangedTokenIsTheAnswer) {
     cfg.credentials = TokenSource::from_file(file);
     Client c(io.get_executor(), cfg, fast_settings());
     server.script(ScriptedReply::status(401, "Unauthorized", "Unauthorized"));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     std::filesystem::remove_all(dir);
     ASSERT_FALSE(r.ok());
@@ -103,8 +104,8 @@ TEST_F(ClientTest, UnauthorizedWithAnUnchangedTokenIsTheAnswer) {
 }
 
 TEST_F(ClientTest, KeepAliveReusesOneConnection) {
-    server.script(ScriptedReply::http(200, pod_json));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     run_coro(io, [&]() -> asio::awaitable<void> {
         auto a = co_await c.get(resources::pods(), "ns", "p");
@@ -118,7 +119,7 @@ TEST_F(ClientTest, KeepAliveReusesOneConnection) {
 
 TEST_F(ClientTest, TooManyRequestsHonoursRetryAfterThroughRateLimiter) {
     server.script(ScriptedReply::status(429, "TooManyRequests", "slow down", {"Retry-After: 2"}));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -131,7 +132,7 @@ TEST_F(ClientTest, TooManyRequestsHonoursRetryAfterThroughRateLimiter) {
 // Leader fencing (docs/safety.md): with a fence installed, a write is asked
 // about before it is sent; reads are never fenced.
 TEST_F(ClientTest, WriteFenceRefusesWritesAndLetsReadsThrough) {
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     bool leader = false;
     c.set_write_fence([&](Steady::time_point) { return leader; });
@@ -189,7 +190,7 @@ TEST_F(ClientTest, WriteFenceStopsARetryLoopWhenLeadershipLapses) {
 // fence's set never leaves, whatever its verb; cluster-scoped paths and the
 // watched namespaces pass.
 TEST_F(ClientTest, NamespaceFenceRefusesPathsOutsideTheWatchedNamespaces) {
-    for (int i = 0; i < 3; ++i) server.script(ScriptedReply::http(200, pod_json));
+    for (int i = 0; i < 3; ++i) server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     c.set_namespace_fence([](std::string_view ns) { return ns == "ns"; });
     auto get_other = run_coro(io, c.get(resources::pods(), "other", "p"));
@@ -213,10 +214,10 @@ TEST_F(ClientTest, NamespaceFenceRefusesPathsOutsideTheWatchedNamespaces) {
 TEST_F(ClientTest, TooManyRequestsWithoutRetryAfterBacksOff) {
     server.script(ScriptedReply::status(429, "TooManyRequests", "slow down"));
     server.script(ScriptedReply::status(429, "TooManyRequests", "slow down"));
-    server.script(ScriptedReply::http(201, pod_json));
+    server.script(ScriptedReply::http(201, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     // 429 means "not processed": even a create is retried.
-    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
+    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(kPodJson)));
     ASSERT_TRUE(r.ok()) << r.error().describe();
     ASSERT_EQ(server.requests().size(), 3u);
     EXPECT_GE(server.requests()[1].at - server.requests()[0].at, 10ms);
@@ -237,7 +238,7 @@ TEST_F(ClientTest, TooManyRequestsGivesUpAfterMaxRetries) {
 
 TEST_F(ClientTest, ServiceUnavailableRetriedForGet) {
     server.script(ScriptedReply::status(503, "ServiceUnavailable", "later"));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -247,7 +248,7 @@ TEST_F(ClientTest, ServiceUnavailableRetriedForGet) {
 TEST_F(ClientTest, ServiceUnavailableNotRetriedForCreateWithoutRetryAfter) {
     server.script(ScriptedReply::status(503, "ServiceUnavailable", "later"));
     Client c(io.get_executor(), config_for(server), fast_settings());
-    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
+    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(kPodJson)));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().code, 503);
     EXPECT_EQ(r.error().reason, "ServiceUnavailable");
@@ -268,7 +269,7 @@ TEST_F(ClientTest, ConflictIsSurfacedWithStatus) {
 }
 
 TEST_F(ClientTest, ServerSideApplySendsFieldManagerAndForce) {
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     WriteOptions wo;
     wo.field_manager = "attune-status";
@@ -281,11 +282,11 @@ TEST_F(ClientTest, ServerSideApplySendsFieldManagerAndForce) {
 }
 
 TEST_F(ClientTest, ResetMidBodyRetriesGet) {
-    auto partial = ScriptedReply::http(200, pod_json);
+    auto partial = ScriptedReply::http(200, kPodJson);
     partial.pieces[0].second.resize(partial.pieces[0].second.size() - 20);  // Content-Length promises more
     partial.after = ScriptedReply::Then::Reset;
     server.script(partial);
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
     ASSERT_TRUE(r.ok()) << r.error().describe();
@@ -294,12 +295,12 @@ TEST_F(ClientTest, ResetMidBodyRetriesGet) {
 }
 
 TEST_F(ClientTest, ResetMidBodyNotRetriedForCreate) {
-    auto partial = ScriptedReply::http(201, pod_json);
+    auto partial = ScriptedReply::http(201, kPodJson);
     partial.pieces[0].second.resize(partial.pieces[0].second.size() - 20);
     partial.after = ScriptedReply::Then::Reset;
     server.script(partial);
     Client c(io.get_executor(), config_for(server), fast_settings());
-    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(pod_json)));
+    auto r = run_coro(io, c.create(resources::pods(), "ns", json::parse(kPodJson)));
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().kind, ErrorKind::Transport);
     EXPECT_EQ(r.error().transport, http::Failure::ConnectionReset);
@@ -383,7 +384,7 @@ TEST(ClientTimeouts, MissingTlsHandshakeHitsHandshakeTimeout) {
 TEST(ClientTls, CertificateForAnotherIpIsRejected) {
     asio::io_context io;
     ScriptedTlsServer server{io, pki().wrong_ip_cert_pem, pki().wrong_ip_key_pem};
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     auto s = fast_settings();
     Client c(io.get_executor(), config_for(server), s);
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));
@@ -395,7 +396,7 @@ TEST(ClientTls, CertificateForAnotherIpIsRejected) {
 TEST(ClientTls, HostnameVerifiedAgainstDnsSan) {
     asio::io_context io;
     ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem};
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     auto cfg = config_for(server);
     cfg.tls.server_name = "localhost";
     Client ok(io.get_executor(), cfg, fast_settings());
@@ -535,7 +536,7 @@ TEST_F(ClientTest, OnlyTheFirstPageOfAPagedListTakesARateLimiterToken) {
     server.script(
         ScriptedReply::
             http(200, R"({"kind":"PodList","metadata":{"resourceVersion":"10"},"items":[{"metadata":{"name":"c"}}]})"));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), config_for(server), fast_settings());
     ListOptions lo;
     lo.limit = 1;
@@ -549,7 +550,7 @@ TEST_F(ClientTest, OnlyTheFirstPageOfAPagedListTakesARateLimiterToken) {
 
 TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {
     for (int i = 0; i < 3; ++i) {
-        auto r = ScriptedReply::http(200, pod_json);
+        auto r = ScriptedReply::http(200, kPodJson);
         r.pieces[0].first = 50ms;
         server.script(r);
     }
@@ -573,7 +574,7 @@ TEST_F(ClientTest, PoolBoundSerialisesConcurrentRequests) {
 }
 
 TEST_F(ClientTest, OversizedBodyIsRefusedNotRetried) {
-    server.script(ScriptedReply::http(200, std::string(4096, ' ') + pod_json));
+    server.script(ScriptedReply::http(200, std::string(4096, ' ') + kPodJson));
     auto s = fast_settings();
     s.transport.max_body_bytes = 1024;
     Client c(io.get_executor(), config_for(server), s);
@@ -605,7 +606,7 @@ TEST_F(ClientTest, ShutdownAbortsRequestsInFlight) {
 }
 
 TEST_F(ClientTest, FullQueueRejectsImmediately) {
-    ScriptedReply slow = ScriptedReply::http(200, pod_json);
+    ScriptedReply slow = ScriptedReply::http(200, kPodJson);
     slow.pieces[0].first = 300ms;
     server.script(slow);
     auto s = fast_settings();

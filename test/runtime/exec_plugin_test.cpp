@@ -361,7 +361,7 @@ TEST_F(ExecPlugin, AWaiterGivesUpAtItsDeadlineWhileTheRunGoesOn) {
 
 ClientSettings fast_settings() { return test::fast_client_settings(); }
 
-const std::string pod_json = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns"}})";
+const std::string kPodJson = R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"ns"}})";
 
 struct ExecClient : ExecPlugin {
     ScriptedTlsServer server{io, pki().server_cert_pem, pki().server_key_pem};
@@ -379,9 +379,9 @@ struct ExecClient : ExecPlugin {
 };
 
 TEST_F(ExecClient, UnauthorizedRerunsThePluginAndRetriesOnce) {
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     server.script(ScriptedReply::status(401, "Unauthorized", "token revoked"));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     auto src = source(config(counting_plugin()));
     Client c(io.get_executor(), cfg(src), fast_settings());
     EXPECT_TRUE(run_coro(io, c.get(resources::pods(), "ns", "p")).ok());
@@ -447,9 +447,9 @@ TEST_F(ExecClient, ClientCertificateFromThePluginRotatesOnRefresh) {
                                "python3 -c 'import json,sys; print(json.dumps({\"apiVersion\":\"client.authentication.k8s.io/v1\","
                                "\"kind\":\"ExecCredential\",\"status\":{\"clientCertificateData\":open(sys.argv[1]).read(),"
                                "\"clientKeyData\":open(sys.argv[2]).read()}}))' '" + d + "/c'$n'.crt' '" + d + "/c'$n'.key'\n");
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     server.script(ScriptedReply::status(401, "Unauthorized", "certificate revoked"));
-    server.script(ScriptedReply::http(200, pod_json));
+    server.script(ScriptedReply::http(200, kPodJson));
     Client c(io.get_executor(), cfg(source(config(plugin))), fast_settings());
     EXPECT_TRUE(run_coro(io, c.get(resources::pods(), "ns", "p")).ok());
     auto r = run_coro(io, c.get(resources::pods(), "ns", "p"));

@@ -34,12 +34,12 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using Tcp = asio::ip::tcp;
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 
 asio::awaitable<void> sleep_for(std::chrono::milliseconds d) {
     asio::steady_timer t(co_await asio::this_coro::executor);
     t.expires_after(d);
-    co_await t.async_wait(use_tuple);
+    co_await t.async_wait(kUseTuple);
 }
 
 // A raw TLS client: what the peer certificate is, and exactly the bytes we send.
@@ -59,9 +59,9 @@ struct RawClient {
     asio::awaitable<boost::system::error_code> connect(unsigned short port, bool handshake = true) {
         s = std::make_unique<asio::ssl::stream<Tcp::socket>>(co_await asio::this_coro::executor, ctx);
         auto [ec] =
-            co_await s->next_layer().async_connect(Tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), use_tuple);
+            co_await s->next_layer().async_connect(Tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), kUseTuple);
         if (ec || !handshake) co_return ec;
-        auto [hec] = co_await s->async_handshake(asio::ssl::stream_base::client, use_tuple);
+        auto [hec] = co_await s->async_handshake(asio::ssl::stream_base::client, kUseTuple);
         co_return hec;
     }
 
@@ -75,7 +75,7 @@ struct RawClient {
     }
 
     asio::awaitable<boost::system::error_code> send(std::string bytes) {
-        auto [ec, n] = co_await asio::async_write(*s, asio::buffer(bytes), use_tuple);
+        auto [ec, n] = co_await asio::async_write(*s, asio::buffer(bytes), kUseTuple);
         co_return ec;
     }
 
@@ -83,7 +83,7 @@ struct RawClient {
     asio::awaitable<bhttp::response<bhttp::string_body>> read() {
         beast::flat_buffer buf;
         bhttp::response<bhttp::string_body> res;
-        auto [ec, n] = co_await bhttp::async_read(*s, buf, res, use_tuple);
+        auto [ec, n] = co_await bhttp::async_read(*s, buf, res, kUseTuple);
         if (ec) res.result(0);
         co_return res;
     }

@@ -164,28 +164,28 @@ TEST(ObjectCache, ResyncItemByItemAppliesAsItGoesAndDropsWhatWasNotListed) {
 // before and did not list again, never another namespace's objects.
 TEST(ObjectCache, OverlappingResyncsOfSeveralSourcesDropOnlyTheirOwnObjects) {
     ObjectCache c(strip_pod, CacheStorage::CompactText);
-    constexpr ObjectCache::SourceId A = 0, B = 1;
-    c.apply(WatchEventType::Added, pod("a", "old", "1"), A);
-    c.apply(WatchEventType::Added, pod("b", "old", "1"), B);
-    c.begin_resync(A);
-    c.apply(WatchEventType::Added, pod("a", "x", "2"), A);
-    c.begin_resync(B);  // B's list starts while A's is still running
-    c.apply(WatchEventType::Added, pod("b", "y", "2"), B);
-    c.apply(WatchEventType::Added, pod("a", "z", "3"), A);
+    constexpr ObjectCache::SourceId kA = 0, kB = 1;
+    c.apply(WatchEventType::Added, pod("a", "old", "1"), kA);
+    c.apply(WatchEventType::Added, pod("b", "old", "1"), kB);
+    c.begin_resync(kA);
+    c.apply(WatchEventType::Added, pod("a", "x", "2"), kA);
+    c.begin_resync(kB);  // B's list starts while A's is still running
+    c.apply(WatchEventType::Added, pod("b", "y", "2"), kB);
+    c.apply(WatchEventType::Added, pod("a", "z", "3"), kA);
     // A ends: its "old" went unlisted; B's objects, listed or not yet, stay.
-    auto gone_a = c.end_resync(A);
+    auto gone_a = c.end_resync(kA);
     ASSERT_EQ(gone_a.size(), 1u);
     EXPECT_EQ(gone_a[0].key, "a/old");
     EXPECT_TRUE(c.get("b/old"));
     EXPECT_TRUE(c.get("a/x"));  // listed before B began: still A's and seen
     // B lists "old" again (a replay: seen, no delta) and ends: nothing goes.
-    EXPECT_FALSE(c.apply(WatchEventType::Added, pod("b", "old", "1"), B));
-    EXPECT_TRUE(c.end_resync(B).empty());
+    EXPECT_FALSE(c.apply(WatchEventType::Added, pod("b", "old", "1"), kB));
+    EXPECT_TRUE(c.end_resync(kB).empty());
     EXPECT_EQ(c.size(), 4u);
     // A later relist of B alone that misses "y" drops exactly that.
-    c.begin_resync(B);
-    c.apply(WatchEventType::Added, pod("b", "old", "1"), B);
-    auto gone_b = c.end_resync(B);
+    c.begin_resync(kB);
+    c.apply(WatchEventType::Added, pod("b", "old", "1"), kB);
+    auto gone_b = c.end_resync(kB);
     ASSERT_EQ(gone_b.size(), 1u);
     EXPECT_EQ(gone_b[0].key, "b/y");
     EXPECT_EQ(names(c.in_namespace("a")), (std::vector<std::string>{"x", "z"}));

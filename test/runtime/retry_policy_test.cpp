@@ -15,7 +15,7 @@ RetryOptions opts() {
     o.backoff = {100ms, 2.0, 1s, 0.0};
     return o;
 }
-const RandomSource zero = [] { return 0.0; };
+const RandomSource kZero = [] { return 0.0; };
 
 AttemptOutcome status(Verb v, unsigned code, std::optional<std::string_view> ra = std::nullopt) {
     AttemptOutcome o;
@@ -44,65 +44,65 @@ TEST(RetryAfter, OnlyIntegersAreHonoured) {
 }
 
 TEST(RetryPolicy, TooManyRequestsWaitsRetryAfterWhenLongerThanBackoff) {
-    auto d = decide_retry(opts(), status(Verb::Get, 429, "2"), 0, zero);
+    auto d = decide_retry(opts(), status(Verb::Get, 429, "2"), 0, kZero);
     EXPECT_TRUE(d.retry);
     EXPECT_EQ(d.delay, 2s);
     EXPECT_EQ(d.reason, "429");
 }
 
 TEST(RetryPolicy, RetryAfterIsCapped) {
-    auto d = decide_retry(opts(), status(Verb::Get, 429, "3600"), 0, zero);
+    auto d = decide_retry(opts(), status(Verb::Get, 429, "3600"), 0, kZero);
     EXPECT_EQ(d.delay, 10s);
 }
 
 TEST(RetryPolicy, BackoffWinsOverShorterRetryAfter) {
-    auto d = decide_retry(opts(), status(Verb::Get, 429, "0"), 2, zero);
+    auto d = decide_retry(opts(), status(Verb::Get, 429, "0"), 2, kZero);
     EXPECT_EQ(d.delay, 400ms);
 }
 
 TEST(RetryPolicy, TooManyRequestsWithoutHeaderUsesBackoffForAnyVerb) {
-    auto d = decide_retry(opts(), status(Verb::Post, 429), 1, zero);
+    auto d = decide_retry(opts(), status(Verb::Post, 429), 1, kZero);
     EXPECT_TRUE(d.retry);
     EXPECT_EQ(d.delay, 200ms);
 }
 
 TEST(RetryPolicy, ServerErrorsRetryIdempotentOrWhenAsked) {
-    EXPECT_TRUE(decide_retry(opts(), status(Verb::Get, 503), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), status(Verb::Put, 500), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(Verb::Post, 503), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(Verb::Patch, 500), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), status(Verb::Patch, 503, "1"), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, 501), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Get, 503), 0, kZero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Put, 500), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Post, 503), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Patch, 500), 0, kZero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Patch, 503, "1"), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, 501), 0, kZero).retry);
 }
 
 TEST(RetryPolicy, ClientErrorsAreNotRetried) {
     for (unsigned code : {400u, 401u, 403u, 404u, 409u, 410u, 422u}) {
-        EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, code), 0, zero).retry) << code;
+        EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, code), 0, kZero).retry) << code;
     }
 }
 
 TEST(RetryPolicy, TransportFailuresBeforeSendingRetryAnyVerb) {
-    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Post, Failure::Connect, false), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Patch, Failure::PoolExhausted, false), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Post, Failure::Timeout, false), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Post, Failure::Connect, false), 0, kZero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Patch, Failure::PoolExhausted, false), 0, kZero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Post, Failure::Timeout, false), 0, kZero).retry);
 }
 
 TEST(RetryPolicy, TransportFailuresAfterSendingRetryIdempotentOnly) {
-    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Get, Failure::ConnectionReset, true), 0, zero).retry);
-    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Del, Failure::Timeout, true), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Post, Failure::ConnectionReset, true), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Patch, Failure::Timeout, true), 0, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Get, Failure::ConnectionReset, true), 0, kZero).retry);
+    EXPECT_TRUE(decide_retry(opts(), transport(Verb::Del, Failure::Timeout, true), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Post, Failure::ConnectionReset, true), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Patch, Failure::Timeout, true), 0, kZero).retry);
 }
 
 TEST(RetryPolicy, PermanentTransportFailuresAreNotRetried) {
-    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::TlsHandshake, false), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::BodyTooLarge, true), 0, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::Cancelled, true), 0, zero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::TlsHandshake, false), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::BodyTooLarge, true), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::Cancelled, true), 0, kZero).retry);
 }
 
 TEST(RetryPolicy, StopsAtMaxRetries) {
-    EXPECT_TRUE(decide_retry(opts(), status(Verb::Get, 429, "1"), 2, zero).retry);
-    EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, 429, "1"), 3, zero).retry);
+    EXPECT_TRUE(decide_retry(opts(), status(Verb::Get, 429, "1"), 2, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), status(Verb::Get, 429, "1"), 3, kZero).retry);
 }
 
 }  // namespace

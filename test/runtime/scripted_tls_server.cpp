@@ -23,7 +23,7 @@
 namespace attune::test {
 namespace asio = boost::asio;
 using Tcp = asio::ip::tcp;
-constexpr auto tuple_aw = asio::as_tuple(asio::use_awaitable);
+constexpr auto kAsTuple = asio::as_tuple(asio::use_awaitable);
 
 namespace {
 
@@ -46,7 +46,7 @@ asio::awaitable<void> pause(std::chrono::milliseconds d) {
     if (d.count() <= 0) co_return;
     asio::steady_timer t(co_await asio::this_coro::executor);
     t.expires_after(d);
-    co_await t.async_wait(tuple_aw);
+    co_await t.async_wait(kAsTuple);
 }
 
 }  // namespace
@@ -81,16 +81,16 @@ struct ScriptedTlsServer::State {};
 
 namespace {
 
-using replies_t = std::shared_ptr<std::deque<ScriptedReply>>;
-using RequestsT = std::shared_ptr<std::vector<RecordedRequest>>;
+using Replies = std::shared_ptr<std::deque<ScriptedReply>>;
+using Requests = std::shared_ptr<std::vector<RecordedRequest>>;
 
 // One connection's request/reply loop, over TLS or plain TCP.
 template <class Stream>
-asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, RequestsT reqs, int conn_id) {
-    constexpr bool tls = !std::is_same_v<Stream, Tcp::socket>;
+asio::awaitable<void> serve(std::shared_ptr<Stream> stream, Replies replies, Requests reqs, int conn_id) {
+    constexpr bool kTls = !std::is_same_v<Stream, Tcp::socket>;
     std::string client_cn;
-    if constexpr (tls) {
-        auto [hec] = co_await stream->async_handshake(asio::ssl::stream_base::server, tuple_aw);
+    if constexpr (kTls) {
+        auto [hec] = co_await stream->async_handshake(asio::ssl::stream_base::server, kAsTuple);
         if (hec) co_return;
         if (X509* peer = SSL_get1_peer_certificate(stream->native_handle())) {
             char cn[256] = {};
@@ -100,7 +100,7 @@ asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, R
     }
     asio::streambuf buf;
     for (;;) {
-        auto [rec, n] = co_await asio::async_read_until(*stream, buf, "\r\n\r\n", tuple_aw);
+        auto [rec, n] = co_await asio::async_read_until(*stream, buf, "\r\n\r\n", kAsTuple);
         if (rec) co_return;
         RecordedRequest rr;
         rr.at = std::chrono::steady_clock::now();
@@ -115,7 +115,8 @@ asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, R
         std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
         if (auto p = lower.find("content-length:"); p != std::string::npos) len = std::stoul(lower.substr(p + 15));
         if (buf.size() < len) {
-            auto [bec, bn] = co_await asio::async_read(*stream, buf, asio::transfer_exactly(len - buf.size()), tuple_aw);
+            auto [bec, bn] =
+                co_await asio::async_read(*stream, buf, asio::transfer_exactly(len - buf.size()), kAsTuple);
             if (bec) co_return;
         }
         rr.body.assign(asio::buffers_begin(buf.data()), asio::buffers_begin(buf.data()) + len);
@@ -127,15 +128,15 @@ asio::awaitable<void> serve(std::shared_ptr<Stream> stream, replies_t replies, R
         if (!replies->empty()) replies->pop_front();
         for (auto& [delay, bytes] : reply.pieces) {
             co_await pause(delay);
-            auto [wec, wn] = co_await asio::async_write(*stream, asio::buffer(bytes), tuple_aw);
+            auto [wec, wn] = co_await asio::async_write(*stream, asio::buffer(bytes), kAsTuple);
             if (wec) co_return;
         }
         switch (reply.after) {
             case ScriptedReply::Then::KeepOpen: break;
             case ScriptedReply::Then::Close: {
                 boost::system::error_code ig;
-                if constexpr (tls) {
-                    co_await stream->async_shutdown(tuple_aw);
+                if constexpr (kTls) {
+                    co_await stream->async_shutdown(kAsTuple);
                 } else {
                     stream->shutdown(Tcp::socket::shutdown_both, ig);
                 }
@@ -174,7 +175,7 @@ ScriptedTlsServer::ScriptedTlsServer(asio::io_context& io, const std::string& ce
         io,
         [ctx, acc, replies, reqs, conns, md]() -> asio::awaitable<void> {
             for (;;) {
-                auto [ec, sock] = co_await acc->async_accept(tuple_aw);
+                auto [ec, sock] = co_await acc->async_accept(kAsTuple);
                 if (ec) co_return;
                 const int conn_id = (*conns)++;
                 if (md == Mode::NoHandshake) {

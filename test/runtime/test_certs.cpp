@@ -73,8 +73,8 @@ TestPki make() {
 }  // namespace
 
 const TestPki& pki() {
-    static const TestPki k = make();
-    return k;
+    static const TestPki kPki = make();
+    return kPki;
 }
 
 }  // namespace attune::test

@@ -102,7 +102,6 @@ struct HandlerTest : ::testing::Test {
     }
 
     AdmissionCaches caches;
-    AdmissionCaches& caches_ = caches;
     // A new handler (an empty memo) with these validation options and scope.
     void make_handler(core::PolicyValidationOptions validation, kube::WatchScope scope = kube::WatchScope()) {
         AdmissionOptions o;

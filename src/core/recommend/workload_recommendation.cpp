@@ -61,10 +61,10 @@ WorkloadRecommendation recommend_from_usage(const EffectivePolicy& policy, const
                                             const PromResponse& cpu, const PromResponse& memory, double now) {
     const auto cpu_by = group_by_label(cpu, "container");
     const auto memory_by = group_by_label(memory, "container");
-    static const GroupedSamples none;
+    static const GroupedSamples kNone;
     auto samples_of = [](const auto& by, const std::string& name) -> const GroupedSamples& {
         auto it = by.find(name);
-        return it == by.end() ? none : it->second;
+        return it == by.end() ? kNone : it->second;
     };
     std::vector<ContainerOutcome> outcomes;
     for (const auto& [name, current] : baseline.containers) {

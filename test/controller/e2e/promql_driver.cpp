@@ -126,9 +126,9 @@ int usage_command(int argc, char** argv) {
     json::object out;
     std::map<std::string, core::GroupedSamples> grouped[2];
     bool failed = false;
-    for (const auto kind_ : {core::ResourceKind::Cpu, core::ResourceKind::Memory}) {
-        const bool cpu = kind_ == core::ResourceKind::Cpu;
-        const auto q = core::usage_query(kind_, spec).value();
+    for (const auto resource : {core::ResourceKind::Cpu, core::ResourceKind::Memory}) {
+        const bool cpu = resource == core::ResourceKind::Cpu;
+        const auto q = core::usage_query(resource, spec).value();
         out[cpu ? "cpu_query" : "memory_query"] = q;
         const auto o = run(io, client->query_range(q, start, end, std::chrono::seconds(static_cast<long>(step))));
         if (!o.result.ok()) {

@@ -141,7 +141,7 @@ TEST(PlanCertificates, TheBundleIsBoundedButKeepsTheSigningAndStagedCas) {
 // valid and signed by a CA the apiserver trusts.
 TEST(PlanCertificates, RotatingForeverNeverServesAnUntrustedCertificate) {
     const auto cfg = settings();
-    constexpr std::int64_t propagation = 60, reload = 30;
+    constexpr std::int64_t kPropagation = 60, kReload = 30;
     struct Issued {
         CertificateInfo info;
         std::string issuer;
@@ -199,14 +199,14 @@ TEST(PlanCertificates, RotatingForeverNeverServesAnUntrustedCertificate) {
         // What the apiserver trusts now, and what the slowest replica serves now.
         std::set<std::string> trusted;
         for (const auto& [at, fps] : bundles)
-            if (at + propagation <= now) trusted = std::set<std::string>(fps.begin(), fps.end());
+            if (at + kPropagation <= now) trusted = std::set<std::string>(fps.begin(), fps.end());
         if (trusted.empty()) continue;  // before the first bundle arrived: nothing served yet either
         // The writer serves a new certificate at once, the slowest replica
         // up to `reload` later: anything written since, plus the last one before.
         std::vector<std::string> served;
         for (const auto& [at, fp] : servings) {
             if (at > now) break;
-            if (at + reload <= now) served.assign(1, fp);
+            if (at + kReload <= now) served.assign(1, fp);
             else served.push_back(fp);
         }
         for (const auto& fp : served) {

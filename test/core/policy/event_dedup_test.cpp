@@ -6,7 +6,7 @@ namespace attune::core {
 namespace {
 
 using std::chrono::seconds;
-const Timestamp t0{seconds(1'767'225'600)};
+const Timestamp kT0{seconds(1'767'225'600)};
 
 TEST(EventDedup, TheSameEventPassesOncePerHour) {
     struct Row {
@@ -17,7 +17,7 @@ TEST(EventDedup, TheSameEventPassesOncePerHour) {
         seconds after;
         bool admitted;
     };
-    // Every row follows the first admission of (u1, PolicyConflict, "m") at t0.
+    // Every row follows the first admission of (u1, PolicyConflict, "m") at kT0.
     const Row rows[] = {
         {"same, a second later", "u1", "PolicyConflict", "m", seconds(1), false},
         {"same, 59m59s later", "u1", "PolicyConflict", "m", seconds(3599), false},
@@ -29,37 +29,37 @@ TEST(EventDedup, TheSameEventPassesOncePerHour) {
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
         EventDedup d;
-        ASSERT_TRUE(d.admit("u1", "PolicyConflict", "m", t0));
-        EXPECT_EQ(d.admit(r.uid, r.reason, r.message, t0 + r.after), r.admitted);
+        ASSERT_TRUE(d.admit("u1", "PolicyConflict", "m", kT0));
+        EXPECT_EQ(d.admit(r.uid, r.reason, r.message, kT0 + r.after), r.admitted);
     }
 }
 
 TEST(EventDedup, AnAdmissionStartsANewWindow) {
     EventDedup d;
-    ASSERT_TRUE(d.admit("u", "r", "m", t0));
-    ASSERT_TRUE(d.admit("u", "r", "m", t0 + seconds(3600)));
-    EXPECT_FALSE(d.admit("u", "r", "m", t0 + seconds(3601)));
+    ASSERT_TRUE(d.admit("u", "r", "m", kT0));
+    ASSERT_TRUE(d.admit("u", "r", "m", kT0 + seconds(3600)));
+    EXPECT_FALSE(d.admit("u", "r", "m", kT0 + seconds(3601)));
 }
 
 TEST(EventDedup, FieldsDoNotRunIntoEachOther) {
     EventDedup d;
-    ASSERT_TRUE(d.admit("ab", "c", "m", t0));
-    EXPECT_TRUE(d.admit("a", "bc", "m", t0));
+    ASSERT_TRUE(d.admit("ab", "c", "m", kT0));
+    EXPECT_TRUE(d.admit("a", "bc", "m", kT0));
 }
 
 TEST(EventDedup, StaysBoundedAndForgetsExpiredEntriesFirst) {
     EventDedup d(3);
-    d.admit("u", "r", "old", t0);
-    d.admit("u", "r", "a", t0 + seconds(3000));
-    d.admit("u", "r", "b", t0 + seconds(3100));
+    d.admit("u", "r", "old", kT0);
+    d.admit("u", "r", "a", kT0 + seconds(3000));
+    d.admit("u", "r", "b", kT0 + seconds(3100));
     // "old" has expired by now: it goes, the live ones stay.
-    d.admit("u", "r", "c", t0 + seconds(3700));
+    d.admit("u", "r", "c", kT0 + seconds(3700));
     EXPECT_EQ(d.size(), 3u);
-    EXPECT_FALSE(d.admit("u", "r", "a", t0 + seconds(3701)));
+    EXPECT_FALSE(d.admit("u", "r", "a", kT0 + seconds(3701)));
     // Full of live entries: the oldest goes.
-    d.admit("u", "r", "d", t0 + seconds(3702));
+    d.admit("u", "r", "d", kT0 + seconds(3702));
     EXPECT_EQ(d.size(), 3u);
-    EXPECT_TRUE(d.admit("u", "r", "a", t0 + seconds(3703)));
+    EXPECT_TRUE(d.admit("u", "r", "a", kT0 + seconds(3703)));
 }
 
 TEST(EventDedup, SuppressWarningsNamesReasons) {

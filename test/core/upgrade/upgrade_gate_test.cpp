@@ -264,12 +264,12 @@ TEST(UpgradeGate, ExitCodeMapping) {
         x.cls = c;
         return x;
     };
-    const auto A = r(BlockClass::Actionable), W = r(BlockClass::Waiting), P = r(BlockClass::Pinned);
+    const auto a = r(BlockClass::Actionable), w = r(BlockClass::Waiting), p = r(BlockClass::Pinned);
     struct Case {
         std::vector<GateReason> reasons;
         int want;
     } cases[] = {
-        {{}, 0}, {{A}, 2}, {{A, A}, 2}, {{W}, 4}, {{P}, 4}, {{A, W}, 4}, {{P, A}, 4}, {{W, P}, 4},
+        {{}, 0}, {{a}, 2}, {{a, a}, 2}, {{w}, 4}, {{p}, 4}, {{a, w}, 4}, {{p, a}, 4}, {{w, p}, 4},
     };
     for (const auto& c : cases) EXPECT_EQ(gate_exit_code(c.reasons), c.want);
 }
