@@ -6,6 +6,7 @@
 
 #include <attune/controller/recommendation_store.hpp>
 #include <attune/controller/event_keys.hpp>
+#include <attune/core/followups/template_persistence.hpp>
 #include <attune/core/model/label_selector.hpp>
 #include <attune/core/resize/pod_eligibility.hpp>
 #include <attune/core/resize/resize_gate_inputs.hpp>
@@ -199,6 +200,10 @@ asio::awaitable<void> ResizeExecutor::process(ObjectKey key) {
             if (!c.rec->recommendation.stale) co_await resize_pods(c);
             co_await persist(c);
         }
+    } else if (!c.policy->paused && c.snap.report.idle == core::IdleKind::None && !c.rec->recommendation.stale &&
+               core::mode_persists_templates(mode, c.policy->update_strategy.template_persistence.when)) {
+        // Recommend with OnRecommendation: the template alone takes the recommendation.
+        co_await persist(c);
     }
     refresh_pod_states(c);
     co_await close_cycle(c);

@@ -10,7 +10,9 @@
 #include <attune/core/resize/resize_report.hpp>
 #include <attune/core/resize/resize_targets.hpp>
 #include <attune/core/followups/startup_boost_restore.hpp>
+#include <attune/core/followups/gitops_drift.hpp>
 #include <attune/core/followups/template_persistence.hpp>
+#include <attune/core/model/label_selector.hpp>
 #include <attune/core/recommend/workload_baseline.hpp>
 
 #include <boost/json/serialize.hpp>
@@ -285,6 +287,11 @@ asio::awaitable<bool> ResizeExecutor::write_template_patch(PassContext& c, const
     spdlog::info("template persisted namespace={} workload={} when={}", ns, wl, core::to_string(when));
     core::EventIntent ev{"Normal", std::string(core::kEventTemplatePatched), "template", note, true};
     emit(c, std::move(ev));
+    if (auto by = core::gitops_manager(c.snap.annotations, core::labels_of(*c.snap.workload))) {
+        spdlog::warn("template patched under GitOps namespace={} workload={} tool=\"{}\" marker=\"{}\"", ns, wl,
+                     by->tool, by->marker);
+        emit(c, core::gitops_drift_event(c.snap.key.kind, wl, *by));
+    }
     co_return true;
 }
 

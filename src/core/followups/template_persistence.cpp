@@ -34,6 +34,17 @@ Result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::
     }
 }
 
+bool mode_persists_templates(UpdateMode mode, PersistWhen when) noexcept {
+    switch (mode) {
+        case UpdateMode::OneShot:
+        case UpdateMode::Auto: return true;
+        case UpdateMode::Recommend: return when == PersistWhen::OnRecommendation;
+        case UpdateMode::Observe:
+        case UpdateMode::Canary: return false;
+    }
+    return false;
+}
+
 std::optional<std::string> rollout_in_progress(const RolloutStatus& s) {
     auto n = [](std::int64_t v) { return std::to_string(v); };
     if (s.observed_generation < s.generation)

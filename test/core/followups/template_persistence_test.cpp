@@ -99,6 +99,24 @@ TEST(TemplatePersistence, SkipTable) {
     }
 }
 
+TEST(TemplatePersistence, WhichModesPersistForWhichTrigger) {
+    using M = UpdateMode;
+    const auto after = PersistWhen::AfterSuccessfulResize, on = PersistWhen::OnRecommendation;
+    struct Case {
+        UpdateMode mode;
+        PersistWhen when;
+        bool persists;
+    } cases[] = {
+        {M::Observe, after, false},   {M::Observe, on, false},  // Observe changes nothing
+        {M::Recommend, after, false},                           // nothing is resized, so nothing is applied
+        {M::Recommend, on, true},                               // the template takes the recommendation
+        {M::OneShot, after, true},    {M::OneShot, on, true},  {M::Auto, after, true}, {M::Auto, on, true},
+        {M::Canary, after, false},    {M::Canary, on, false},  // the lifecycle persists instead
+    };
+    for (const auto& c : cases)
+        EXPECT_EQ(mode_persists_templates(c.mode, c.when), c.persists) << to_string(c.mode) << " " << to_string(c.when);
+}
+
 TEST(TemplatePersistence, StatefulSetRolloutSignals) {
     const auto sts = boost::json::parse(R"({"metadata":{"generation":2},"spec":{"replicas":2},"status":{"observedGeneration":2,
       "replicas":2,"updatedReplicas":2,"readyReplicas":2,"currentRevision":"web-1","updateRevision":"web-2"}})");

@@ -45,6 +45,13 @@ Result<RolloutStatus> decode_rollout_status(std::string_view kind, const boost::
 // Why a rollout is in progress; nullopt when none is.
 std::optional<std::string> rollout_in_progress(const RolloutStatus& s);
 
+// Whether a policy in `mode` persists templates for `when` at all. Observe
+// changes nothing, and under Canary the lifecycle's own persistence replaces
+// templatePersistence (docs/lifecycle.md). Recommend resizes no pod, so there
+// only OnRecommendation applies: the template takes the recommendation and
+// the pods of the rollout it starts are created at it (docs/resize.md).
+bool mode_persists_templates(UpdateMode mode, PersistWhen when) noexcept;
+
 // The template itself is read with decode_pod_template(kind, workload)
 // (workload_baseline.hpp).
 

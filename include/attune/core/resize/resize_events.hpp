@@ -25,6 +25,9 @@ inline constexpr std::string_view kEventScheduleSkipped = "ScheduleSkipped";
 inline constexpr std::string_view kEventBudgetExhausted = "BudgetExhausted";
 inline constexpr std::string_view kEventTemplatePatched = "TemplatePatched";
 inline constexpr std::string_view kEventTemplatePatchFailed = "TemplatePatchFailed";
+// Not in the Go Attune: a patched template of a workload that Argo CD or Flux
+// applies (gitops_drift.hpp).
+inline constexpr std::string_view kEventGitOpsDrift = "GitOpsDrift";
 // Not in the Go Attune, which only logs it: the retune's patch was refused
 // (a 403 when the hpa-retune RBAC is off names the verb and the resource).
 inline constexpr std::string_view kEventHpaRetuneFailed = "HPARetuneFailed";
