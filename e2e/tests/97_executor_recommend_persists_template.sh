@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # templatePersistence {enabled, OnRecommendation} under a Recommend policy
-# (docs/resize.md#template-persistence):
+# (docs/resize.md#template-persistence-template_persistence):
 #  - the Deployment's pod template takes the recommendation, once (its
 #    generation moves by exactly one), with one TemplatePatched history
 #    entry (reason OnRecommendation) and no in-place resize: the apiserver's

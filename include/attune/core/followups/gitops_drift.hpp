@@ -1,7 +1,7 @@
 #pragma once
 // A workload that a GitOps tool keeps in sync with Git. Patching its pod
 // template makes the live object differ from Git: the tool reports it out of
-// sync, or puts Git's resources back on its next sync (docs/resize.md#template-persistence).
+// sync, or puts Git's resources back on its next sync (docs/resize.md#template-persistence-template_persistence).
 // The markers are those each tool writes on the objects it applies:
 //  - Argo CD: the annotation argocd.argoproj.io/tracking-id (annotation
 //    tracking), or the label argocd.argoproj.io/instance (a custom tracking
