@@ -25,6 +25,11 @@ core::Condition ready_condition(const PolicyContext& p, const PassFacts& f) {
         return ready(p, false, "PrometheusUnavailable", "Cannot resolve metrics source: " + p.source_error);
     if (!p.discovery_error.empty())
         return ready(p, false, "WorkloadDiscoveryFailed", "Failed to discover workloads: " + p.discovery_error);
+    if (f.managed == 0 && f.matched_only > 0)
+        return ready(p, false, "NoWorkloadsFound",
+                     "The targetRef matches " + plural(f.matched_only, "workload", "workloads") +
+                         ", but none is managed by this policy: another policy outranks it (PolicyConflict) or the "
+                         "workload opted out with attune.io/skip (WorkloadOptOut)");
     if (f.managed == 0)
         return ready(p, false, "NoWorkloadsFound",
                      "No matching workloads found; check that targetRef name or selector matches an existing "

@@ -93,10 +93,15 @@ std::vector<CompletedPass> StatusAggregation::report(const WorkloadReport& r, co
     const auto key = r.key();
     for (auto& [id, st] : policies_) {
         if (id.first != r.ns) continue;
-        const bool selected = std::find(r.selected_by.begin(), r.selected_by.end(), id.second) != r.selected_by.end();
+        const std::string& policy = id.second;  // a structured binding cannot be captured before clang 16
+        auto names = [&policy](const std::vector<std::string>& v) {
+            return std::find(v.begin(), v.end(), policy) != v.end();
+        };
+        const bool selected = names(r.selected_by);
+        const bool matched_only = !selected && (names(r.conflicting_policies) || names(r.opted_out_of));
         const bool was_member = st.members.contains(key);
-        if (selected) {
-            st.members[key] = Member{true, r};
+        if (selected || matched_only) {
+            st.members[key] = Member{true, r, matched_only};
         } else if (was_member) {
             st.members.erase(key);  // deleted, or its labels no longer match
         } else {
@@ -120,6 +125,10 @@ CompletedPass StatusAggregation::complete(const std::string& ns, const std::stri
     std::set<std::string> hpa_zero_now;
     for (const auto& [key, m] : st.members) {
         if (!m.reported) continue;
+        if (m.matched_only) {
+            ++facts.matched_only;
+            continue;
+        }
         count(facts, m.last);
         if (const auto* e = store_ ? store_->get({m.last.ns, m.last.kind, m.last.name}) : nullptr;
             e && e->policy == policy)
@@ -139,7 +148,9 @@ CompletedPass StatusAggregation::complete(const std::string& ns, const std::stri
 
     facts.with_recommendations = static_cast<int>(recs.size());
     auto& w = c.status.workloads;
-    w.discovered = facts.managed;
+    // As the Go Attune counts: every workload the targetRef matches, also
+    // those another policy outranks and those that opted out (docs/api.md).
+    w.discovered = facts.managed + facts.matched_only;
     w.with_recommendations = facts.with_recommendations;
     w.pending = w.with_recommendations - w.resized;
     w.data_points_collected = facts.max_points;

@@ -36,6 +36,20 @@ TEST(PolicyConditions, ReadyReasonsInPrecedenceOrder) {
          "WorkloadDiscoveryFailed", "Failed to discover workloads: not listed"},
         {"nothing matched", [](auto&, auto& f) { f.managed = 0; }, "False", "NoWorkloadsFound",
          "No matching workloads found"},
+        {"matched, but every one outranked or opted out",
+         [](auto&, auto& f) {
+             f.managed = 0;
+             f.matched_only = 1;
+         },
+         "False", "NoWorkloadsFound",
+         "The targetRef matches 1 workload, but none is managed by this policy: another policy outranks it "
+         "(PolicyConflict) or the workload opted out with attune.io/skip (WorkloadOptOut)"},
+        {"matched-only workloads beside managed ones are not watched",
+         [](auto&, auto& f) {
+             f.matched_only = 3;
+             f.with_recommendations = 1;
+         },
+         "True", "Monitoring", "Watching 2 workloads, 1 with recommendations"},
         {"Observe", [](auto& p, auto&) { p.observe = true; }, "True", "Monitoring",
          "Observing 2 workloads; updateStrategy.type Observe computes no recommendations"},
         {"recommendations", [](auto&, auto& f) { f.with_recommendations = 1; }, "True", "Monitoring",

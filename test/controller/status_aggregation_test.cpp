@@ -120,6 +120,50 @@ TEST(StatusAggregation, DeletedOrUnselectedWorkloadsLeaveTheStatus) {
     EXPECT_TRUE(relabelled[0].status.idle_workloads.empty());
 }
 
+TEST(StatusAggregation, DiscoveredCountsWorkloadsLostToAHeavierPolicyOrOptedOut) {
+    // As the Go Attune counts: every workload the targetRef matches.
+    StatusAggregation s;
+    s.begin_pass("ns", "light", ctx(1), {"ns/Deployment/a", "ns/Deployment/b", "ns/Deployment/c"}, std::nullopt, kT0);
+    s.begin_pass("ns", "heavy", ctx(1), {"ns/Deployment/a"}, std::nullopt, kT0);
+    auto lost = rep("a", IdleKind::None, {"heavy"});
+    lost.conflicting_policies = {"light"};
+    auto opted = rep("b", IdleKind::None, {});
+    opted.opted_out_of = {"light"};
+    const auto a = s.report(lost, kT0);  // completes heavy's pass
+    ASSERT_EQ(a.size(), 1u);
+    EXPECT_EQ(a[0].policy, "heavy");
+    EXPECT_EQ(a[0].status.workloads.discovered, 1);
+    EXPECT_TRUE(s.report(opted, kT0).empty());
+    auto done = s.report(rep("c", IdleKind::ManualZero, {"light"}), kT0);
+    ASSERT_EQ(done.size(), 1u);
+    EXPECT_EQ(done[0].policy, "light");
+    EXPECT_EQ(done[0].status.workloads.discovered, 3);  // c, and a and b which it does not manage
+    EXPECT_EQ(done[0].status.workloads.with_recommendations, 0);
+    // Only what it manages reaches the rest of its status.
+    EXPECT_EQ(done[0].status.idle_workloads, (std::vector<IdleWorkload>{{"c", "Deployment", "WorkloadReplicasZero"}}));
+
+    // a's labels change so that light no longer matches it: it leaves the count.
+    auto unmatched = rep("a", IdleKind::None, {"heavy"});
+    auto later = s.report(unmatched, kT0);
+    ASSERT_EQ(later.size(), 2u);
+    for (const auto& c : later) {
+        if (c.policy == "light") {
+            EXPECT_EQ(c.status.workloads.discovered, 2);
+        }
+    }
+
+    // Nothing managed, something matched: Ready says why, not "check the targetRef".
+    StatusAggregation t;
+    t.begin_pass("ns", "light", ctx(1), {"ns/Deployment/a"}, std::nullopt, kT0);
+    auto only = t.report(lost, kT0);
+    ASSERT_EQ(only.size(), 1u);
+    EXPECT_EQ(only[0].status.workloads.discovered, 1);
+    const auto* ready = core::find_condition(only[0].status.conditions, "Ready");
+    ASSERT_NE(ready, nullptr);
+    EXPECT_EQ(ready->reason, "NoWorkloadsFound");
+    EXPECT_NE(ready->message.find("another policy outranks it"), std::string::npos) << ready->message;
+}
+
 TEST(StatusAggregation, NewlySelectedWorkloadJoinsOutsideAPass) {
     StatusAggregation s;
     s.begin_pass("ns", "p", ctx(1), {}, std::nullopt, kT0);

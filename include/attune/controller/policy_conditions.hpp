@@ -15,6 +15,7 @@ inline constexpr std::string_view kConditionScaledToZero = "ScaledToZero";
 // Counted over the managed workloads that reported in the pass.
 struct PassFacts {
     int managed = 0;
+    int matched_only = 0;  // matched, but outranked by another policy or opted out
     int idle = 0;
     int scaleable = 0;       // Deployments, StatefulSets, ReplicaSets
     int scaleable_idle = 0;  // of those, idle

@@ -178,6 +178,9 @@ private:
     struct Member {
         bool reported = false;
         WorkloadReport last;
+        // Matched by the targetRef, but another policy outranks this one or
+        // the workload opted out: counted in workloads.discovered only.
+        bool matched_only = false;
     };
     struct PolicyState {
         PolicyContext context;
