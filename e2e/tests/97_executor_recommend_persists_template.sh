@@ -38,11 +38,14 @@ template_of() {
 wait_eq 90 "400m/800m/192Mi/384Mi" template_of rec-persist ||
   fail "template not persisted: $(template_of rec-persist); history $(history_of rec-persist)"
 expect_eq "rec-persist generation after one template patch" "$(gen rec-persist)" "$((gen_persist + 1))"
-history_of rec-persist | jq -e '
-  ([.[] | select(.result == "TemplatePatched")] | length == 1) and
-  ([.[] | select(.method == "InPlace")] | length == 0) and
-  ([.[] | select(.result == "TemplatePatched")][0] | .method == "TemplatePersistence" and .resource == "template" and .reason == "OnRecommendation")' \
-  >/dev/null || fail "history: $(history_of rec-persist)"
+# The status patch with the history entry follows the template patch.
+one_template_patch() {
+  history_of rec-persist | jq -e '
+    ([.[] | select(.result == "TemplatePatched")] | length == 1) and
+    ([.[] | select(.method == "InPlace")] | length == 0) and
+    ([.[] | select(.result == "TemplatePatched")][0] | .method == "TemplatePersistence" and .resource == "template" and .reason == "OnRecommendation")'
+}
+wait_until 30 one_template_patch || fail "history: $(history_of rec-persist)"
 wait_until 30 has_events rec-persist TemplatePatched || fail "no TemplatePatched Event"
 wait_until 30 has_events rec-persist GitOpsDrift || fail "no GitOpsDrift Event for a Flux-applied Deployment"
 drift=$(events_of rec-persist GitOpsDrift | head -n 1)
