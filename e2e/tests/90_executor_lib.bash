@@ -22,7 +22,8 @@ resize_counts() {
     END { printf "%d %d %d\n", ok, bad, other }'
 }
 
-ORACLE_FILE=$ATTUNE_RUN/resize-oracle-$K8S_MINOR.tsv
+# One file for the whole run, whichever cluster each test ran on (e2e/run.sh).
+ORACLE_FILE=${E2E_ORACLE_RUN:-$ATTUNE_RUN}/resize-oracle-$K8S_MINOR.tsv
 ORACLE_OK=0; ORACLE_BAD=0; ORACLE_OTHER=0; ORACLE_ON=0
 # oracle_begin: while this test runs only the manager sends /resize (the
 # test itself never does), so the counter's delta is Attune's.

@@ -4,6 +4,7 @@
 # recorded the apiserver's own apiserver_request_total{resource="pods",
 # subresource="resize"} delta while only the manager sent resizes; this
 # prints the table for the minor and fails on any 4xx.
+# e2e: runs after every other test
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/90_executor_lib.bash"
 if [ ! -s "$ORACLE_FILE" ]; then
