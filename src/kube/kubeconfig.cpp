@@ -184,22 +184,39 @@ void collect(const KubeconfigSource& src, const YAML::Node& root, const char* li
 namespace {
 RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
                            bool allow_insecure_tls, const ExecPluginOptions& exec);
-}  // namespace
+Merged merge_sources(const std::vector<KubeconfigSource>& sources);
 
-RestConfig resolve_kubeconfig(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
-                              bool allow_insecure_tls, const ExecPluginOptions& exec) {
+// Any yaml-cpp complaint not mapped to a field becomes a ConfigError naming the first file.
+template <class F>
+auto yaml_errors_as_config_errors(const std::vector<KubeconfigSource>& sources, F&& f) {
     try {
-        return resolve_checked(sources, context_override, allow_insecure_tls, exec);
+        return f();
     } catch (const YAML::Exception& e) {
-        // Any yaml-cpp complaint not mapped above still becomes a ConfigError.
         throw ConfigError("kubeconfig " + (sources.empty() ? std::string() : sources.front().path.string()) +
                           ": malformed: " + e.what());
     }
 }
+}  // namespace
+
+RestConfig resolve_kubeconfig(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
+                              bool allow_insecure_tls, const ExecPluginOptions& exec) {
+    return yaml_errors_as_config_errors(sources, [&] {
+        return resolve_checked(sources, context_override, allow_insecure_tls, exec);
+    });
+}
+
+std::vector<std::string> kubeconfig_context_names(const std::vector<KubeconfigSource>& sources) {
+    return yaml_errors_as_config_errors(sources, [&] {
+        std::vector<std::string> names;
+        for (const auto& [name, ctx] : merge_sources(sources).contexts) names.push_back(name);
+        return names;  // std::map: already sorted
+    });
+}
 
 namespace {
-RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
-                           bool allow_insecure_tls, const ExecPluginOptions& exec) {
+// The sources merged by kubectl's rules: for clusters, users and contexts the
+// first definition of a name wins; the first non-empty current-context wins.
+Merged merge_sources(const std::vector<KubeconfigSource>& sources) {
     if (sources.empty()) throw ConfigError("kubeconfig: no configuration file found");
     Merged m;
     for (const auto& src : sources) {
@@ -222,6 +239,12 @@ RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::st
             m.current_context_file = src.path;
         }
     }
+    return m;
+}
+
+RestConfig resolve_checked(const std::vector<KubeconfigSource>& sources, std::string_view context_override,
+                           bool allow_insecure_tls, const ExecPluginOptions& exec) {
+    const Merged m = merge_sources(sources);
 
     const std::string ctx_name = context_override.empty() ? m.current_context : std::string(context_override);
     const fs::path& first = sources.front().path;
@@ -314,11 +337,10 @@ std::vector<KubeconfigSource> read_sources(const std::vector<fs::path>& paths, b
 }
 }  // namespace
 
-RestConfig load_kubeconfig(const KubeconfigOptions& opts) {
-    if (!opts.kubeconfig_flag.empty()) {
-        return resolve_kubeconfig(read_sources({opts.kubeconfig_flag}, true), opts.context, opts.allow_insecure_tls,
-                                  opts.exec);
-    }
+// The files kubectl reads: --kubeconfig, else $KUBECONFIG (missing entries
+// skipped, at least one must exist), else ~/.kube/config.
+std::vector<KubeconfigSource> kubeconfig_sources(const KubeconfigOptions& opts) {
+    if (!opts.kubeconfig_flag.empty()) return read_sources({opts.kubeconfig_flag}, true);
     if (opts.kubeconfig_env && !opts.kubeconfig_env->empty()) {
         std::vector<fs::path> paths;
         std::string_view rest = *opts.kubeconfig_env;
@@ -331,11 +353,18 @@ RestConfig load_kubeconfig(const KubeconfigOptions& opts) {
         auto sources = read_sources(paths, false);
         if (sources.empty())
             throw ConfigError("KUBECONFIG=" + *opts.kubeconfig_env + ": none of the files can be read");
-        return resolve_kubeconfig(sources, opts.context, opts.allow_insecure_tls, opts.exec);
+        return sources;
     }
     if (opts.home.empty()) throw ConfigError("kubeconfig: no --kubeconfig, $KUBECONFIG or home directory");
-    return resolve_kubeconfig(read_sources({opts.home / ".kube" / "config"}, true), opts.context,
-                              opts.allow_insecure_tls, opts.exec);
+    return read_sources({opts.home / ".kube" / "config"}, true);
+}
+
+RestConfig load_kubeconfig(const KubeconfigOptions& opts) {
+    return resolve_kubeconfig(kubeconfig_sources(opts), opts.context, opts.allow_insecure_tls, opts.exec);
+}
+
+std::vector<std::string> list_kubeconfig_contexts(const KubeconfigOptions& opts) {
+    return kubeconfig_context_names(kubeconfig_sources(opts));
 }
 
 RestConfig load_in_cluster(const InClusterOptions& opts) {
@@ -357,15 +386,26 @@ RestConfig load_in_cluster(const InClusterOptions& opts) {
     return out;
 }
 
-RestConfig load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
-                               ExecPluginOptions exec) {
+namespace {
+KubeconfigOptions options_from_environment(std::string kubeconfig_flag) {
     KubeconfigOptions o;
-    o.exec = std::move(exec);
     o.kubeconfig_flag = std::move(kubeconfig_flag);
-    o.context = std::move(context);
-    o.allow_insecure_tls = allow_insecure_tls;
     if (const char* env = std::getenv("KUBECONFIG")) o.kubeconfig_env = env;
     if (const char* home = std::getenv("HOME")) o.home = home;
+    return o;
+}
+}  // namespace
+
+std::vector<std::string> list_default_contexts(std::string kubeconfig_flag) {
+    return list_kubeconfig_contexts(options_from_environment(std::move(kubeconfig_flag)));
+}
+
+RestConfig load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
+                               ExecPluginOptions exec) {
+    KubeconfigOptions o = options_from_environment(std::move(kubeconfig_flag));
+    o.exec = std::move(exec);
+    o.context = std::move(context);
+    o.allow_insecure_tls = allow_insecure_tls;
     const bool have_file = !o.kubeconfig_flag.empty() || (o.kubeconfig_env && !o.kubeconfig_env->empty());
     const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
     if (!have_file && host && *host) {

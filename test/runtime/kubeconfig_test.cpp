@@ -142,6 +142,30 @@ TEST_F(Kubeconfig, KubeconfigListMergesFirstDefinitionWins) {
     EXPECT_EQ(as_token(cfg)->current(TokenSource::Clock::now()), "from-b-token");
 }
 
+TEST_F(Kubeconfig, ContextNamesAreEveryMergedContextSorted) {
+    const auto a = write("a.yaml",
+                         "contexts:\n- name: zeta\n  context:\n    cluster: c\n"
+                         "- name: alpha\n  context:\n    cluster: c\n");
+    const auto b = write("b.yaml",
+                         "contexts:\n- name: alpha\n  context:\n    cluster: other\n"
+                         "- name: mid\n  context:\n    cluster: c\n");
+    KubeconfigOptions o;
+    o.kubeconfig_env = a.string() + ":" + (dir / "missing.yaml").string() + ":" + b.string();
+    EXPECT_EQ(list_kubeconfig_contexts(o), (std::vector<std::string>{"alpha", "mid", "zeta"}));
+    // Only the file --kubeconfig names.
+    o.kubeconfig_flag = b.string();
+    EXPECT_EQ(list_kubeconfig_contexts(o), (std::vector<std::string>{"alpha", "mid"}));
+    EXPECT_TRUE(kubeconfig_context_names({{dir / "empty", ""}}).empty());
+    // Malformed input is a ConfigError naming the file, as for resolve.
+    try {
+        kubeconfig_context_names({{dir / "bad", "contexts: {a: 1}\n"}});
+        ADD_FAILURE() << "expected ConfigError";
+    } catch (const ConfigError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("'contexts' must be a list"));
+        EXPECT_THAT(e.what(), HasSubstr("bad"));
+    }
+}
+
 TEST_F(Kubeconfig, FlagBeatsEnvironmentAndMustExist) {
     KubeconfigOptions o;
     o.kubeconfig_flag = (dir / "nope").string();

@@ -40,6 +40,12 @@ RestConfig resolve_kubeconfig(const std::vector<KubeconfigSource>& sources, std:
 // skipped, at least one must exist), else ~/.kube/config.
 RestConfig load_kubeconfig(const KubeconfigOptions& opts);
 
+// Every context the merged sources define, sorted by name (as
+// `kubectl config get-contexts -o name`); a malformed file is a ConfigError.
+std::vector<std::string> kubeconfig_context_names(const std::vector<KubeconfigSource>& sources);
+// The same over the files load_kubeconfig reads.
+std::vector<std::string> list_kubeconfig_contexts(const KubeconfigOptions& opts);
+
 struct InClusterOptions {
     std::string service_host;  // $KUBERNETES_SERVICE_HOST
     std::string service_port;  // $KUBERNETES_SERVICE_PORT
@@ -53,5 +59,8 @@ RestConfig load_in_cluster(const InClusterOptions& opts);
 // in-cluster when KUBERNETES_SERVICE_HOST is set, then ~/.kube/config.
 RestConfig load_default_config(std::string kubeconfig_flag, std::string context, bool allow_insecure_tls,
                                ExecPluginOptions exec = {});
+// The contexts of the files load_default_config would read (--kubeconfig,
+// $KUBECONFIG, ~/.kube/config); in-cluster credentials have none.
+std::vector<std::string> list_default_contexts(std::string kubeconfig_flag);
 
 }  // namespace attune::kube
