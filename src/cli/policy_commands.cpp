@@ -5,6 +5,8 @@
 #include "cluster_reads.hpp"
 #include "commands.hpp"
 #include "session.hpp"
+#include "context_fanout.hpp"
+#include "status_filter.hpp"
 #include "status_records.hpp"
 
 #include <attune/core/util/json_path.hpp>
@@ -19,6 +21,7 @@
 #include <map>
 #include <set>
 #include <ostream>
+#include <sstream>
 
 namespace attune::cli {
 namespace asio = boost::asio;
@@ -111,8 +114,10 @@ asio::awaitable<int> watch(Session& s, Invocation& inv, const ReportKind& k, std
         }
         auto& seen = printed[d.key];
         json::array fresh;
+        const std::string filter = inv.flags.get("filter");
         for (auto& r : recs.value())
-            if (seen.insert(json::serialize(r)).second) fresh.push_back(std::move(r));
+            if (status_matches_filter(r.as_object(), filter) && seen.insert(json::serialize(r)).second)
+                fresh.push_back(std::move(r));
         if (!fresh.empty()) print(inv, k, fresh, false);
     });
     asio::steady_timer stop_after(co_await asio::this_coro::executor);
@@ -127,11 +132,104 @@ asio::awaitable<int> watch(Session& s, Invocation& inv, const ReportKind& k, std
     co_return kExitOk;
 }
 
+// What one cluster holds for the command: its records, and what -w goes on from.
+struct Listing {
+    std::string ns;  // "" with -A
+    PolicyContext ctx;
+    json::array records;
+};
+
+// Lists the policies (and the defaults objects, for the effective mode) and
+// builds the records; an error is the text after "error: ".
+asio::awaitable<core::Result<Listing>> list_records(Session& s, const Invocation& inv, const ReportKind& k,
+                                                    const std::string& policy, const std::string& workload) {
+    Listing l;
+    l.ns = inv.common.all_namespaces ? "" : s.ns();
+    l.ctx = co_await read_policy_context(s.client(), l.ns);
+    if (!l.ctx.policies_error.empty()) {
+        std::string text = "cannot list AttunePolicies: " + l.ctx.policies_error;
+        if (l.ctx.policies_error.find("404") != std::string::npos ||
+            l.ctx.policies_error.find("NotFound") != std::string::npos)
+            text += " (is the AttunePolicy CRD installed? kubectl attune doctor)";
+        co_return core::make_error("list_failed", std::move(text));
+    }
+    if (!l.ctx.defaults_error.empty())
+        spdlog::info("defaults objects not read; modes shown without them error=\"{}\"", l.ctx.defaults_error);
+    if (!policy.empty()) {
+        std::erase_if(l.ctx.policies, [&](const json::value& p) {
+            return core::string_at(p, {"metadata", "name"}) != policy;
+        });
+        if (l.ctx.policies.empty())
+            co_return core::make_error("not_found", not_found_text(kube::resources::attune_policies(), policy));
+    }
+    auto records = collect(k, l.ctx, effective_policies(l.ctx), workload);
+    if (!records) co_return records.error();
+    l.records = std::move(records.value());
+    const std::string filter = inv.flags.get("filter");
+    if (!filter.empty()) {
+        json::array kept;
+        for (auto& r : l.records)
+            if (status_matches_filter(r.as_object(), filter)) kept.push_back(std::move(r));
+        l.records = std::move(kept);
+    }
+    co_return l;
+}
+
+bool structured(const Invocation& inv) {
+    return inv.common.output == OutputFormat::Json || inv.common.output == OutputFormat::Yaml;
+}
+
+// --contexts / --all-contexts: each context in turn, one table with a
+// CONTEXT column. A context that fails is reported on stderr, naming it, and
+// the others are still printed; the exit code is then 1, as kubectl's for a
+// partial failure.
+int run_across_contexts(Invocation& inv, const ReportKind& k, const std::vector<std::string>& contexts,
+                        const std::string& policy, const std::string& workload) {
+    json::array all;
+    bool failed = false;
+    for (const auto& name : contexts) {
+        std::ostringstream err;
+        Invocation one{inv.common, inv.flags, inv.out, err};
+        one.common.context = name;
+        const int rc =
+            run_in_session(one, std::chrono::seconds(30), kExitError, [&](Session& s) -> asio::awaitable<int> {
+                auto l = co_await list_records(s, one, k, policy, workload);
+                if (!l) {
+                    one.err << "error: " << l.error().message << "\n";
+                    co_return kExitError;
+                }
+                tag_records_with_context(l.value().records, name);
+                for (auto& r : l.value().records) all.push_back(std::move(r));
+                co_return kExitOk;
+            });
+        inv.err << name_context_in_errors(err.str(), name);
+        failed = failed || rc != kExitOk;
+    }
+    if (all.empty() && !structured(inv)) {
+        inv.err << k.nothing << " in " << (inv.common.all_namespaces ? "any namespace" : "the contexts' namespaces")
+                << " of " << contexts.size() << " context(s).\n";
+    } else {
+        ReportKind tagged = k;
+        tagged.columns = [&k](bool all_namespaces) { return with_context_column(k.columns(all_namespaces)); };
+        const int rc = print(inv, tagged, all, true);
+        if (rc != kExitOk) return rc;
+    }
+    return failed ? kExitError : kExitOk;
+}
+
 int run_report(Invocation& inv, const ReportKind& k) {
     if (inv.flags.positionals.size() > 1)
         return usage_error(inv.err, k.name, "at most one policy name, got \"" + inv.flags.positionals[1] + "\"", kExitUsage);
     const std::string policy = inv.flags.positionals.empty() ? "" : inv.flags.positionals[0];
     const std::string workload = inv.flags.get("workload");
+    const auto contexts = requested_contexts(inv.flags, inv.common);
+    if (!contexts) {
+        if (contexts.error().code == "bad_usage")
+            return usage_error(inv.err, k.name, contexts.error().message, kExitUsage);
+        inv.err << "error: " << contexts.error().message << "\n";
+        return kExitError;
+    }
+    if (!contexts.value().empty()) return run_across_contexts(inv, k, contexts.value(), policy, workload);
     const bool watching = inv.flags.flag("watch");
     // With -w, --request-timeout is how long to watch (an end, not an
     // error); the session's own deadline then only catches a hang.
@@ -143,40 +241,21 @@ int run_report(Invocation& inv, const ReportKind& k) {
                                          : std::chrono::milliseconds(std::chrono::hours(24 * 365));
     }
     return run_in_session(inv, deadline, kExitError, [&](Session& s) -> asio::awaitable<int> {
-        const std::string ns = inv.common.all_namespaces ? "" : s.ns();
-        auto ctx = co_await read_policy_context(s.client(), ns);
-        if (!ctx.policies_error.empty()) {
-            inv.err << "error: cannot list AttunePolicies: " << ctx.policies_error;
-            if (ctx.policies_error.find("404") != std::string::npos || ctx.policies_error.find("NotFound") != std::string::npos)
-                inv.err << " (is the AttunePolicy CRD installed? kubectl attune doctor)";
-            inv.err << "\n";
+        auto l = co_await list_records(s, inv, k, policy, workload);
+        if (!l) {
+            inv.err << "error: " << l.error().message << "\n";
             co_return kExitError;
         }
-        if (!ctx.defaults_error.empty())
-            spdlog::info("defaults objects not read; modes shown without them error=\"{}\"", ctx.defaults_error);
-        if (!policy.empty()) {
-            std::erase_if(ctx.policies, [&](const json::value& p) { return core::string_at(p, {"metadata", "name"}) != policy; });
-            if (ctx.policies.empty()) {
-                inv.err << "error: " << not_found_text(kube::resources::attune_policies(), policy) << "\n";
-                co_return kExitError;
-            }
-        }
-        const auto effective = effective_policies(ctx);
-        auto records = collect(k, ctx, effective, workload);
-        if (!records) {
-            inv.err << "error: " << records.error().message << "\n";
-            co_return kExitError;
-        }
-        if (records.value().empty() && inv.common.output != OutputFormat::Json &&
-            inv.common.output != OutputFormat::Yaml) {
+        auto& [ns, ctx, records] = l.value();
+        if (records.empty() && !structured(inv)) {
             inv.err << k.nothing << " in " << scope_text(inv, ns) << ".\n";
         } else {
-            const int rc = print(inv, k, records.value(), true);
+            const int rc = print(inv, k, records, true);
             if (rc != kExitOk) co_return rc;
         }
         if (!watching) co_return kExitOk;
         PrintedRecords printed;
-        remember(printed, records.value());
+        remember(printed, records);
         co_return co_await watch(s, inv, k, ns, policy, workload, std::move(printed), std::move(ctx), watch_for);
     });
 }
@@ -194,6 +273,7 @@ Command report_command(ReportKind k, std::string summary, std::string usage, std
     if (with_workload)
         c.flags.push_back(
             {"workload", 0, FlagKind::Value, "[KIND/]NAME", "only this workload (deployment/web or web)"});
+    for (auto& f : context_fanout_flag_specs()) c.flags.push_back(std::move(f));
     c.run = [k = std::move(k)](Invocation& inv) { return run_report(inv, k); };
     return c;
 }
@@ -207,14 +287,22 @@ Command make_status_command() {
                    const std::string&) -> core::Result<json::array> { return json::array{status_record(p, e)}; };
     k.columns = status_columns;
     k.nothing = "No AttunePolicies found";
-    return report_command(
+    auto c = report_command(
         std::move(k), "Per policy: phase, workloads found, resized, deferred, infeasible, idle, conditions",
-        "kubectl attune status [POLICY] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
+        "kubectl attune status [POLICY] [-n NS | -A] [--filter WORD] [-w | --contexts A,B | --all-contexts]\n"
+        "                      [-o table|wide|json|yaml]",
         "PHASE is Paused, Degraded, Resizing, else the Ready condition's reason (Monitoring, InsufficientData,\n"
         "PrometheusUnavailable, ...); Unknown while the status has no Ready condition, Pending with no status.\n"
         "MODE is the effective updateStrategy.type, after the merge with AttuneDefaults and AttuneNamespaceDefaults.\n"
+        "--filter keeps the policies that are degraded (Degraded=True), pending (no Ready condition yet),\n"
+        "collecting (InsufficientData), ready (Ready=True), noworkloads (NoWorkloadsFound), or whose phase or\n"
+        "Ready reason contains the word. --contexts/--all-contexts read several kubeconfig contexts into one\n"
+        "table with a CONTEXT column (a context that fails is named on stderr; the exit code is then 1).\n"
         "-o json prints {\"items\": [...]}, one record per policy.",
         false);
+    c.flags.push_back({"filter", 0, FlagKind::Value, "WORD",
+                       "only policies that are degraded, pending, collecting, ready, noworkloads, or match WORD"});
+    return c;
 }
 
 Command make_recommendations_command() {
@@ -226,7 +314,8 @@ Command make_recommendations_command() {
     k.nothing = "No recommendations found";
     return report_command(
         std::move(k), "Per container: current -> recommended, confidence and data points",
-        "kubectl attune recommendations [POLICY] [--workload [KIND/]NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
+        "kubectl attune recommendations [POLICY] [--workload [KIND/]NAME] [-n NS | -A] [-w | --contexts A,B | --all-contexts]\n"
+        "                               [-o table|wide|json|yaml]",
         "Reads status.recommendations. Cells read \"current -> recommended\"; -o wide adds the limits, whether\n"
         "the data is stale and when it was computed. -o json prints {\"items\": [...]}, one record per container.",
         true);
@@ -240,11 +329,13 @@ Command make_history_command() {
     };
     k.columns = history_columns;
     k.nothing = "No resize history found";
-    return report_command(std::move(k), "The resize history with results and reasons",
-                          "kubectl attune history [POLICY] [--workload NAME] [-n NS | -A] [-w] [-o table|wide|json|yaml]",
-                          "Reads status.resizeHistory (the newest 50 entries per policy), oldest first. With -w, new\n"
-                          "entries are printed as they come. -o json prints {\"items\": [...]}, one record per entry.",
-                          true);
+    return report_command(
+        std::move(k), "The resize history with results and reasons",
+        "kubectl attune history [POLICY] [--workload NAME] [-n NS | -A] [-w | --contexts A,B | --all-contexts]\n"
+        "                       [-o table|wide|json|yaml]",
+        "Reads status.resizeHistory (the newest 50 entries per policy), oldest first. With -w, new\n"
+        "entries are printed as they come. -o json prints {\"items\": [...]}, one record per entry.",
+        true);
 }
 
 }  // namespace attune::cli
