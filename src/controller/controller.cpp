@@ -1,8 +1,13 @@
 #include <attune/controller/controller.hpp>
 
 #include <attune/controller/event_keys.hpp>
+#include <attune/controller/prometheus_discoverer.hpp>
 #include <attune/core/util/json_path.hpp>
 #include <attune/core/recommend/workload_recommendation.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -44,7 +49,7 @@ std::string_view state_name(RecommendationState s) {
 
 Controller::Controller(asio::any_io_executor ex, kube::Client& client, kube::EventRecorder* events,
                        ControllerMetrics& metrics, policy::CacheViews caches, ControllerOptions opts, WallClock now)
-    : metrics_(metrics), caches_(std::move(caches)), opts_(std::move(opts)),
+    : client_(client), metrics_(metrics), caches_(std::move(caches)), opts_(std::move(opts)),
       now_(now ? std::move(now) : WallClock([] { return std::chrono::system_clock::now(); })),
       queue_(ex, opts_.rate, &metrics),
       events_(ex, events, opts_.event_queue_capacity, &metrics, [this] { return now_seconds(); }),
@@ -127,6 +132,33 @@ void Controller::enqueue_all_policies() {
         const auto name = kube::meta_string(*p, "name");
         if (!ns.empty() && !name.empty()) queue_.add(policy_key(ns, name));
     }
+}
+
+asio::awaitable<bool> Controller::refresh_prometheus_discovery() {
+    auto found = co_await look_for_prometheus(client_);
+    if (!found) {
+        spdlog::warn("prometheus discovery failed; keeping the last answer error=\"{}\"", found.error().message);
+        co_return false;
+    }
+    // Resolved and applied in one step: no co_await between them.
+    if (!policies_.set_discovered_prometheus(found.value())) co_return false;
+    if (const auto& d = policies_.discovered_prometheus())
+        spdlog::info("prometheus auto-discovered address={} found_by=\"{}\"", d->address, d->found_by);
+    else spdlog::info("prometheus auto-discovery found none");
+    enqueue_all_policies();
+    co_return true;
+}
+
+asio::awaitable<void> Controller::run_prometheus_discovery(std::chrono::seconds period) {
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    discovery_timer_ = &t;
+    while (!stopped_) {
+        t.expires_after(period);
+        co_await t.async_wait(asio::as_tuple(asio::use_awaitable));
+        if (stopped_) break;
+        co_await refresh_prometheus_discovery();
+    }
+    discovery_timer_ = nullptr;
 }
 
 void Controller::set_vpa_cache(const kube::ObjectCache* vpas) {
@@ -359,6 +391,8 @@ asio::awaitable<void> Controller::run_worker() {
 }
 
 void Controller::shut_down() {
+    stopped_ = true;
+    if (discovery_timer_ != nullptr) discovery_timer_->cancel();
     queue_.shut_down();
     aggregator_.stop();
     exporter_.stop();

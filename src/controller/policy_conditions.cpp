@@ -18,9 +18,21 @@ std::string plural(int n, const char* one, const char* many) {
 }
 }  // namespace
 
+namespace {
+core::Condition ready_after_source(const PolicyContext& p, const PassFacts& f);
+}  // namespace
+
 core::Condition ready_condition(const PolicyContext& p, const PassFacts& f) {
     if (!p.config_error.empty()) return ready(p, false, "InvalidConfig", p.config_error);
     if (p.paused) return ready(p, false, "Paused", "Reconciliation paused by spec.paused=true");
+    auto c = ready_after_source(p, f);
+    // Where the data came from is part of every answer that used the source.
+    if (!p.discovered_source.empty()) c.message += " (" + p.discovered_source + ")";
+    return c;
+}
+
+namespace {
+core::Condition ready_after_source(const PolicyContext& p, const PassFacts& f) {
     if (!p.source_error.empty())
         return ready(p, false, "PrometheusUnavailable", "Cannot resolve metrics source: " + p.source_error);
     if (!p.discovery_error.empty())
@@ -57,6 +69,7 @@ core::Condition ready_condition(const PolicyContext& p, const PassFacts& f) {
                  "Watching " + plural(f.managed, "workload", "workloads") + ", 0 with recommendations (" +
                      std::to_string(f.idle) + " idle)");
 }
+}  // namespace
 
 std::optional<core::Condition> scaled_to_zero_condition(const PolicyContext& p, const PassFacts& f) {
     if (f.scaleable == 0 || f.scaleable_idle < f.scaleable) return std::nullopt;

@@ -54,17 +54,43 @@ ResolvedPolicy EffectivePolicies::resolve(const policy::CacheViews& caches, cons
         out.config_error = std::move(r.message);
         return out;
     }
+    const std::string key =
+        std::string(kube::meta_string(*policy, "namespace")) + "/" + std::string(kube::meta_string(*policy, "name"));
+    if (std::holds_alternative<core::NoMetricsSource>(r.effective->metrics.provider) && discovered_) {
+        auto& memo = with_discovered_[key];
+        if (memo.merged != r.effective || memo.discovery_generation != discovery_generation_ || !memo.effective) {
+            auto copy = std::make_shared<core::EffectivePolicy>(*r.effective);
+            core::PrometheusSource src;
+            src.origin = "auto-discovered " + discovered_->found_by;
+            src.address = discovered_->address;
+            copy->metrics.provider = src;
+            if (!copy->metrics.prometheus) copy->metrics.prometheus = src;
+            memo = {r.effective, discovery_generation_, std::move(copy)};
+        }
+        out.effective = memo.effective;
+        out.discovered_source =
+            "Prometheus auto-discovered at " + discovered_->address + " (" + discovered_->found_by + ")";
+        return out;
+    }
+    with_discovered_.erase(key);
     out.source_error = unusable_source(*r.effective);
     out.effective = std::move(r.effective);
     return out;
+}
+
+bool EffectivePolicies::set_discovered_prometheus(std::optional<core::DiscoveredPrometheus> found) {
+    if (found == discovered_) return false;
+    discovered_ = std::move(found);
+    ++discovery_generation_;
+    return true;
 }
 
 std::string unusable_source(const core::EffectivePolicy& policy) {
     const auto& provider = policy.metrics.provider;
     if (std::holds_alternative<core::NoMetricsSource>(provider))
         return "no metrics source: set spec.metricsSource.prometheus.address (or vpa, or manual) in the policy, or "
-               "prometheus.address in an AttuneNamespaceDefaults or the AttuneDefaults (auto-discovery of a "
-               "Prometheus is not implemented)";
+               "prometheus.address in an AttuneNamespaceDefaults or the AttuneDefaults; " +
+               core::no_prometheus_discovered_text();
     if (const auto* u = std::get_if<core::UnsupportedMetricsSource>(&provider))
         return "spec.metricsSource." + u->provider +
                " is accepted but not implemented by this operator; use prometheus, vpa or manual";
@@ -79,6 +105,7 @@ void fill_context(PolicyContext& context, const ResolvedPolicy& resolved) {
     const auto& e = *resolved.effective;
     context.paused = e.paused;
     context.source_error = resolved.source_error;
+    context.discovered_source = resolved.discovered_source;
     context.observe = e.update_strategy.type == core::UpdateMode::Observe;
     context.max_status_recommendations = e.update_strategy.max_status_recommendations;
     context.include_explanations = e.update_strategy.include_explanations_in_status;

@@ -25,6 +25,8 @@ ResourceType attune_namespace_defaults() {
     return {"attune.io", "v1alpha1", "attunenamespacedefaults", "AttuneNamespaceDefaults", true};
 }
 ResourceType config_maps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
+ResourceType services() { return {"", "v1", "services", "Service", true}; }
+ResourceType prometheuses() { return {"monitoring.coreos.com", "v1", "prometheuses", "Prometheus", true}; }
 ResourceType secrets() { return {"", "v1", "secrets", "Secret", true}; }
 ResourceType vertical_pod_autoscalers() {
     return {"autoscaling.k8s.io", "v1", "verticalpodautoscalers", "VerticalPodAutoscaler", true};

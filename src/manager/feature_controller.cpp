@@ -8,6 +8,11 @@ namespace attune::manager {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
+namespace {
+// How often auto-discovery looks again (the Go Attune caches its answer as long).
+constexpr std::chrono::seconds kPrometheusDiscoveryPeriod = 5min;
+}  // namespace
+
 ControllerFeature::ControllerFeature(ManagerContext& ctx, const policy::CacheViews& views) : ctx_(ctx) {
     const auto& opts = ctx_.opts;
     controller::ControllerOptions co;
@@ -41,7 +46,18 @@ void ControllerFeature::start_workers() {
     ctx_.spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
     ctx_.spawn("event-queue", [this] { return controller_->events().run(); });
     ctx_.spawn("recommendation-exporter", [this] { return controller_->exporter().run(); });
-    for (int i = 0; i < ctx_.opts.workers; ++i) ctx_.spawn("worker", [this] { return controller_->run_worker(); });
+    // The workers wait for the first look for a Prometheus, so that a policy
+    // with no source is not reported PrometheusUnavailable for the moment
+    // before discovery answers (a few GETs).
+    ctx_.spawn("prometheus-discovery", [this]() -> asio::awaitable<void> {
+        if (!workers_started_) {
+            co_await controller_->refresh_prometheus_discovery();
+            workers_started_ = true;
+            for (int i = 0; i < ctx_.opts.workers; ++i)
+                ctx_.spawn("worker", [this] { return controller_->run_worker(); });
+        }
+        co_await controller_->run_prometheus_discovery(kPrometheusDiscoveryPeriod);
+    });
 }
 
 void ControllerFeature::start_event_flush() {

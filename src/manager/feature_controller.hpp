@@ -20,7 +20,8 @@ public:
     controller::Controller& get() { return *controller_; }
 
     // Once leading (or at sync without leader election): every policy gets a
-    // pass, and the aggregator, status writer, Event queue and workers run.
+    // pass, and the aggregator, status writer, Event queue and Prometheus
+    // auto-discovery run, and the workers after discovery's first look.
     void start_workers();
     // Flushes the Event recorder's aggregated Events every 30s.
     void start_event_flush();
@@ -29,6 +30,7 @@ public:
 private:
     ManagerContext& ctx_;
     std::unique_ptr<controller::Controller> controller_;
+    bool workers_started_ = false;  // the discovery task may be restarted; the workers start once
 };
 
 }  // namespace attune::manager

@@ -99,6 +99,39 @@ TEST(PolicyConditions, ReadyReasonsInPrecedenceOrder) {
     }
 }
 
+TEST(PolicyConditions, TheReadyMessageNamesAnAutoDiscoveredPrometheus) {
+    const std::string note =
+        "Prometheus auto-discovered at http://prometheus-server.monitoring:9090 (Service "
+        "monitoring/prometheus-server)";
+    struct Row {
+        const char* what;
+        std::function<void(PolicyContext&, PassFacts&)> set;
+        std::string message;  // the whole message
+    };
+    const std::vector<Row> rows = {
+        {"recommendations", [](auto&, auto& f) { f.with_recommendations = 1; },
+         "Watching 2 workloads, 1 with recommendations (" + note + ")"},
+        {"the discovered Prometheus does not answer",
+         [](auto&, auto& f) {
+             f.source_failures = 2;
+             f.source_failure = "Deployment a: cpu query: unreachable";
+         },
+         "Metrics source errors on 2 of 2 workloads: Deployment a: cpu query: unreachable (" + note + ")"},
+        // Reasons decided before the source is resolved say nothing of it.
+        {"paused", [](auto& p, auto&) { p.paused = true; }, "Reconciliation paused by spec.paused=true"},
+        {"invalid", [](auto& p, auto&) { p.config_error = "bad"; }, "bad"},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.what);
+        PolicyContext p;
+        p.discovered_source = note;
+        PassFacts f;
+        f.managed = 2;
+        r.set(p, f);
+        EXPECT_EQ(ready_condition(p, f).message, r.message);
+    }
+}
+
 TEST(PolicyConditions, ScaledToZeroNeedsEveryScaleableTargetIdle) {
     PolicyContext p;
     PassFacts f;

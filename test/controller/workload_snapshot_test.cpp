@@ -127,6 +127,57 @@ TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStep) {
     }
 }
 
+TEST(WorkloadSnapshot, APolicyWithNoSourceUsesTheDiscoveredPrometheus) {
+    Fixture f;
+    f.set_policy(policy("{}"));
+    EffectivePolicies policies({});
+    // Nothing discovered: no source, and the message says what was looked for.
+    auto none = take_snapshot(f.views(), policies, kWeb);
+    EXPECT_EQ(next_step(none), WorkloadStep::SourceFailed);
+    EXPECT_NE(none.policy.source_error.find("auto-discovery found no Prometheus"), std::string::npos)
+        << none.policy.source_error;
+    EXPECT_TRUE(none.policy.discovered_source.empty());
+
+    const core::DiscoveredPrometheus found{"http://prometheus-server.monitoring:9090",
+                                           "Service monitoring/prometheus-server"};
+    EXPECT_TRUE(policies.set_discovered_prometheus(found));
+    EXPECT_FALSE(policies.set_discovered_prometheus(found));  // the same answer is no change
+    const auto a = take_snapshot(f.views(), policies, kWeb);
+    EXPECT_EQ(next_step(a), WorkloadStep::QuerySource);
+    EXPECT_TRUE(a.policy.source_error.empty());
+    const auto* src = std::get_if<core::PrometheusSource>(&a.policy.effective->metrics.provider);
+    ASSERT_NE(src, nullptr);
+    EXPECT_EQ(src->address, found.address);
+    EXPECT_EQ(src->origin, "auto-discovered Service monitoring/prometheus-server");
+    ASSERT_TRUE(a.policy.effective->metrics.prometheus);  // the instant queries' Prometheus too
+    EXPECT_EQ(a.policy.effective->metrics.prometheus->address, found.address);
+    EXPECT_EQ(a.policy.discovered_source,
+              "Prometheus auto-discovered at http://prometheus-server.monitoring:9090 (Service "
+              "monitoring/prometheus-server)");
+    // Unchanged settings and answer: the same pointer (the store reads it as "same settings").
+    EXPECT_EQ(take_snapshot(f.views(), policies, kWeb).policy.effective, a.policy.effective);
+
+    // Another answer: new settings.
+    EXPECT_TRUE(policies.set_discovered_prometheus(
+        core::DiscoveredPrometheus{"http://prometheus-k8s.obs:9090", "Prometheus obs/k8s (Prometheus Operator)"}));
+    const auto b = take_snapshot(f.views(), policies, kWeb);
+    EXPECT_NE(b.policy.effective, a.policy.effective);
+    EXPECT_EQ(std::get<core::PrometheusSource>(b.policy.effective->metrics.provider).address,
+              "http://prometheus-k8s.obs:9090");
+
+    // A policy that names its own source is never given the discovered one.
+    Fixture own;
+    own.set_policy(policy(kPrometheus));
+    const auto c = take_snapshot(own.views(), policies, kWeb);
+    EXPECT_TRUE(c.policy.discovered_source.empty());
+    EXPECT_NE(std::get<core::PrometheusSource>(c.policy.effective->metrics.provider).address,
+              "http://prometheus-k8s.obs:9090");
+
+    // Discovery finds nothing again: no source again.
+    EXPECT_TRUE(policies.set_discovered_prometheus(std::nullopt));
+    EXPECT_EQ(next_step(take_snapshot(f.views(), policies, kWeb)), WorkloadStep::SourceFailed);
+}
+
 TEST(WorkloadSnapshot, AnIdleWorkloadIsNotQueriedButItsManualRecommendationIsComputed) {
     const std::string manual = R"({"manual":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]}})";
     struct Row {

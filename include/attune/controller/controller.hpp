@@ -26,6 +26,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <functional>
@@ -81,6 +82,12 @@ public:
     const core::Capabilities& capabilities() const noexcept { return capabilities_; }
     bool capabilities_probed() const noexcept { return capabilities_probed_; }
 
+    // Prometheus auto-discovery for policies with no source: one look now
+    // (true when the answer changed; a failed look keeps the last one).
+    boost::asio::awaitable<bool> refresh_prometheus_discovery();
+    // A look every `period`; a changed answer gives every policy a pass.
+    boost::asio::awaitable<void> run_prometheus_discovery(std::chrono::seconds period);
+
     // Stop accepting work: the queue hands out nothing more, the aggregator,
     // the event queue and the Prometheus clients stop.
     void shut_down();
@@ -105,6 +112,7 @@ private:
     void publish_gauges(const ObjectKey& k);
     core::Timestamp now_seconds() const;
 
+    kube::Client& client_;
     ControllerMetrics& metrics_;
     policy::CacheViews caches_;
     ControllerOptions opts_;
@@ -120,6 +128,8 @@ private:
     WorkloadRecommender recommender_;
     core::Capabilities capabilities_ = core::safe_defaults();
     bool capabilities_probed_ = false;
+    bool stopped_ = false;
+    boost::asio::steady_timer* discovery_timer_ = nullptr;  // run_prometheus_discovery's, while it sleeps
 };
 
 }  // namespace attune::controller

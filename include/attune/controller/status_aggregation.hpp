@@ -122,6 +122,7 @@ struct PolicyContext {
     std::string config_error;     // Ready=False InvalidConfig (a defaults lookup or validation failed)
     bool paused = false;          // Ready=False Paused
     std::string source_error;     // Ready=False PrometheusUnavailable (no usable metrics source)
+    std::string discovered_source;  // the source is an auto-discovered Prometheus: the Ready message says which
     std::string discovery_error;  // Ready=False WorkloadDiscoveryFailed (the target kind's cache is not there)
     bool observe = false;         // updateStrategy.type Observe
     int max_status_recommendations = 100;

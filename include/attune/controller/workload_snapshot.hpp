@@ -10,9 +10,12 @@
 #include <attune/core/policy/overlay.hpp>
 #include <attune/core/policy/policy.hpp>
 #include <attune/core/policy/policy_validation.hpp>
+#include <attune/core/policy/prometheus_discovery.hpp>
 #include <attune/kube/event_recorder.hpp>  // ObjectReference
 #include <attune/policy/policy_resolver.hpp>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +29,9 @@ struct ResolvedPolicy {
     std::shared_ptr<const core::EffectivePolicy> effective;  // null when ConfigError is set
     std::string config_error;  // Ready=False InvalidConfig: a defaults lookup, decode or validation failed
     std::string source_error;  // no usable metrics source (PrometheusUnavailable), "" when there is one
+    // The source is an auto-discovered Prometheus: what the Ready message says
+    // of it ("Prometheus auto-discovered at http://... (Service ns/name)").
+    std::string discovered_source;
 };
 
 // The merged settings per policy: policy::PolicyResolver (the resolution
@@ -36,17 +42,34 @@ struct ResolvedPolicy {
 class EffectivePolicies {
 public:
     explicit EffectivePolicies(core::PolicyValidationOptions opts) : resolver_(opts) {}
+    // A policy whose merged settings name no source gets the discovered
+    // Prometheus as its source (the same pointer while neither changes).
     ResolvedPolicy resolve(const policy::CacheViews& caches, const kube::ObjectCache::ObjectPtr& policy);
-    void forget(const std::string& ns, const std::string& name) { resolver_.forget(ns, name); }
+    void forget(const std::string& ns, const std::string& name) {
+        resolver_.forget(ns, name);
+        with_discovered_.erase(ns + "/" + name);
+    }
+    // What auto-discovery found last (nullopt: nothing). True when it changed.
+    bool set_discovered_prometheus(std::optional<core::DiscoveredPrometheus> found);
+    const std::optional<core::DiscoveredPrometheus>& discovered_prometheus() const noexcept { return discovered_; }
     std::size_t size() const noexcept { return resolver_.size(); }
     const core::PolicyValidationOptions& options() const noexcept { return resolver_.options(); }
 
 private:
+    // Per policy: the settings as merged, and the same with the discovered source.
+    struct WithDiscovered {
+        std::shared_ptr<const core::EffectivePolicy> merged;
+        std::uint64_t discovery_generation = 0;
+        std::shared_ptr<const core::EffectivePolicy> effective;
+    };
     policy::PolicyResolver resolver_;
+    std::optional<core::DiscoveredPrometheus> discovered_;
+    std::uint64_t discovery_generation_ = 0;
+    std::map<std::string, WithDiscovered> with_discovered_;
 };
 
 // "" when the merged source can be queried; else why not: no source at all
-// (auto-discovery is not implemented), or Datadog / CloudWatch.
+// (and auto-discovery found none), or Datadog / CloudWatch.
 std::string unusable_source(const core::EffectivePolicy& policy);
 
 // The policy's own part of its status, from its resolution.
