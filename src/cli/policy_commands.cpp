@@ -144,23 +144,12 @@ int run_report(Invocation& inv, const ReportKind& k) {
     }
     return run_in_session(inv, deadline, kExitError, [&](Session& s) -> asio::awaitable<int> {
         const std::string ns = inv.common.all_namespaces ? "" : s.ns();
-        auto ctx = co_await read_policy_context(s.client(), ns);
-        if (!ctx.policies_error.empty()) {
-            inv.err << "error: cannot list AttunePolicies: " << ctx.policies_error;
-            if (ctx.policies_error.find("404") != std::string::npos || ctx.policies_error.find("NotFound") != std::string::npos)
-                inv.err << " (is the AttunePolicy CRD installed? kubectl attune doctor)";
-            inv.err << "\n";
+        auto listed = co_await read_report_policies(s.client(), ns, policy);
+        if (!listed) {
+            inv.err << "error: " << listed.error().message << "\n";
             co_return kExitError;
         }
-        if (!ctx.defaults_error.empty())
-            spdlog::info("defaults objects not read; modes shown without them error=\"{}\"", ctx.defaults_error);
-        if (!policy.empty()) {
-            std::erase_if(ctx.policies, [&](const json::value& p) { return core::string_at(p, {"metadata", "name"}) != policy; });
-            if (ctx.policies.empty()) {
-                inv.err << "error: " << not_found_text(kube::resources::attune_policies(), policy) << "\n";
-                co_return kExitError;
-            }
-        }
+        auto ctx = std::move(listed).value();
         const auto effective = effective_policies(ctx);
         auto records = collect(k, ctx, effective, workload);
         if (!records) {
