@@ -62,12 +62,6 @@ cli_on_policies() {
   done
   fail "the policies changed during each of 6 runs of: $*"
 }
-row_re() {
-  local v out="" sep=""
-  for v in "$@"; do out+="$sep$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$v")"; sep=' {3,}'; done
-  printf '^%s$' "$out"
-}
-shows() { grep -qE -- "$(row_re "$@")" <<<"$cli_out" || fail "no row '$*' in: $cli_out"; }
 
 # --- what is summed: status' current requests are the Deployments' own ---------
 pjson=$(k -n "$ns" get attunepolicies -o json)
