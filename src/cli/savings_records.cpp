@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 
 namespace attune::cli {
@@ -74,9 +75,11 @@ core::RequestSavings figures_of(const json::value& r) {
     return s;
 }
 
+// A price as its decimal: 0.031, 0.05 (six significant figures, no exponent for real prices).
 std::string price_text(double v) {
-    json::value j = v;  // boost prints the shortest form that reads back the same
-    return json::serialize(j);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
 }
 
 }  // namespace
