@@ -151,45 +151,35 @@ core::Result<PreviewResult> preview_policy(const PreviewInputs& in) {
             r["node"] = pod.node_name.empty() ? json::value(nullptr) : json::value(pod.node_name);
             return r;
         };
-        auto emit = [&](const core::Pod& pod, const core::Pod& planned, Verdict v) {
+        // One row per targeted container the pod has; a pod without any (or
+        // no pod) gets one row that says why.
+        auto emit = [&](const core::Pod& pod, const core::Pod& planned, const Verdict& v) {
+            json::object verdict = row_base(pod);
+            verdict["container"] = nullptr;
+            verdict["action"] = v.action;
+            verdict["reason"] = v.reason.empty() ? json::value(nullptr) : json::value(v.reason);
+            verdict["message"] = v.message.empty() ? json::value(nullptr) : json::value(v.message);
+            for (const char* k : {"current", "proposed", "cpu", "memory"}) verdict[k] = nullptr;
+            verdict["dropped"] = v.dropped;
+            json::array un;
+            for (const auto& u : v.unavailable) un.emplace_back(u);
+            verdict["unavailable"] = std::move(un);
             bool any = false;
             for (const auto& t : targets.targets) {
                 const auto* live = pod.find_container(t.name);
                 if (!live) continue;
                 const auto* next = planned.find_container(t.name);
                 const auto& to = next ? next->resources : live->resources;
-                json::object r = row_base(pod);
+                json::object r = verdict;
                 r["container"] = t.name;
-                r["action"] = v.action;
-                r["reason"] = v.reason.empty() ? json::value(nullptr) : json::value(v.reason);
-                r["message"] = v.message.empty() ? json::value(nullptr) : json::value(v.message);
                 r["current"] = values_json(live->resources);
                 r["proposed"] = values_json(to);
                 r["cpu"] = change_text(live->resources, to, core::kCpu);
                 r["memory"] = change_text(live->resources, to, core::kMemory);
-                r["dropped"] = v.dropped;
-                json::array un;
-                for (const auto& u : v.unavailable) un.emplace_back(u);
-                r["unavailable"] = std::move(un);
                 out.rows.push_back(std::move(r));
                 any = true;
             }
-            if (!any) {  // nothing of the target is in this pod (or no pod): one row says why
-                json::object r = row_base(pod);
-                r["container"] = nullptr;
-                r["action"] = v.action;
-                r["reason"] = v.reason;
-                r["message"] = v.message;
-                r["current"] = nullptr;
-                r["proposed"] = nullptr;
-                r["cpu"] = nullptr;
-                r["memory"] = nullptr;
-                r["dropped"] = json::array{};
-                json::array un;
-                for (const auto& u : v.unavailable) un.emplace_back(u);
-                r["unavailable"] = std::move(un);
-                out.rows.push_back(std::move(r));
-            }
+            if (!any) out.rows.push_back(std::move(verdict));
         };
 
         const auto wit = in.workloads.find(wkey);
@@ -323,7 +313,7 @@ core::Result<PreviewResult> preview_policy(const PreviewInputs& in) {
             }
             decided[i] = {std::move(planned), std::move(v)};
         }
-        for (std::size_t i = 0; i < pods.size(); ++i) emit(pods[i], decided[i].first, std::move(decided[i].second));
+        for (std::size_t i = 0; i < pods.size(); ++i) emit(pods[i], decided[i].first, decided[i].second);
     }
     out.notes.push_back(
         "the preview starts from no open resize cycle: resizes the manager has in flight, the budget they used and "
