@@ -19,6 +19,15 @@ cli_rc() {
   return 0
 }
 
+# row_re VALUE...: an ERE for one table row of these literal values (columns three or more spaces apart).
+row_re() {
+  local v out="" sep=""
+  for v in "$@"; do out+="$sep$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$v")"; sep=' {3,}'; done
+  printf '^%s$' "$out"
+}
+# shows VALUE...: $cli_out has a table row of exactly these values.
+shows() { grep -qE -- "$(row_re "$@")" <<<"$cli_out" || fail "no row '$*' in: $cli_out"; }
+
 # start_leading_manager [START-FN]: attune-manager (started by START-FN,
 # default start_manager) with its Lease attune-manager in $ns, leading; its
 # log holds the `capabilities ...` line doctor is compared with.

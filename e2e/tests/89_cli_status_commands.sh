@@ -121,13 +121,6 @@ cli_on_policy() {
   done
   fail "policy web changed during each of 6 runs of: $*"
 }
-# row_re VALUE...: an ERE for one table row of these literal values (columns three or more spaces apart).
-row_re() {
-  local v out="" sep=""
-  for v in "$@"; do out+="$sep$(sed 's/[][\.*^$+?(){}|]/\\&/g' <<<"$v")"; sep=' {3,}'; done
-  printf '^%s$' "$out"
-}
-shows() { grep -qE -- "$(row_re "$@")" <<<"$cli_out" || fail "no row '$*' in: $cli_out"; }
 
 # --- status --------------------------------------------------------------------
 # phase, as docs/cli.md defines it, from the conditions kubectl reads.

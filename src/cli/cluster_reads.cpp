@@ -1,5 +1,11 @@
 #include "cluster_reads.hpp"
 
+#include <attune/core/util/json_path.hpp>
+
+#include <boost/json.hpp>
+
+#include <spdlog/spdlog.h>
+
 namespace attune::cli {
 namespace asio = boost::asio;
 
@@ -68,6 +74,38 @@ asio::awaitable<PolicyContext> read_policy_context(kube::Client& c, std::string 
                               one_line(nsd.error().describe());
     co_return ctx;
 }
+
+asio::awaitable<core::Result<PolicyContext>> read_report_policies(kube::Client& c, std::string ns, std::string policy) {
+    auto ctx = co_await read_policy_context(c, ns);
+    if (!ctx.policies_error.empty()) {
+        std::string msg = "cannot list AttunePolicies: " + ctx.policies_error;
+        if (ctx.policies_error.find("404") != std::string::npos ||
+            ctx.policies_error.find("NotFound") != std::string::npos)
+            msg += " (is the AttunePolicy CRD installed? kubectl attune doctor)";
+        co_return core::make_error("list_failed", std::move(msg));
+    }
+    if (!ctx.defaults_error.empty())
+        spdlog::info("defaults objects not read; settings shown without them error=\"{}\"", ctx.defaults_error);
+    if (!policy.empty()) {
+        std::erase_if(ctx.policies, [&](const boost::json::value& p) {
+            return core::string_at(p, {"metadata", "name"}) != policy;
+        });
+        if (ctx.policies.empty())
+            co_return core::make_error("not_found", not_found_text(kube::resources::attune_policies(), policy));
+    }
+    co_return ctx;
+}
+
+std::string match_labels_selector(const boost::json::value& workload) {
+    std::string out;
+    if (const auto* ml = core::object_at(workload, {"spec", "selector", "matchLabels"}))
+        for (const auto& kv : *ml)
+            if (kv.value().is_string())
+                out += (out.empty() ? "" : ",") + std::string(kv.key()) + "=" + std::string(kv.value().get_string());
+    return out;
+}
+
+std::string one_line_error(const kube::ApiError& e) { return one_line(e.describe()); }
 
 std::string not_found_text(const kube::ResourceType& rt, const std::string& name) {
     return rt.label() + " \"" + name + "\" not found";

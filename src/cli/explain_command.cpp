@@ -23,17 +23,6 @@ namespace json = boost::json;
 
 namespace {
 
-// matchLabels as a label selector string, so the apiserver filters the pods;
-// explain_report applies the whole selector (matchExpressions too).
-std::string match_labels_selector(const json::value& workload) {
-    std::string out;
-    if (const auto* ml = core::object_at(workload, {"spec", "selector", "matchLabels"}))
-        for (const auto& kv : *ml)
-            if (kv.value().is_string())
-                out += (out.empty() ? "" : ",") + std::string(kv.key()) + "=" + std::string(kv.value().get_string());
-    return out;
-}
-
 int run(Invocation& inv) {
     if (inv.flags.positionals.empty() || inv.flags.positionals.size() > 2)
         return usage_error(inv.err, "explain", "expected one workload: KIND/NAME (deployment/web) or KIND NAME", kExitUsage);

@@ -153,30 +153,37 @@ const boost::json::value* find_path(const boost::json::value& record, std::strin
     return cur;
 }
 
+core::Result<std::vector<std::size_t>> sort_order(const boost::json::array& records, std::span<const Column> columns,
+                                                  std::string_view sort_by) {
+    std::vector<std::size_t> order(records.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (sort_by.empty()) return order;
+    std::string path = normalise_path(sort_by);
+    for (const auto& c : columns)
+        if (iequals(c.header, sort_by)) path = c.path;
+    const bool known =
+        std::any_of(records.begin(), records.end(), [&](const auto& r) { return find_path(r, path) != nullptr; }) ||
+        records.empty();
+    if (!known) return bad("couldn't find any field with path \"" + std::string(sort_by) + "\" in the list of objects");
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const auto* va = find_path(records[a], path);
+        const auto* vb = find_path(records[b], path);
+        auto na = number_of(va), nb = number_of(vb);
+        if (na && nb) return *na < *nb;
+        return cell_text(va) < cell_text(vb);
+    });
+    return order;
+}
+
 core::Result<std::string> render_table(const boost::json::array& records, std::span<const Column> columns,
                                        const TableOptions& opts) {
     std::vector<const Column*> shown;
     for (const auto& c : columns)
         if (!c.wide_only || opts.wide) shown.push_back(&c);
 
-    std::vector<std::size_t> order(records.size());
-    std::iota(order.begin(), order.end(), 0);
-    if (!opts.sort_by.empty()) {
-        std::string path = normalise_path(opts.sort_by);
-        for (const auto& c : columns)
-            if (iequals(c.header, opts.sort_by)) path = c.path;
-        const bool known = std::any_of(records.begin(), records.end(),
-                                       [&](const auto& r) { return find_path(r, path) != nullptr; }) ||
-                           records.empty();
-        if (!known) return bad("couldn't find any field with path \"" + opts.sort_by + "\" in the list of objects");
-        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            const auto* va = find_path(records[a], path);
-            const auto* vb = find_path(records[b], path);
-            auto na = number_of(va), nb = number_of(vb);
-            if (na && nb) return *na < *nb;
-            return cell_text(va) < cell_text(vb);
-        });
-    }
+    auto sorted = sort_order(records, columns, opts.sort_by);
+    if (!sorted) return sorted.error();
+    const std::vector<std::size_t> order = std::move(sorted).value();
 
     std::vector<std::vector<std::string>> rows;
     if (!opts.no_headers) {

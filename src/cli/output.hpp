@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace attune::cli {
 
@@ -34,6 +35,12 @@ struct TableOptions {
     // or, as a convenience, a column header. Empty: the given order.
     std::string sort_by;
 };
+
+// The order --sort-by puts `records` in (indexes into them), by render_table's
+// rule below; the given order when `sort_by` is empty. Error code
+// "bad_usage" for an unknown path.
+core::Result<std::vector<std::size_t>> sort_order(const boost::json::array& records, std::span<const Column> columns,
+                                                  std::string_view sort_by);
 
 // Records are JSON objects. Columns are separated by three spaces, as kubectl
 // does; a missing field prints "<none>". Sorting is stable, numeric when both

@@ -145,23 +145,9 @@ asio::awaitable<core::Result<Listing>> list_records(Session& s, const Invocation
                                                     const std::string& policy, const std::string& workload) {
     Listing l;
     l.ns = inv.common.all_namespaces ? "" : s.ns();
-    l.ctx = co_await read_policy_context(s.client(), l.ns);
-    if (!l.ctx.policies_error.empty()) {
-        std::string text = "cannot list AttunePolicies: " + l.ctx.policies_error;
-        if (l.ctx.policies_error.find("404") != std::string::npos ||
-            l.ctx.policies_error.find("NotFound") != std::string::npos)
-            text += " (is the AttunePolicy CRD installed? kubectl attune doctor)";
-        co_return core::make_error("list_failed", std::move(text));
-    }
-    if (!l.ctx.defaults_error.empty())
-        spdlog::info("defaults objects not read; modes shown without them error=\"{}\"", l.ctx.defaults_error);
-    if (!policy.empty()) {
-        std::erase_if(l.ctx.policies, [&](const json::value& p) {
-            return core::string_at(p, {"metadata", "name"}) != policy;
-        });
-        if (l.ctx.policies.empty())
-            co_return core::make_error("not_found", not_found_text(kube::resources::attune_policies(), policy));
-    }
+    auto listed = co_await read_report_policies(s.client(), l.ns, policy);
+    if (!listed) co_return listed.error();
+    l.ctx = std::move(listed).value();
     auto records = collect(k, l.ctx, effective_policies(l.ctx), workload);
     if (!records) co_return records.error();
     l.records = std::move(records.value());

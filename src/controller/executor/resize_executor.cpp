@@ -130,13 +130,7 @@ void ResizeExecutor::shut_down() {
 
 core::ResizeGateInputs ResizeExecutor::gate_inputs(PassContext& c, const core::Pod& pod, const core::NodeFacts* node) {
     auto g = core::policy_gate_inputs(*c.policy, c.book->history, cooldown_anchor(c), c.now);
-    const auto cycle = cycles_.view(c.policy_key);
-    // Inside the open cycle the cooldown does not hold the cycle's own pods
-    // back (core/resize/resize_pass.hpp); it gates the next cycle, and this one's
-    // rest once it evicted a pod.
-    if (cycle.open && !cycle.cooldown_applies) g.last_resize_time.reset();
-    g.resizes_in_flight = cycle.in_flight;
-    g.increase_used = cycle.increase_used;
+    core::apply_cycle(g, cycles_.view(c.policy_key));
     if (!g.schedule.windows.empty()) g.zone = zones_.get(g.schedule.timezone);
     if (node) {
         g.node = *node;

@@ -26,4 +26,10 @@ ResizeGateInputs policy_gate_inputs(const EffectivePolicy& p, std::span<const Hi
     return g;
 }
 
+void apply_cycle(ResizeGateInputs& g, const CycleView& cycle) {
+    if (cycle.open && !cycle.cooldown_applies) g.last_resize_time.reset();
+    g.resizes_in_flight = cycle.in_flight;
+    g.increase_used = cycle.increase_used;
+}
+
 }  // namespace attune::core

@@ -63,5 +63,27 @@ TEST(ResizeGateInputs, NoScheduleAndAnUnsetConcurrencyMeanTheDefaults) {
     EXPECT_EQ(g.cooldown.effective, hours(1));
 }
 
+// The open cycle: in flight and budget used always; the cooldown anchor is
+// dropped inside an open cycle unless that cycle evicted a pod.
+TEST(ResizeGateInputs, TheOpenCyclesPart) {
+    struct Case {
+        const char* name;
+        CycleView cycle;
+        bool anchor_kept;
+    };
+    const Case cases[] = {
+        {"no cycle open: the cooldown gates", {}, true},
+        {"inside an open cycle: its own pods are not held", {true, false, 2, {{"cpu", qty("300m")}}}, false},
+        {"the open cycle evicted a pod: the cooldown holds the rest", {true, true, 1, {}}, true},
+    };
+    for (const auto& c : cases) {
+        auto g = policy_gate_inputs(EffectivePolicy{}, {}, std::string("2026-12-04T11:55:00Z"), kNow);
+        apply_cycle(g, c.cycle);
+        EXPECT_EQ(g.last_resize_time.has_value(), c.anchor_kept) << c.name;
+        EXPECT_EQ(g.resizes_in_flight, c.cycle.in_flight) << c.name;
+        EXPECT_EQ(g.increase_used, c.cycle.increase_used) << c.name;
+    }
+}
+
 }  // namespace
 }  // namespace attune::core

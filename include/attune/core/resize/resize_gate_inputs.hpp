@@ -12,6 +12,7 @@
 #include "attune/core/policy/policy.hpp"
 #include "attune/core/resize/resize_gates.hpp"
 #include "attune/core/resize/resize_history.hpp"
+#include "attune/core/resize/resize_pass.hpp"
 
 namespace attune::core {
 
@@ -22,5 +23,11 @@ Schedule schedule_of(const EffectiveSchedule& schedule);
 // absent. The zone is left unset for the shell to fill.
 ResizeGateInputs policy_gate_inputs(const EffectivePolicy& policy, std::span<const HistoryEntry> history,
                                     std::optional<std::string> last_resize_time, Timestamp now);
+
+// The open resize cycle's part (resize_pass.hpp): its resizes in flight and
+// the budget it used. Inside an open cycle the cooldown does not hold the
+// cycle's own pods back (it gates the next cycle), unless the cycle evicted
+// a pod (CycleView::cooldown_applies).
+void apply_cycle(ResizeGateInputs& gates, const CycleView& cycle);
 
 }  // namespace attune::core

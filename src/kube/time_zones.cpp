@@ -1,11 +1,11 @@
-#include <attune/controller/time_zones.hpp>
+#include <attune/kube/time_zones.hpp>
 
 #include <spdlog/spdlog.h>
 
 #include <fstream>
 #include <sstream>
 
-namespace attune::controller {
+namespace attune::kube {
 
 const std::optional<core::TimeZone>& TimeZones::get(const std::string& name) {
     if (auto it = loaded_.find(name); it != loaded_.end()) return it->second;
@@ -17,8 +17,9 @@ const std::optional<core::TimeZone>& TimeZones::get(const std::string& name) {
         bytes << f.rdbuf();
         auto parsed = core::parse_tzif(name, bytes.str());
         if (parsed) zone = std::move(parsed).value();
-        else spdlog::warn("schedule timezone does not parse; the schedule fails open zone={} error=\"{}\"", name,
-                          parsed.error().message);
+        else
+            spdlog::warn("schedule timezone does not parse; the schedule fails open zone={} error=\"{}\"", name,
+                         parsed.error().message);
     } else if (name == "UTC") {
         zone = core::time_zone_from_posix("UTC", core::parse_posix_tz("UTC0").value());
     } else {
@@ -27,4 +28,4 @@ const std::optional<core::TimeZone>& TimeZones::get(const std::string& name) {
     return loaded_.emplace(name, std::move(zone)).first->second;
 }
 
-}  // namespace attune::controller
+}  // namespace attune::kube

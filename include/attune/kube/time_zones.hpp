@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace attune::controller {
+namespace attune::kube {
 
 class TimeZones {
 public:
@@ -22,4 +22,4 @@ private:
     std::map<std::string, std::optional<core::TimeZone>, std::less<>> loaded_;
 };
 
-}  // namespace attune::controller
+}  // namespace attune::kube
