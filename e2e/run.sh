@@ -36,6 +36,8 @@ if [ $(( ${#tests[@]} + ${#last[@]} )) -eq 0 ]; then
 fi
 
 read -r -a clusters <<<"${E2E_CLUSTERS:-}"
+# One cluster (hack/e2e.sh --shards 1, or by hand): no E2E_CLUSTERS, so no
+# element 0, which set -u would refuse.
 first_run=${clusters[0]:-}
 first_run=${first_run%%:*}
 first_run=${first_run:-${ATTUNE_RUN:-$here/.run}}

@@ -14,6 +14,8 @@ Command make_explain_command();
 Command make_history_command();
 Command make_savings_command();
 Command make_preview_command();
+Command make_diff_command();
+Command make_export_command();
 Command make_upgrade_gate_command();
 Command make_upgrade_step_command();
 Command make_upgrade_report_command();

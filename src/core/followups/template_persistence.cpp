@@ -75,7 +75,10 @@ TemplateDecision plan_template_patch(const Pod& tmpl, const RolloutStatus& rollo
         return TemplateSkip{"live_pods_unknown", "listing the live pods failed; persisting now could drop their envelope"};
     if (auto why = rollout_in_progress(rollout))
         return TemplateSkip{"rollout_in_progress", "another rollout is in progress: " + *why};
+    return template_patch(tmpl, in);
+}
 
+TemplateDecision template_patch(const Pod& tmpl, const TemplatePersistInputs& in) {
     Pod after = tmpl;
     TemplatePatch out;
     boost::json::array containers, init_containers;

@@ -99,6 +99,24 @@ TEST(TemplatePersistence, SkipTable) {
     }
 }
 
+// template_patch is plan_template_patch past its gates: the same body
+// whatever the rollout, the trigger or the kind, and the same two skips.
+TEST(TemplatePersistence, TemplatePatchIsThePlanWithoutTheGates) {
+    const auto settled = deployment(kNoEnvelope);
+    const auto rolling =
+        deployment(kNoEnvelope, R"({"observedGeneration":3,"replicas":4,"updatedReplicas":1,"availableReplicas":1})");
+    TemplatePersistInputs gated = inputs("500m", "768Mi");
+    gated.enabled = false;
+    gated.kind = "DaemonSet";
+    gated.live_pods_listed = false;
+    EXPECT_EQ(decision(template_patch(tmpl(rolling), gated)),
+              decision(plan_template_patch(tmpl(settled), rollout(settled), inputs("500m", "768Mi"))));
+    EXPECT_EQ(decision(template_patch(tmpl(rolling), inputs("1", "1Gi"))), "skip:unchanged");
+    TemplatePersistInputs ghost = inputs("500m", "768Mi");
+    ghost.resources["ghost"] = {rl({{"cpu", "1"}}), {}};
+    EXPECT_EQ(decision(template_patch(tmpl(rolling), ghost)), "skip:container_not_found");
+}
+
 TEST(TemplatePersistence, WhichModesPersistForWhichTrigger) {
     using M = UpdateMode;
     const auto after = PersistWhen::AfterSuccessfulResize, on = PersistWhen::OnRecommendation;

@@ -92,6 +92,14 @@ using TemplateDecision = std::variant<TemplatePatch, TemplateSkip>;
 TemplateDecision plan_template_patch(const Pod& pod_template, const RolloutStatus& rollout,
                                      const TemplatePersistInputs& in);
 
+// What persisting in.resources writes onto the template, past the gates of
+// plan_template_patch (enabled, trigger, kind, live pods, rollout): per
+// container apply_target under in.controlled_values, then the raised
+// envelope. plan_template_patch ends with it, and kubectl attune diff and
+// export show it, so both write the same values. Skips: container_not_found,
+// unchanged.
+TemplateDecision template_patch(const Pod& pod_template, const TemplatePersistInputs& in);
+
 // The TemplatePatched history entry for a patch that was written.
 HistoryEntry template_history_entry(const TemplatePatch& patch, const Pod& pod_template, std::string workload,
                                     PersistWhen when, Timestamp now);
