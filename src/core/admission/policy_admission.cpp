@@ -44,9 +44,8 @@ json::value with_identity(const json::value& object, const std::string& ns) {
     auto& m = meta.as_object();
     const auto* name = m.if_contains("name");
     if (!name || (name->is_string() && name->get_string().empty())) m["name"] = "(generated)";
-    const auto* namespace_ = m.if_contains("namespace");
-    if (!ns.empty() && (!namespace_ || (namespace_->is_string() && namespace_->get_string().empty())))
-        m["namespace"] = ns;
+    const auto* stored_ns = m.if_contains("namespace");
+    if (!ns.empty() && (!stored_ns || (stored_ns->is_string() && stored_ns->get_string().empty()))) m["namespace"] = ns;
     return copy;
 }
 
