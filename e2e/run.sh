@@ -36,7 +36,9 @@ if [ $(( ${#tests[@]} + ${#last[@]} )) -eq 0 ]; then
 fi
 
 read -r -a clusters <<<"${E2E_CLUSTERS:-}"
-first_run=${clusters[0]%%:*}
+# One cluster (--shards 1) sets no E2E_CLUSTERS: an empty list under set -u.
+first_run=${clusters[0]:-}
+first_run=${first_run%%:*}
 first_run=${first_run:-${ATTUNE_RUN:-$here/.run}}
 # Every executor test records its /resize counts in one file, which the
 # oracle reads at the end, whichever cluster each test ran on.
