@@ -33,7 +33,7 @@ sel="attune.io/e2e-test"
 # so a namespaceSelector would not hold it back.
 k kustomize "$REPO_ROOT/deploy/kustomize/overlays/webhook" 2>/dev/null \
   | k create --dry-run=client -o json -f - 2>/dev/null \
-  | jq --arg wh "$WH" --arg sel "$sel" --arg ns "$ns" '[if .kind == "List" then .items[] else . end
+  | jq -s --arg wh "$WH" --arg sel "$sel" --arg ns "$ns" '[.[] | if .kind == "List" then .items[] else . end
         | select(.kind == "MutatingWebhookConfiguration" or .kind == "ValidatingWebhookConfiguration")
         | .metadata.name = $wh | .webhooks[].objectSelector = {matchLabels: {($sel): $ns}}]
         | {apiVersion: "v1", kind: "List", items: .}' > "$ATTUNE_RUN/$WH.json" \
