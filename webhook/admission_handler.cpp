@@ -1,5 +1,7 @@
 #include <attune/webhook/admission_handler.hpp>
 
+#include <attune/webhook/policy_review.hpp>
+
 #include <attune/core/admission/create_sizing.hpp>
 #include <attune/core/admission/deferred_persistence.hpp>
 #include <attune/core/util/json_path.hpp>
@@ -26,6 +28,8 @@ namespace {
 
 constexpr const char* kPodOperation = "pod_create";
 constexpr const char* kWorkloadOperation = "workload_update";
+constexpr const char* kPolicyValidateOperation = "policy_validate";
+constexpr const char* kPolicyDefaultOperation = "policy_default";
 
 http::ServerReply text(unsigned status, std::string body) {
     return http::ServerReply(status, "text/plain; charset=utf-8", std::move(body) + "\n");
@@ -71,18 +75,26 @@ struct AdmissionHandler::impl {
     };
     std::unordered_map<std::string, PolicyEntry> memo;
 
+    // Attune's own objects: their validation and defaulting.
+    PolicyReviewer policies;
+
     // The default buckets (docs/webhook.md).
     prometheus::Histogram& pod_duration;
     prometheus::Histogram& workload_duration;
+    prometheus::Histogram& policy_duration;
 
     impl(AdmissionCaches c, AdmissionOptions o, const core::Capabilities* cp, WebhookMetrics& m)
         : caches(std::move(c)), opts(std::move(o)), caps(cp), metrics(m), resolver(opts.validation),
+          policies(&caches.views, opts.validation, opts.watch_scope, policy::TimeZones(opts.zoneinfo_root)),
           pod_duration(m.duration.Add({{"operation", kPodOperation}},
                                       prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
                                                                               1, 2.5, 5, 10})),
           workload_duration(m.duration.Add({{"operation", kWorkloadOperation}},
                                            prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                                                   0.5, 1, 2.5, 5, 10})) {
+                                                                                   0.5, 1, 2.5, 5, 10})),
+          policy_duration(m.duration.Add({{"operation", kPolicyValidateOperation}},
+                                         prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                                                 0.5, 1, 2.5, 5, 10})) {
         if (!opts.now) opts.now = default_now;
     }
 
@@ -309,15 +321,29 @@ http::ServerReply AdmissionHandler::handle(const http::ServerRequest& req) {
     const auto started = std::chrono::steady_clock::now();
     const std::string_view path = req.target.substr(0, req.target.find('?'));
     const bool pods = path == kPodCreatePath;
-    if (!pods && path != kWorkloadUpdatePath) return text(404, "no admission webhook at " + std::string(path));
+    const auto policy_path = policy_route(path);
+    if (!pods && !policy_path && path != kWorkloadUpdatePath)
+        return text(404, "no admission webhook at " + std::string(path));
     if (req.method != "POST") return text(405, "admission reviews are POSTed");
-    const char* operation = pods ? kPodOperation : kWorkloadOperation;
+    const char* operation = pods          ? kPodOperation
+                            : policy_path ? (policy_path->mutating ? kPolicyDefaultOperation : kPolicyValidateOperation)
+                                          : kWorkloadOperation;
     auto review = core::decode_admission_review(req.body);
     if (!review) {
         impl_->metrics.admissions.Add({{"operation", operation}, {"result", "malformed"}}).Increment();
         spdlog::warn("malformed AdmissionReview path={} bytes={} error=\"{}\"", path, req.body.size(),
                      review.error().message);
         return text(400, "invalid AdmissionReview: " + review.error().message);
+    }
+    if (policy_path) {
+        auto resp = impl_->policies.review(review.value(), *policy_path);
+        const char* result = !resp.allowed ? "denied" : !resp.patch.empty() ? "mutated" : "unchanged";
+        impl_->metrics.admissions.Add({{"operation", operation}, {"result", result}}).Increment();
+        http::ServerReply out(200, "application/json", core::encode_admission_review(resp));
+        if (!policy_path->mutating)  // the defaulting is one field check: no series of its own
+            impl_->policy_duration.Observe(
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        return out;
     }
     auto resp = pods ? impl_->pod_create(review.value()) : impl_->workload_update(review.value());
     http::ServerReply out(200, "application/json", core::encode_admission_review(resp));

@@ -140,6 +140,8 @@ struct CertificateKeeper::impl {
     WebhookMetrics& metrics;
     ClockFn now;
     std::string loaded_cert, published;
+    bool validating_absent_logged = false;
+    std::string unpublished_kind;  // the configuration the last publish failed on
     bool stopping = false;
     std::unique_ptr<asio::steady_timer> timer;  // run()'s wait, cancelled by stop()
 
@@ -270,8 +272,9 @@ struct CertificateKeeper::impl {
             co_return out;
         }
         load(m);
-        if (!co_await publish(m.ca_bundle)) {
-            out.error = "publishing the CA bundle to MutatingWebhookConfiguration " + opts.webhook_configuration +
+        const bool published_ok = co_await publish(m.ca_bundle);
+        if (!published_ok) {
+            out.error = "publishing the CA bundle to " + unpublished_kind + " " + opts.webhook_configuration +
                         " failed (see the log line before)";
             out.next_at = now() + 5;
             co_return out;
@@ -302,15 +305,39 @@ struct CertificateKeeper::impl {
     }
 
     // Writes the bundle (and, in url mode, the url) into every webhook of our
-    // MutatingWebhookConfiguration; false when that failed.
+    // MutatingWebhookConfiguration and of our ValidatingWebhookConfiguration
+    // of the same name (the policy webhooks); false when that failed. An
+    // absent validating configuration is not an error: installs from before
+    // the policy webhooks have none.
+    // Not `if (!co_await ...)` nor a temporary in the co_await: GCC 12
+    // crashes on both (docs/manager.md, "Notes for contributors").
     asio::awaitable<bool> publish(const std::string& bundle) {
-        auto r = co_await client.get(kube::resources::mutating_webhook_configurations(), "", opts.webhook_configuration);
+        const auto mutating = kube::resources::mutating_webhook_configurations();
+        const auto validating = kube::resources::validating_webhook_configurations();
+        bool ok = co_await publish_to(mutating, "mwc", bundle, true);
+        if (ok) ok = co_await publish_to(validating, "vwc", bundle, false);
+        if (ok) published = bundle;
+        co_return ok;
+    }
+
+    asio::awaitable<bool> publish_to(kube::ResourceType type, const char* stage, const std::string& bundle,
+                                     bool required) {
+        auto r = co_await client.get(type, "", opts.webhook_configuration);
+        if (!r.ok() && !required && r.error().is_not_found()) {
+            if (!validating_absent_logged)
+                spdlog::info("no {} named {}: the policy webhooks are not installed", type.kind,
+                             opts.webhook_configuration);
+            validating_absent_logged = true;
+            co_return true;
+        }
         if (!r.ok()) {
-            count_error("mwc");
-            spdlog::warn("cannot read the webhook configuration name={} error=\"{}\"", opts.webhook_configuration,
-                         r.error().describe());
+            count_error(stage);
+            unpublished_kind = type.kind;
+            spdlog::warn("cannot read the webhook configuration kind={} name={} error=\"{}\"", type.kind,
+                         opts.webhook_configuration, r.error().describe());
             co_return false;
         }
+        if (!required) validating_absent_logged = false;
         const json::value& current = r.value();
         json::value desired = current;
         const std::string ca_b64 = core::base64_encode(bundle);
@@ -333,27 +360,23 @@ struct CertificateKeeper::impl {
             }
         }
         json::array patch = core::json_patch_diff(current, desired);
-        if (patch.empty()) {
-            published = bundle;
-            co_return true;
-        }
+        if (patch.empty()) co_return true;
         // Guard against a concurrent edit: the patch applies to what we read.
         json::array guarded;
         json::object test{{"op", "test"}, {"path", "/metadata/resourceVersion"},
                           {"value", current.at("metadata").at("resourceVersion")}};
         guarded.push_back(std::move(test));
         for (auto& op : patch) guarded.push_back(std::move(op));
-        auto p =
-            co_await client.patch(kube::resources::mutating_webhook_configurations(), "", opts.webhook_configuration,
-                                  kube::PatchType::JsonPatch, json::serialize(guarded));
+        auto p = co_await client.patch(type, "", opts.webhook_configuration, kube::PatchType::JsonPatch,
+                                       json::serialize(guarded));
         if (!p.ok()) {
-            count_error("mwc");
-            spdlog::warn("cannot write the CA bundle to the webhook configuration name={} error=\"{}\"",
-                         opts.webhook_configuration, p.error().describe());
+            count_error(stage);
+            unpublished_kind = type.kind;
+            spdlog::warn("cannot write the CA bundle to the webhook configuration kind={} name={} error=\"{}\"",
+                         type.kind, opts.webhook_configuration, p.error().describe());
             co_return false;
         }
-        published = bundle;
-        spdlog::info("webhook configuration updated name={} ca_bundle_certificates={} url={}",
+        spdlog::info("webhook configuration updated kind={} name={} ca_bundle_certificates={} url={}", type.kind,
                      opts.webhook_configuration, split_bundle(bundle).size(), opts.url.empty() ? "-" : opts.url);
         co_return true;
     }

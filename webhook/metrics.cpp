@@ -46,7 +46,7 @@ WebhookMetrics::WebhookMetrics(Registry& r)
                               .Add({})),
       certificate_sync_errors(BuildCounter()
                                   .Name("attune_webhook_certificate_sync_errors_total")
-                                  .Help("failed certificate syncs, by stage (secret, mwc, generate)")
+                                  .Help("failed certificate syncs, by stage (secret, mwc, vwc, generate)")
                                   .Register(r)) {}
 
 std::shared_ptr<WebhookMetrics> WebhookMetrics::standalone() {

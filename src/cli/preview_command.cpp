@@ -13,7 +13,7 @@
 #include <attune/core/recommend/recommendation_status.hpp>
 #include <attune/core/util/json_path.hpp>
 #include <attune/kube/discovery.hpp>
-#include <attune/kube/time_zones.hpp>
+#include <attune/policy/time_zones.hpp>
 #include <attune/kube/wall_now.hpp>
 
 #include <boost/json.hpp>
@@ -130,7 +130,7 @@ int run(Invocation& inv) {
         // The capabilities the manager decides at start, by the same probe and rule.
         const auto probes = co_await kube::probe_all(c);
         auto decided = core::decide_capabilities(probes.version, probes.resources, probes.openapi, probes.nodes);
-        kube::TimeZones zones;
+        policy::TimeZones zones;
         std::map<std::string, PreviewNode> nodes;  // shared by the policies
         for (const auto& p : ctx.policies) {
             PreviewInputs in;

@@ -58,7 +58,7 @@ struct PreviewInputs {
     Read<std::vector<core::LimitRangeItem>> limit_ranges;
     Read<std::vector<core::QuotaFacts>> quotas;
     std::map<std::string, PreviewNode> nodes;  // by node name
-    // updateStrategy.schedule.timezone as the shell loaded it (kube::TimeZones).
+    // updateStrategy.schedule.timezone as the shell loaded it (policy::TimeZones).
     std::optional<core::TimeZone> zone;
     core::Timestamp now;
 };

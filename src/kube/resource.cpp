@@ -34,6 +34,10 @@ ResourceType vertical_pod_autoscalers() {
 ResourceType mutating_webhook_configurations() {
     return {"admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false};
 }
+ResourceType validating_webhook_configurations() {
+    return {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
+            false};
+}
 }  // namespace resources
 
 core::Result<ResourceType> workload_resource(std::string_view kind) {

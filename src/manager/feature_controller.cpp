@@ -17,13 +17,10 @@ ControllerFeature::ControllerFeature(ManagerContext& ctx, const policy::CacheVie
     const auto& opts = ctx_.opts;
     controller::ControllerOptions co;
     co.workers = opts.workers;
-    co.validation.allow_local_metrics_addresses = opts.allow_local_metrics_addresses;
-    co.validation.allow_secret_reads = opts.allow_secret_reads;
+    co.validation = policy_validation_options(opts);
     co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
     co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
     co.prometheus.token_origins = opts.prometheus_token_origins;
-    co.validation.allow_plaintext_credentials = opts.allow_plaintext_prometheus_credentials;
-    co.validation.allow_insecure_tls = opts.allow_prometheus_insecure_tls;
     controller_ = std::make_unique<controller::Controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
                                                            ctx_.metrics.controller, views, co);
     auto& reg = ctx_.informers;

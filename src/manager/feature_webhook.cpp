@@ -43,8 +43,8 @@ WebhookFeature::WebhookFeature(ManagerContext& ctx, const core::Capabilities* ca
     o.rotation.ca_validity = std::chrono::duration_cast<std::chrono::seconds>(w.ca_validity);
     o.rotation.ca_overlap = std::chrono::duration_cast<std::chrono::seconds>(w.ca_overlap);
     o.resync = std::chrono::duration_cast<std::chrono::seconds>(w.cert_resync);
-    o.validation.allow_local_metrics_addresses = opts.allow_local_metrics_addresses;
-    o.validation.allow_secret_reads = opts.allow_secret_reads;
+    // All four flags: the webhook refuses at admission what the controller would.
+    o.validation = policy_validation_options(opts);
     o.server.max_connections = w.max_connections;
     o.server.max_large_requests = w.max_large_requests;
     if (w.max_body_bytes) o.server.max_body_bytes = w.max_body_bytes;

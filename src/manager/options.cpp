@@ -60,6 +60,15 @@ core::Result<BindAddress> parse_bind_address(std::string_view flag, std::string_
     return out;
 }
 
+core::PolicyValidationOptions policy_validation_options(const ManagerOptions& o) {
+    core::PolicyValidationOptions v;
+    v.allow_local_metrics_addresses = o.allow_local_metrics_addresses;
+    v.allow_secret_reads = o.allow_secret_reads;
+    v.allow_plaintext_credentials = o.allow_plaintext_prometheus_credentials;
+    v.allow_insecure_tls = o.allow_prometheus_insecure_tls;
+    return v;
+}
+
 core::Result<ManagerOptions> parse_options(std::span<const std::string_view> args) {
     ManagerOptions o;
     for (std::size_t i = 0; i < args.size(); ++i) {

@@ -1,6 +1,7 @@
 #pragma once
 // attune-manager's command line. Pure: parse_options never exits or prints;
 // main() turns an error into a message and exit code 2.
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/core/util/duration.hpp>
 #include <attune/core/util/result.hpp>
 
@@ -102,6 +103,10 @@ struct ManagerOptions {
 
 // `args` excludes argv[0]. Error code "bad_flag" with a message naming the flag.
 core::Result<ManagerOptions> parse_options(std::span<const std::string_view> args);
+
+// The --allow-* flags as the policy validation takes them: the controller and
+// the admission webhook judge a policy alike.
+core::PolicyValidationOptions policy_validation_options(const ManagerOptions& o);
 
 // "host:port", "[v6]:port" or ":port" (all interfaces). Error code "bad_flag".
 core::Result<BindAddress> parse_bind_address(std::string_view flag, std::string_view value);

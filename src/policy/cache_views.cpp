@@ -57,4 +57,11 @@ std::vector<std::shared_ptr<const DefaultsView>> defaults_in(const kube::ObjectC
     return out;
 }
 
+std::vector<core::DefaultsInput> defaults_inputs(const std::vector<std::shared_ptr<const DefaultsView>>& views) {
+    std::vector<core::DefaultsInput> out;
+    out.reserve(views.size());
+    for (const auto& v : views) out.push_back({v->name, v->defaults ? &*v->defaults : nullptr, v->error});
+    return out;
+}
+
 }  // namespace attune::policy

@@ -2,17 +2,6 @@
 
 namespace attune::policy {
 
-namespace {
-
-std::vector<core::DefaultsInput> inputs_of(const std::vector<std::shared_ptr<const DefaultsView>>& views) {
-    std::vector<core::DefaultsInput> out;
-    out.reserve(views.size());
-    for (const auto& v : views) out.push_back({v->name, v->defaults ? &*v->defaults : nullptr, v->error});
-    return out;
-}
-
-}  // namespace
-
 Resolved PolicyResolver::resolve(const CacheViews& caches, const std::string& ns, const std::string& name) {
     Resolved out;
     const std::string key = ns + "/" + name;
@@ -41,8 +30,8 @@ Resolved PolicyResolver::resolve(const CacheViews& caches, const std::string& ns
     if (auto it = memo_.find(key); it != memo_.end() && it->second.view == out.view &&
                                    it->second.cluster == cluster && it->second.namespaced == namespaced)
         return it->second.result;
-    const auto c = inputs_of(cluster);
-    const auto n = inputs_of(namespaced);
+    const auto c = defaults_inputs(cluster);
+    const auto n = defaults_inputs(namespaced);
     in.cluster_defaults = c;
     in.namespace_defaults = n;
     take(core::resolve_effective_policy(in));

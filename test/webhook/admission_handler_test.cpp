@@ -5,6 +5,7 @@
 #include <attune/core/util/json_patch.hpp>
 #include <attune/policy/cache_views.hpp>
 #include <attune/webhook/admission_handler.hpp>
+#include <attune/webhook/policy_review.hpp>
 
 #include <boost/json.hpp>
 
@@ -457,6 +458,205 @@ TEST_F(HandlerTest, RequestsOfAnUnwatchedNamespaceAreAllowedUnchanged) {
     EXPECT_EQ(again.at("spec").at("template").at("spec").at("containers").at(0).at("resources").at("requests").at("cpu"),
               "200m");
     EXPECT_EQ(metric("operation=workload_update,reason=namespace_not_watched"), "1");
+}
+
+// ------------------------------------------------------- policy webhooks ---
+
+// An AdmissionReview of an attune.io object; `old` is the oldObject ("" for none).
+std::string policy_review(const std::string& kind, const std::string& operation, const std::string& object,
+                          const std::string& old = "") {
+    const std::string ns = kind == "AttuneDefaults" ? "" : "shop";
+    return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"rev-p",
+      "kind":{"group":"attune.io","version":"v1alpha1","kind":")" +
+           kind + R"("},
+      "resource":{"group":"attune.io","version":"v1alpha1","resource":"x"},"namespace":")" +
+           ns + R"(","name":"web","operation":")" + operation + R"(","object":)" + object +
+           (old.empty() ? std::string() : R"(,"oldObject":)" + old) + "}}";
+}
+// An AttunePolicy of spec `fields` (after targetRef, cpu and memory).
+std::string policy_object(const std::string& fields = "", const std::string& memory = "{}") {
+    return R"({"apiVersion":"attune.io/v1alpha1","kind":"AttunePolicy","metadata":{"name":"web","namespace":"shop"},
+      "spec":{"targetRef":{"kind":"Deployment","name":"web"},"cpu":{},"memory":)" +
+           memory + (fields.empty() ? "" : ",") + fields + "}}";
+}
+std::string zone_policy(const std::string& zone) {
+    return policy_object(R"("updateStrategy":{"type":"Auto","schedule":{"timezone":")" + zone +
+                         R"(","windows":[{"start":"01:00","end":"05:00"}]}})");
+}
+
+struct PolicyReply {
+    unsigned status = 0;
+    json::value response;  // null unless 200
+};
+
+struct PolicyWebhooks : HandlerTest {
+    PolicyReply review(std::string_view path, const std::string& body) {
+        auto reply = post(path, body);
+        PolicyReply out{reply.status, nullptr};
+        if (reply.status == 200) out.response = json::parse(reply.body).at("response");
+        return out;
+    }
+    static std::vector<std::string> warnings(const json::value& resp) {
+        std::vector<std::string> w;
+        if (const auto* a = resp.as_object().if_contains("warnings"))
+            for (const auto& x : a->as_array()) w.emplace_back(x.as_string());
+        return w;
+    }
+};
+
+TEST_F(PolicyWebhooks, TheDecisionsTable) {
+    struct Row {
+        const char* name;
+        std::string_view path;
+        std::string body;
+        unsigned status;
+        bool allowed;
+        std::string message;  // part of status.message; "" for none
+        std::string warning;  // part of the first warning; "" for none
+    };
+    const Row rows[] = {
+        {"Mars/Phobos", kValidatePolicyPath, policy_review("AttunePolicy", "CREATE", zone_policy("Mars/Phobos")), 200,
+         false,
+         "spec.updateStrategy.schedule.timezone \"Mars/Phobos\" is not a time zone of the zone database: not in the "
+         "zone database (/usr/share/zoneinfo)",
+         ""},
+        {"UTC", kValidatePolicyPath, policy_review("AttunePolicy", "CREATE", zone_policy("UTC")), 200, true, "", ""},
+        {"loopback", kValidatePolicyPath,
+         policy_review("AttunePolicy", "UPDATE",
+                       policy_object(R"("metricsSource":{"prometheus":{"address":"http://127.0.0.1:9090"}})")),
+         200, false, "127.0.0.1 is a loopback address", ""},
+        {"python without allowDecrease", kValidatePolicyPath,
+         policy_review("AttunePolicy", "CREATE",
+                       policy_object(R"("runtimeProfile":"python","updateStrategy":{"type":"Auto"})")),
+         200, true, "", ""},
+        {"defaults", kValidateDefaultsPath,
+         policy_review(
+             "AttuneDefaults", "CREATE",
+             defaults(
+                 "AttuneDefaults", "base",
+                 R"({"updateStrategy":{"schedule":{"timezone":"Mars/Phobos","windows":[{"start":"01:00","end":"02:00"}]}}})")),
+         200, false, "\"Mars/Phobos\" is not a time zone", ""},
+        {"namespace defaults", kValidateNamespaceDefaultsPath,
+         policy_review("AttuneNamespaceDefaults", "CREATE",
+                       defaults("AttuneNamespaceDefaults", "team",
+                                R"({"memory":{"startupBoost":{"multiplier":"2","duration":"30s"}}})")),
+         200, true, "", "memory.startupBoost is ignored"},
+        {"misrouted kind", kValidatePolicyPath, policy_review("Pod", "CREATE", R"({"metadata":{"name":"p"}})"), 200,
+         true, "", "attune: this webhook judges AttunePolicy, not Pod"},
+        {"delete", kValidatePolicyPath, policy_review("AttunePolicy", "DELETE", "null"), 200, true, "", ""},
+        {"no object", kValidatePolicyPath, policy_review("AttunePolicy", "CREATE", "null"), 200, false,
+         "the request carries no AttunePolicy object", ""},
+        {"not json", kValidatePolicyPath, "{not json", 400, false, "", ""},
+        {"no request", kValidateDefaultsPath, R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})", 400,
+         false, "", ""},
+        {"v1beta1", kMutatePolicyPath,
+         R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{"uid":"x"}})", 400, false, "",
+         ""},
+        {"request of the wrong type", kValidateNamespaceDefaultsPath,
+         R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":[1]})", 400, false, "", ""},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.name);
+        const auto got = review(r.path, r.body);
+        ASSERT_EQ(got.status, r.status);
+        if (r.status != 200) continue;
+        EXPECT_EQ(got.response.at("uid"), "rev-p");
+        EXPECT_EQ(got.response.at("allowed").as_bool(), r.allowed);
+        if (!r.message.empty()) {
+            const auto& st = got.response.at("status");
+            EXPECT_EQ(st.at("code"), 403);
+            EXPECT_NE(std::string(st.at("message").as_string()).find(r.message), std::string::npos) << st;
+        }
+        const auto w = warnings(got.response);
+        if (r.warning.empty()) {
+            EXPECT_TRUE(w.empty()) << w.front();
+        } else {
+            ASSERT_FALSE(w.empty());
+            EXPECT_NE(w.front().find(r.warning), std::string::npos) << w.front();
+        }
+    }
+}
+
+TEST_F(PolicyWebhooks, AnExplicitAllowDecreaseUnderAJavaProfileIsAdmittedWithGosWarnings) {
+    const auto got = review(kValidatePolicyPath,
+                            policy_review("AttunePolicy", "CREATE",
+                                          policy_object(R"("runtimeProfile":"java","updateStrategy":{"type":"Auto"})",
+                                                        R"({"allowDecrease":true})")));
+    ASSERT_EQ(got.status, 200u);
+    EXPECT_EQ(got.response.at("allowed"), true);
+    const auto w = warnings(got.response);
+    ASSERT_EQ(w.size(), 2u);
+    EXPECT_EQ(w[0], "memory.allowDecrease lowers memory in place, which can OOM-kill a container whose usage grows back");
+    EXPECT_EQ(w[1],
+              "runtimeProfile java advises against lowering memory in place (its runtime may keep a heap sized for "
+              "the old limit); consider allowDecrease false, or a memory resizePolicy of RestartContainer");
+}
+
+TEST_F(PolicyWebhooks, TheCachedTiersAreReadForCrossObjectWarnings) {
+    add(namespace_defaults, defaults("AttuneNamespaceDefaults", "team",
+                                     R"({"metricsSource":{"prometheus":{"address":"http://[::1]:9090"}}})"));
+    const auto got = review(kValidatePolicyPath, policy_review("AttunePolicy", "CREATE", policy_object()));
+    ASSERT_EQ(got.status, 200u);
+    EXPECT_EQ(got.response.at("allowed"), true);
+    const auto w = warnings(got.response);
+    ASSERT_EQ(w.size(), 1u);
+    EXPECT_NE(w[0].find("will report this policy InvalidConfig"), std::string::npos) << w[0];
+    // Not listed yet: nothing is said.
+    synced = false;
+    EXPECT_TRUE(warnings(review(kValidatePolicyPath, policy_review("AttunePolicy", "CREATE", policy_object())).response)
+                    .empty());
+}
+
+TEST_F(PolicyWebhooks, AStoredBadObjectCanStillBeUpdatedAndDeleted) {
+    const auto bad = zone_policy("Mars/Phobos");
+    auto update = review(kValidatePolicyPath, policy_review("AttunePolicy", "UPDATE", bad, bad));
+    EXPECT_EQ(update.response.at("allowed"), true);
+    ASSERT_EQ(warnings(update.response).size(), 1u);
+    EXPECT_NE(warnings(update.response)[0].find("admitted because the stored object breaks the same rule"),
+              std::string::npos);
+    // Made worse in another way: refused.
+    const auto worse =
+        review(kValidatePolicyPath, policy_review("AttunePolicy", "UPDATE", zone_policy("Venus/Cloud"), bad));
+    EXPECT_EQ(worse.response.at("allowed"), false);
+    // A finalizer coming off.
+    auto deleting = json::parse(bad);
+    deleting.at("metadata").as_object()["deletionTimestamp"] = "2026-12-01T10:00:00Z";
+    EXPECT_EQ(review(kValidatePolicyPath, policy_review("AttunePolicy", "UPDATE", json::serialize(deleting), bad))
+                  .response.at("allowed"),
+              true);
+}
+
+TEST_F(PolicyWebhooks, ANamespaceOutsideWatchNamespacesIsNotJudged) {
+    rebuild(kube::WatchScope({"team-a"}));
+    const auto body = policy_review("AttunePolicy", "CREATE", zone_policy("Mars/Phobos"));
+    EXPECT_EQ(review(kValidatePolicyPath, body).response.at("allowed"), true);
+    rebuild(kube::WatchScope({"team-a", "shop"}));
+    EXPECT_EQ(review(kValidatePolicyPath, body).response.at("allowed"), false);
+}
+
+TEST_F(PolicyWebhooks, WeightZeroIsDefaultedToOneHundred) {
+    auto object = json::parse(policy_object());
+    object.at("spec").as_object()["weight"] = 0;
+    const auto review_text = policy_review("AttunePolicy", "CREATE", json::serialize(object));
+    auto reply = post(kMutatePolicyPath, review_text);
+    ASSERT_EQ(reply.status, 200u);
+    const auto resp = json::parse(reply.body).at("response");
+    EXPECT_EQ(resp.at("allowed"), true);
+    ASSERT_EQ(resp.at("patchType"), "JSONPatch");
+    auto patched =
+        core::apply_json_patch(object, json::parse(*core::base64_decode(resp.at("patch").as_string())).as_array());
+    ASSERT_TRUE(patched.ok());
+    EXPECT_EQ(patched.value().at("spec").at("weight"), 100);
+    // Set: no patch.
+    object.at("spec").as_object()["weight"] = 7;
+    const auto kept =
+        json::parse(post(kMutatePolicyPath, policy_review("AttunePolicy", "CREATE", json::serialize(object))).body)
+            .at("response");
+    EXPECT_FALSE(kept.as_object().contains("patch"));
+    http::ServerRequest get;
+    get.method = "GET";
+    get.target = kMutatePolicyPath;
+    EXPECT_EQ(handler->handle(get).status, 405u);
 }
 
 }  // namespace

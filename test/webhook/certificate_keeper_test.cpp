@@ -122,6 +122,25 @@ TEST_F(KeeperTest, UrlModeWritesTheUrlWithEachWebhooksPath) {
     EXPECT_EQ(api.count("PATCH", kMwc), patches);
 }
 
+TEST_F(KeeperTest, TheValidatingConfigurationOfTheSameNameGetsTheBundleToo) {
+    constexpr const char* kVwc = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/attune-webhook";
+    // Absent (an install from before the policy webhooks): not an error.
+    Replica a(*this, "https://127.0.0.1:16568");
+    ASSERT_TRUE(run_coro(io, a.keeper.sync()).ok);
+    api.put(kVwc,
+            json::parse(R"({"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingWebhookConfiguration",
+      "metadata":{"name":"attune-webhook"},
+      "webhooks":[{"name":"policies.attune.io","clientConfig":{"service":{"namespace":"attune-system",
+        "name":"attune-webhook","path":"/validate-attunepolicy"}}}]})"));
+    ASSERT_TRUE(run_coro(io, a.keeper.sync()).ok);
+    const auto& cc = api.get(kVwc)->at("webhooks").at(0).at("clientConfig");
+    EXPECT_EQ(cc.at("url"), "https://127.0.0.1:16568/validate-attunepolicy");
+    EXPECT_EQ(*core::base64_decode(cc.at("caBundle").as_string()), secret("ca.crt"));
+    // Any other failure to read it fails the pass, as for the mutating one.
+    api.fail_next("GET", kVwc, 500);
+    EXPECT_FALSE(run_coro(io, a.keeper.sync()).ok);
+}
+
 TEST_F(KeeperTest, EveryReplicaServesTheSameCertificate) {
     Replica a(*this), b(*this);
     ASSERT_TRUE(run_coro(io, a.keeper.sync()).ok);

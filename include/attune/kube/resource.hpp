@@ -38,18 +38,19 @@ ResourceType jobs();      // batch/v1
 ResourceType cronjobs();  // batch/v1
 ResourceType limit_ranges();
 ResourceType resource_quotas();
-ResourceType horizontal_pod_autoscalers();       // autoscaling/v2
-ResourceType leases();                           // coordination.k8s.io/v1
-ResourceType events();                           // events.k8s.io/v1
-ResourceType attune_policies();                  // attune.io/v1alpha1
-ResourceType attune_defaults();                  // attune.io/v1alpha1, cluster-scoped
-ResourceType attune_namespace_defaults();        // attune.io/v1alpha1
-ResourceType config_maps();                      // v1; updateStrategy.export.configMap
-ResourceType services();                         // v1; Prometheus auto-discovery
-ResourceType prometheuses();                     // monitoring.coreos.com/v1 (the Prometheus Operator's)
-ResourceType secrets();                          // v1; read only with --allow-secret-reads
-ResourceType vertical_pod_autoscalers();         // autoscaling.k8s.io/v1 (served only when the VPA CRD is installed)
-ResourceType mutating_webhook_configurations();  // admissionregistration.k8s.io/v1
+ResourceType horizontal_pod_autoscalers();         // autoscaling/v2
+ResourceType leases();                             // coordination.k8s.io/v1
+ResourceType events();                             // events.k8s.io/v1
+ResourceType attune_policies();                    // attune.io/v1alpha1
+ResourceType attune_defaults();                    // attune.io/v1alpha1, cluster-scoped
+ResourceType attune_namespace_defaults();          // attune.io/v1alpha1
+ResourceType config_maps();                        // v1; updateStrategy.export.configMap
+ResourceType services();                           // v1; Prometheus auto-discovery
+ResourceType prometheuses();                       // monitoring.coreos.com/v1 (the Prometheus Operator's)
+ResourceType secrets();                            // v1; read only with --allow-secret-reads
+ResourceType vertical_pod_autoscalers();           // autoscaling.k8s.io/v1 (served only when the VPA CRD is installed)
+ResourceType mutating_webhook_configurations();    // admissionregistration.k8s.io/v1
+ResourceType validating_webhook_configurations();  // admissionregistration.k8s.io/v1
 }  // namespace resources
 
 // The resource of a workload kind an AttunePolicy can target

@@ -4,6 +4,7 @@
 // controller, the admission webhook and kubectl-attune (which fills caches
 // of its own from what it lists), so all three read the same views.
 #include <attune/core/policy/policy.hpp>
+#include <attune/core/policy/policy_resolution.hpp>
 #include <attune/kube/object_cache.hpp>
 #include <attune/policy/policy_selection.hpp>
 
@@ -74,5 +75,7 @@ void index_defaults(kube::ObjectCache& defaults);
 // reads of an unchanged cache compare equal): ns "" for the cluster-scoped
 // AttuneDefaults. Empty for a null cache.
 std::vector<std::shared_ptr<const DefaultsView>> defaults_in(const kube::ObjectCache* defaults, std::string_view ns);
+// The tier as core::resolve_effective_policy takes it; points into `views`.
+std::vector<core::DefaultsInput> defaults_inputs(const std::vector<std::shared_ptr<const DefaultsView>>& views);
 
 }  // namespace attune::policy

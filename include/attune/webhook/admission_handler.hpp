@@ -8,10 +8,13 @@
 //   POST /mutate-v1-pod             pods CREATE: size_pod_on_create
 //   POST /mutate-apps-v1-workloads  deployments, statefulsets UPDATE:
 //                                   persist_on_template_change
+//   POST /validate-attune..., /mutate-attunepolicy
+//                                   Attune's own objects (PolicyReviewer)
 //
 // A body that is not an AdmissionReview v1 gets HTTP 400 with the reason;
 // anything Attune cannot or need not change is allowed unchanged. Attune
-// never denies a request.
+// never denies a pod or a workload; it denies only a policy or defaults
+// object that breaks its rules (policy_review.hpp).
 #include <attune/core/admission/admission_review.hpp>
 #include <attune/core/model/capabilities.hpp>
 #include <attune/core/policy/policy_validation.hpp>
@@ -59,6 +62,8 @@ struct AdmissionOptions {
     // core::validate_effective_policy with them sizes no pod
     // (policy::PolicyResolver, the controller's own resolution).
     core::PolicyValidationOptions validation;
+    // Where the policy webhooks look schedule time zones up (tests point it elsewhere).
+    std::string zoneinfo_root = "/usr/share/zoneinfo";
 };
 
 class AdmissionHandler {

@@ -31,7 +31,7 @@ struct WebhookMetrics {
     prometheus::Family<prometheus::Gauge>& certificate_not_after;  // {certificate}: serving | ca, unix seconds
     prometheus::Family<prometheus::Counter>& certificate_rotations;  // {kind}: ca_created | ca_staged | ca_promoted | serving_issued
     prometheus::Counter& certificate_reloads;                       // the server took a new serving certificate
-    prometheus::Family<prometheus::Counter>& certificate_sync_errors;  // {stage}: secret | mwc | generate
+    prometheus::Family<prometheus::Counter>& certificate_sync_errors;  // {stage}: secret | mwc | vwc | generate
 
     // http::ServerOptions::on_event
     void on_server_event(http::ServerEvent e);

@@ -42,7 +42,7 @@
 #include <attune/controller/node_load_index.hpp>
 #include <attune/controller/executor/resize_ledger.hpp>
 #include <attune/controller/executor/resize_snapshot.hpp>
-#include <attune/kube/time_zones.hpp>
+#include <attune/policy/time_zones.hpp>
 #include <attune/controller/workqueue.hpp>
 #include <attune/core/model/capabilities.hpp>
 #include <attune/core/lifecycle/lifecycle.hpp>
@@ -235,7 +235,7 @@ private:
     std::optional<core::Capabilities> caps_;
     InstantQueryFn query_;
     std::function<void(const std::string&, const std::string&)> ledger_changed_;
-    kube::TimeZones zones_;
+    policy::TimeZones zones_;
 
     std::unordered_map<std::string, InFlightResize> in_flight_;  // by pod uid
     // Pod uids ever followed (in flight, then settled): a resize found in
