@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
              spec(R"("runtimeProfile":"golang","memory":{"allowDecrease":true})"),
              true,
              "",
-             {"memory.allowDecrease is enabled"}},
+             {"memory.allowDecrease lowers memory in place"}},
         Case{"paused_while_resizing",
              PolicyKind::AttunePolicy,
              spec(R"("memory":{},"paused":true,"updateStrategy":{"type":"OneShot"})"),
@@ -233,7 +233,7 @@ TEST(PolicyAdmission, ModeComesFromTheDefaultsTiers) {
     // Not synced: the tiers are not read, so the mode is the built-in Recommend.
     auto unsynced = admit_policy_object(in);
     ASSERT_EQ(unsynced.warnings.size(), 1u);
-    EXPECT_NE(unsynced.warnings[0].find("Recommend mode"), std::string::npos);
+    EXPECT_NE(unsynced.warnings[0].find("under Recommend"), std::string::npos);
     in.defaults_synced = true;
     in.namespace_defaults = ns_tier;
     EXPECT_TRUE(admit_policy_object(in).warnings.empty()) << admit_policy_object(in).warnings.front();
