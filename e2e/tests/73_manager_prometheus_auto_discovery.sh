@@ -49,6 +49,8 @@ kind: AttunePolicy
 metadata: {name: web}
 spec:
   targetRef: {kind: Deployment, name: web}
+  cpu: {}
+  memory: {}
   updateStrategy: {type: Recommend}
 ---
 apiVersion: attune.io/v1alpha1
@@ -56,6 +58,8 @@ kind: AttunePolicy
 metadata: {name: own}
 spec:
   targetRef: {kind: Deployment, name: api}
+  cpu: {}
+  memory: {}
   metricsSource: {prometheus: {address: "http://prometheus.elsewhere:9090"}}
   updateStrategy: {type: Recommend}
 YAML

@@ -46,6 +46,8 @@ kind: AttunePolicy
 metadata: {name: $2}
 spec:
   targetRef: {kind: Deployment, name: $3}
+  cpu: {}
+  memory: {}
   metricsSource: {prometheus: {address: "http://prometheus.monitoring:9090"}}
   updateStrategy: {type: Observe}
 ${4:-}
@@ -58,8 +60,7 @@ policy "$ns_a" web web
 policy "$ns_a" nothing absent
 policy "$ns_a" held held "  paused: true"
 policy "$ns_b" api api
-policy "$ns_b" bad bad "  cpu: {maxAllowed: \"1\"}
-  containerPolicies: [{containerName: app, cpu: {minAllowed: \"2\"}}]"
+policy "$ns_b" bad bad "  containerPolicies: [{containerName: app, cpu: {minAllowed: \"8\"}}]"
 
 # "NS NAME READY-STATUS READY-REASON DEGRADED-STATUS" per policy, as kubectl reads them.
 kubectl_conditions() {
@@ -129,7 +130,7 @@ kubectl_context_rows() {  # "context namespace name" per policy kubectl lists in
   done | sort
 }
 want_rows=$(kubectl_context_rows a b)
-[ "$(wc -l <<<"$want_rows")" = 7 ] || fail "HARNESS: kubectl lists $(wc -l <<<"$want_rows") policies in contexts a and b, want 7"
+[ "$(wc -l <<<"$want_rows")" = 6 ] || fail "HARNESS: kubectl lists $(wc -l <<<"$want_rows") policies in contexts a and b, want 6"
 
 KUBECONFIG=$tmp/kubeconfig cli_rc status --contexts a,b -o json
 [ "$cli_status" = 0 ] || fail "status --contexts a,b exited $cli_status: $cli_err"

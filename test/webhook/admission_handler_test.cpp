@@ -586,7 +586,8 @@ TEST_F(PolicyWebhooks, AnExplicitAllowDecreaseUnderAJavaProfileIsAdmittedWithGos
     EXPECT_EQ(got.response.at("allowed"), true);
     const auto w = warnings(got.response);
     ASSERT_EQ(w.size(), 2u);
-    EXPECT_EQ(w[0], "memory.allowDecrease lowers memory in place, which can OOM-kill a container whose usage grows back");
+    EXPECT_EQ(w[0],
+              "memory.allowDecrease lowers memory in place, which can OOM-kill a container whose usage grows back");
     EXPECT_EQ(w[1],
               "runtimeProfile java advises against lowering memory in place (its runtime may keep a heap sized for "
               "the old limit); consider allowDecrease false, or a memory resizePolicy of RestartContainer");

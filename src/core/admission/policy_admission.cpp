@@ -164,12 +164,12 @@ std::vector<std::string> policy_warnings(const AttunePolicySpec& spec, UpdateMod
     std::vector<std::string> w;
     const auto& us = spec.update_strategy;
     const std::string m(to_string(mode));
-    if (spec.memory.startup_boost)
-        w.emplace_back("memory.startupBoost is ignored: the startup boost raises CPU only");
+    if (spec.memory.startup_boost) w.emplace_back("memory.startupBoost is ignored: the startup boost raises CPU only");
     if (us.canary && us.canary->observation_period == Duration::zero())
         w.emplace_back("updateStrategy.canary.observationPeriod 0 means the default period");
     if (is_set(spec.memory.allow_decrease))
-        w.emplace_back("memory.allowDecrease lowers memory in place, which can OOM-kill a container whose usage grows back");
+        w.emplace_back(
+            "memory.allowDecrease lowers memory in place, which can OOM-kill a container whose usage grows back");
     if (is_set(spec.paused) && mode_resizes(mode))
         w.push_back("spec.paused is set: this " + m + " policy queries and resizes nothing until it is cleared");
 
@@ -202,13 +202,12 @@ std::vector<std::string> policy_warnings(const AttunePolicySpec& spec, UpdateMod
         if (mode == UpdateMode::Observe)
             w.emplace_back("templatePersistence does nothing under Observe: no recommendation is computed");
     }
-    if (us.canary && mode != UpdateMode::Canary) w.push_back("updateStrategy.canary does nothing under " + m + ": it applies to Canary only");
+    if (us.canary && mode != UpdateMode::Canary)
+        w.push_back("updateStrategy.canary does nothing under " + m + ": it applies to Canary only");
     if (!us.slo_guardrails.empty() && resizes && us.auto_revert && !*us.auto_revert)
-        w.emplace_back(
-            "sloGuardrails with autoRevert false: a breach is reported, and nothing is reverted");
+        w.emplace_back("sloGuardrails with autoRevert false: a breach is reported, and nothing is reverted");
     if (!us.slo_guardrails.empty() && spec.metrics_source.vpa)
-        w.emplace_back(
-            "sloGuardrails are PromQL, which a VPA source cannot answer: they are not evaluated");
+        w.emplace_back("sloGuardrails are PromQL, which a VPA source cannot answer: they are not evaluated");
     // Explicit allowDecrease wins over the profile in the merge
     // (docs/api.md#the-defaults-merge), against the profile's advice.
     if (spec.runtime_profile && is_set(spec.memory.allow_decrease) &&
@@ -221,8 +220,7 @@ std::vector<std::string> policy_warnings(const AttunePolicySpec& spec, UpdateMod
         w.emplace_back("maxConcurrentResizes above 1 does nothing under OneShot: it resizes one pod per cycle");
     if (spec.memory.memory_from_cpu_ratio) {
         if (spec.memory.percentile)
-            w.emplace_back(
-                "memory.percentile is ignored with memoryFromCpuRatio: memory follows CPU");
+            w.emplace_back("memory.percentile is ignored with memoryFromCpuRatio: memory follows CPU");
         if (spec.memory.overhead_percent)
             w.emplace_back("memory.overhead is ignored with memoryFromCpuRatio: memory follows CPU");
     }
@@ -231,8 +229,7 @@ std::vector<std::string> policy_warnings(const AttunePolicySpec& spec, UpdateMod
 
 std::vector<std::string> defaults_warnings(const DefaultsSpec& spec) {
     std::vector<std::string> w;
-    if (spec.memory.startup_boost)
-        w.emplace_back("memory.startupBoost is ignored: the startup boost raises CPU only");
+    if (spec.memory.startup_boost) w.emplace_back("memory.startupBoost is ignored: the startup boost raises CPU only");
     return w;
 }
 
