@@ -135,7 +135,7 @@ void Controller::enqueue_all_policies() {
 }
 
 asio::awaitable<bool> Controller::refresh_prometheus_discovery() {
-    auto found = co_await look_for_prometheus(client_);
+    auto found = co_await look_for_prometheus(client_, opts_.watch_namespaces);
     if (!found) {
         spdlog::warn("prometheus discovery failed; keeping the last answer error=\"{}\"", found.error().message);
         co_return false;

@@ -22,21 +22,24 @@ std::optional<std::int64_t> positive(std::optional<std::int64_t> v) { return v &
 }  // namespace
 
 boost::asio::awaitable<core::Result<std::optional<core::DiscoveredPrometheus>>> look_for_prometheus(
-    kube::Client& client) {
+    kube::Client& client, std::vector<std::string> namespaces) {
     std::vector<core::PrometheusOperatorObject> objects;
-    kube::ListOptions lo;
-    auto list = co_await client.list_all(kube::resources::prometheuses(), std::string(), lo);
-    if (list.ok()) {
-        for (const auto& item : list.value().items)
-            objects.push_back({std::string(core::string_at(item, {"metadata", "namespace"})),
-                               std::string(core::string_at(item, {"metadata", "name"})),
-                               positive(core::int_at(item, {"spec", "port"}))});
-    } else if (absent(list.error())) {
-        spdlog::debug("prometheus discovery: no Prometheus Operator objects readable error=\"{}\"",
-                      list.error().describe());
-    } else {
-        co_return core::make_error("discovery_failed",
-                                   "listing Prometheus Operator objects: " + list.error().describe());
+    if (namespaces.empty()) namespaces.emplace_back();  // "": one list over every namespace
+    for (const auto& ns : namespaces) {
+        kube::ListOptions lo;
+        auto list = co_await client.list_all(kube::resources::prometheuses(), ns, lo);
+        if (list.ok()) {
+            for (const auto& item : list.value().items)
+                objects.push_back({std::string(core::string_at(item, {"metadata", "namespace"})),
+                                   std::string(core::string_at(item, {"metadata", "name"})),
+                                   positive(core::int_at(item, {"spec", "port"}))});
+        } else if (absent(list.error())) {
+            spdlog::debug("prometheus discovery: no Prometheus Operator objects readable namespace={} error=\"{}\"", ns,
+                          list.error().describe());
+        } else {
+            co_return core::make_error("discovery_failed",
+                                       "listing Prometheus Operator objects: " + list.error().describe());
+        }
     }
     std::vector<core::FoundService> services;
     if (objects.empty()) {

@@ -21,6 +21,7 @@ ControllerFeature::ControllerFeature(ManagerContext& ctx, const policy::CacheVie
     co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
     co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
     co.prometheus.token_origins = opts.prometheus_token_origins;
+    co.watch_namespaces = opts.watch_namespaces;
     controller_ = std::make_unique<controller::Controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
                                                            ctx_.metrics.controller, views, co);
     auto& reg = ctx_.informers;

@@ -32,6 +32,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace attune::controller {
 
@@ -47,6 +48,9 @@ struct ControllerOptions {
     // workqueue keeps the earliest due time, so a rollout's burst of pod
     // events becomes one pass).
     std::chrono::milliseconds pod_change_delay{10'000};
+    // --watch-namespaces (empty: every namespace): where Prometheus
+    // auto-discovery lists Prometheus Operator objects.
+    std::vector<std::string> watch_namespaces;
 };
 
 class Controller {

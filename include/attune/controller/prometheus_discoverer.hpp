@@ -10,6 +10,8 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace attune::controller {
 
@@ -18,7 +20,10 @@ namespace attune::controller {
 // error, so the caller keeps its last answer; a 404 (no Prometheus Operator
 // CRD, no such Service), a 403 (RBAC without the optional read) or a
 // namespace outside --watch-namespaces means "not found there".
+// `namespaces` empty: the Prometheus Operator objects of every namespace
+// (one cluster-wide list), else of these only (one list each, what a
+// --watch-namespaces manager's Roles allow).
 boost::asio::awaitable<core::Result<std::optional<core::DiscoveredPrometheus>>> look_for_prometheus(
-    kube::Client& client);
+    kube::Client& client, std::vector<std::string> namespaces);
 
 }  // namespace attune::controller
