@@ -11,7 +11,9 @@
 #    dollars) equals what jq computes from kubectl's status.recommendations
 #    (whose current requests are the Deployments' own, as kubectl reads them)
 #    and the defaults' costPricing, per policy and in the TOTAL row; the
-#    savings sort puts web first; a missing policy is kubectl's NotFound.
+#    savings sort puts web first; a missing policy is kubectl's NotFound;
+#    the manager's own status.savings, read with kubectl, equals the
+#    plugin's savings object;
 #  - preview: one row per pod kubectl lists, its current values equal to the
 #    pod's spec, web's pods "resize" to its recommendation, api's first pod
 #    "resize" and the second "defer" (max_concurrent_resizes: one increase
@@ -136,6 +138,23 @@ for p in web api TOTAL; do
          memoryPerGiBHour: \$price.memoryPerGiBHour, source: \"effective\"} end)" <<<"$cli_out" >/dev/null \
     || fail "savings -o json for $p: $(jq -c --arg p "$p" "$sel" <<<"$cli_out") vs $w"
 done
+
+# The manager writes status.savings with the same arithmetic and prices:
+# kubectl reads it equal to the plugin's `savings` object, in the same
+# resourceVersion.
+expect_eq "web's status.savings.cpuRequestReduction (kubectl)" \
+  "$(jq -r '.items[] | select(.metadata.name == "web") | .status.savings.cpuRequestReduction' <<<"$pjson")" 300m
+for p in web api; do
+  expect_eq "$p: status.savings (kubectl) = savings -o json's .savings" \
+    "$(jq -cS --arg p "$p" '.items[] | select(.metadata.name == $p) | .status.savings' <<<"$pjson")" \
+    "$(jq -cS --arg p "$p" '.items[] | select(.name == $p) | .savings' <<<"$cli_out")"
+done
+# The savings gauges carry the same reductions.
+expect_eq "attune_reclaimed_request_cpu_cores of web" \
+  "$(metric_value "attune_reclaimed_request_cpu_cores{namespace=\"$ns\",policy=\"web\"}")" 0.3
+expect_eq "attune_savings_memory_bytes_total of the namespace" \
+  "$(metric_value "attune_savings_memory_bytes_total{namespace=\"$ns\"}")" 134217728
+log "the manager's status.savings equals the plugin's for web and api; the savings gauges agree"
 
 cli_on_policies savings -n "$ns" --sort-by savings --no-headers
 expect_eq "--sort-by savings" "$(awk '{print $1}' <<<"$cli_out" | tr '\n' ' ')" "web api TOTAL "

@@ -64,6 +64,27 @@ ControllerMetrics::ControllerMetrics(Registry& r)
                           .Name("attune_nan_inf_samples_total")
                           .Help("NaN and infinite samples dropped from Prometheus answers")
                           .Register(r)),
+      reclaimed_cpu_cores(BuildGauge()
+                              .Name("attune_reclaimed_request_cpu_cores")
+                              .Help("CPU requests the policy's recommendations would reclaim, in cores")
+                              .Register(r)),
+      reclaimed_memory_bytes(BuildGauge()
+                                 .Name("attune_reclaimed_request_memory_bytes")
+                                 .Help("Memory requests the policy's recommendations would reclaim, in bytes")
+                                 .Register(r)),
+      savings_cpu_cores(BuildGauge()
+                            .Name("attune_savings_cpu_cores_total")
+                            .Help("CPU requests the namespace's policies would reclaim, in cores")
+                            .Register(r)),
+      savings_memory_bytes(BuildGauge()
+                               .Name("attune_savings_memory_bytes_total")
+                               .Help("Memory requests the namespace's policies would reclaim, in bytes")
+                               .Register(r)),
+      savings_monthly_dollars(
+          BuildGauge()
+              .Name("attune_savings_estimated_monthly_dollars")
+              .Help("Estimated monthly savings of the namespace's policies, priced with costPricing")
+              .Register(r)),
       policy_events(BuildCounter()
                         .Name("attune_policy_events_total")
                         .Help("Events decided by the controller, by what became of them")
@@ -84,6 +105,44 @@ void ControllerMetrics::remove_idle(const std::string& ns, const std::string& po
         auto& g = workload_idle.Add({{"namespace", ns}, {"policy", policy}, {"reason", reason}});
         workload_idle.Remove(&g);
     }
+}
+
+void ControllerMetrics::set_savings(const std::string& ns, const std::string& policy, PolicySavings s) {
+    const Labels labels{{"namespace", ns}, {"policy", policy}};
+    reclaimed_cpu_cores.Add(labels).Set(s.cpu_cores);
+    reclaimed_memory_bytes.Add(labels).Set(s.memory_bytes);
+    auto& known = savings_[{ns, policy}];
+    if (known == s && savings_cpu_cores.Has({{"namespace", ns}})) return;
+    known = s;
+    publish_namespace_savings(ns);
+}
+
+void ControllerMetrics::remove_savings(const std::string& ns, const std::string& policy) {
+    const Labels labels{{"namespace", ns}, {"policy", policy}};
+    reclaimed_cpu_cores.Remove(&reclaimed_cpu_cores.Add(labels));
+    reclaimed_memory_bytes.Remove(&reclaimed_memory_bytes.Add(labels));
+    if (savings_.erase({ns, policy}) > 0) publish_namespace_savings(ns);
+}
+
+void ControllerMetrics::publish_namespace_savings(const std::string& ns) {
+    PolicySavings sum;
+    bool any = false;
+    for (auto it = savings_.lower_bound({ns, std::string()}); it != savings_.end() && it->first.first == ns; ++it) {
+        sum.cpu_cores += it->second.cpu_cores;
+        sum.memory_bytes += it->second.memory_bytes;
+        sum.monthly_dollars += it->second.monthly_dollars;
+        any = true;
+    }
+    const Labels labels{{"namespace", ns}};
+    if (!any) {
+        savings_cpu_cores.Remove(&savings_cpu_cores.Add(labels));
+        savings_memory_bytes.Remove(&savings_memory_bytes.Add(labels));
+        savings_monthly_dollars.Remove(&savings_monthly_dollars.Add(labels));
+        return;
+    }
+    savings_cpu_cores.Add(labels).Set(sum.cpu_cores);
+    savings_memory_bytes.Add(labels).Set(sum.memory_bytes);
+    savings_monthly_dollars.Add(labels).Set(sum.monthly_dollars);
 }
 
 void ControllerMetrics::set_recommendation(const std::string& ns, const std::string& workload,

@@ -4,6 +4,7 @@
 #include <attune/core/util/duration.hpp>
 #include <attune/core/resize/resize_status.hpp>
 #include <attune/controller/status_recommendations.hpp>
+#include <attune/core/recommend/savings.hpp>
 #include <attune/core/util/json_path.hpp>
 
 #include <boost/json/object.hpp>
@@ -191,6 +192,18 @@ CompletedPass StatusAggregation::complete(const std::string& ns, const std::stri
     if (book) rin.lifecycle_blocked = ResizeLedger::lifecycle_block(*book);
     core::apply_resize_conditions(st.conditions, rin);
     c.status.conditions = st.conditions;
+    if (!recs.empty()) {
+        core::RequestSavings saved;
+        for (const auto* e : recs) core::add_savings(saved, e->recommendation);
+        // Every entry of one policy was computed with its merged settings; the first one's prices stand for all.
+        const auto& effective = recs.front()->effective;
+        const auto pricing = effective ? effective->cost_pricing : core::CostPricing{};
+        c.status.savings = core::savings_status_json(saved, pricing);
+        c.reclaimed_cpu_cores = static_cast<double>(saved.cpu_reduction_milli) / 1000.0;
+        c.reclaimed_memory_bytes = static_cast<double>(saved.memory_reduction_bytes);
+        c.monthly_savings_dollars =
+            core::monthly_cost(saved.cpu_reduction_milli, saved.memory_reduction_bytes, pricing);
+    }
     c.status.recommendations = status_recommendations(std::move(recs), st.context.max_status_recommendations,
                                                       st.context.include_explanations);
 
@@ -242,6 +255,7 @@ PolicyStatus policy_status_from(const json::value& policy) {
         if (auto decoded = core::decode_conditions(*conds)) out.conditions = std::move(decoded).value();
     }
     if (const auto* recs = core::array_at(policy, {"status", "recommendations"})) out.recommendations = *recs;
+    if (const auto* saved = core::object_at(policy, {"status", "savings"})) out.savings = *saved;
     if (const auto* h = core::json_at(policy, {"status", "resizeHistory"}))
         if (auto decoded = core::decode_history(*h)) out.resize_history = std::move(decoded).value();
     if (core::object_at(policy, {"status", "cooldown"})) {
@@ -276,7 +290,9 @@ std::string status_patch_body(const PolicyStatus& status) {
                                                {"dataPointsCollected", w.data_points_collected},
                                                {"dataPointsRequired", w.data_points_required}}},
                     {"conditions", core::conditions_json(status.conditions)},
-                    {"recommendations", status.recommendations}};
+                    {"recommendations", status.recommendations},
+                    // A merge patch keeps what it does not name: null removes savings that no longer apply.
+                    {"savings", status.savings.empty() ? json::value(nullptr) : json::value(status.savings)}};
     // The executor's part (core/resize/resize_history.hpp, core/resize/cooldown.hpp).
     st["resizeHistory"] = core::history_json(status.resize_history);
     if (status.cooldown) st["cooldown"] = core::cooldown_status_json(*status.cooldown);

@@ -77,7 +77,10 @@ void StatusAggregator::drain() {
             latest_.erase(id);
             policy_uids_.erase(id);
             if (writes_.erase(id)) std::erase(write_order_, id);
-            if (metrics_) metrics_->remove_idle(p.ns, p.name);
+            if (metrics_) {
+                metrics_->remove_idle(p.ns, p.name);
+                metrics_->remove_savings(p.ns, p.name);
+            }
             spdlog::info("policy forgotten namespace={} name={}", p.ns, p.name);
             continue;
         }
@@ -99,6 +102,8 @@ void StatusAggregator::finish(CompletedPass c) {
     if (metrics_) {
         metrics_->passes.Add({{"result", "complete"}}).Increment();
         metrics_->set_idle(c.ns, c.policy, c.hpa_scaled_to_zero, c.manual_zero);
+        metrics_->set_savings(c.ns, c.policy,
+                              {c.reclaimed_cpu_cores, c.reclaimed_memory_bytes, c.monthly_savings_dollars});
     }
     for (const auto& w : c.entered_hpa_scaled_to_zero) {
         spdlog::info("workload held at zero by its HPA namespace={} kind={} name={} uid={} hpa={} policy={}", w.ns,

@@ -58,4 +58,30 @@ TEST(ControllerMetrics, RecommendationGaugesFollowTheContainersAWorkloadHas) {
 }
 
 }  // namespace
+TEST(ControllerMetrics, SavingsPerPolicyAndSummedPerNamespace) {
+    prometheus::Registry reg;
+    ControllerMetrics m(reg);
+    auto text = [&] { return prometheus::TextSerializer().Serialize(reg.Collect()); };
+    auto has = [&](const std::string& line) { return text().find(line) != std::string::npos; };
+    m.set_savings("shop", "web", {0.3, 134217728, 11.86});
+    m.set_savings("shop", "api", {0.2, 0, 4.5});
+    m.set_savings("other", "db", {1, 0, 22.63});
+    EXPECT_TRUE(has(R"(attune_reclaimed_request_cpu_cores{namespace="shop",policy="web"} 0.3)")) << text();
+    EXPECT_TRUE(has(R"(attune_reclaimed_request_memory_bytes{namespace="shop",policy="web"} 134217728)"));
+    EXPECT_TRUE(has(R"(attune_savings_cpu_cores_total{namespace="shop"} 0.5)"));
+    EXPECT_TRUE(has(R"(attune_savings_memory_bytes_total{namespace="shop"} 134217728)"));
+    EXPECT_TRUE(has(R"(attune_savings_estimated_monthly_dollars{namespace="shop"} 16.36)"));
+    EXPECT_TRUE(has(R"(attune_savings_cpu_cores_total{namespace="other"} 1)"));
+    // A policy's new figures replace its old ones in the sum.
+    m.set_savings("shop", "api", {0, 0, 0});
+    EXPECT_TRUE(has(R"(attune_savings_cpu_cores_total{namespace="shop"} 0.3)")) << text();
+    // A deleted policy leaves the sum; the namespace's last one takes its series with it.
+    m.remove_savings("shop", "web");
+    EXPECT_FALSE(has(R"(policy="web")")) << text();
+    EXPECT_TRUE(has(R"(attune_savings_cpu_cores_total{namespace="shop"} 0)"));
+    m.remove_savings("shop", "api");
+    EXPECT_FALSE(has(R"(namespace="shop")")) << text();
+    EXPECT_TRUE(has(R"(attune_savings_cpu_cores_total{namespace="other"} 1)"));
+}
+
 }  // namespace attune::controller

@@ -221,10 +221,13 @@ TEST(StatusAggregation, StatusFromPolicyAndPatchBody) {
     EXPECT_EQ(policy_status_from(boost::json::parse("{}")), PolicyStatus{});
     PolicyStatus empty;
     empty.observed_generation = 3;
-    EXPECT_EQ(status_patch_body(empty),
-              R"({"status":{"idleWorkloads":[],"observedGeneration":3,"workloads":{"discovered":0,"withRecommendations":0,)"
-              R"("resized":0,"pending":0,"deferred":0,"infeasible":0,"dataPointsCollected":0,"dataPointsRequired":0},)"
-              R"("conditions":[],"recommendations":[],"resizeHistory":[]}})");
+    EXPECT_EQ(
+        status_patch_body(empty),
+        R"({"status":{"idleWorkloads":[],"observedGeneration":3,"workloads":{"discovered":0,"withRecommendations":0,)"
+        R"("resized":0,"pending":0,"deferred":0,"infeasible":0,"dataPointsCollected":0,"dataPointsRequired":0},)"
+        R"("conditions":[],"recommendations":[],"savings":null,"resizeHistory":[]}})");
+    // Savings read back too.
+    st.savings = boost::json::object{{"cpuRequestTotal", "500m"}, {"estimatedMonthlySavings", "$4.53"}};
     // The body reads back as the status it came from.
     EXPECT_EQ(policy_status_from(boost::json::parse(status_patch_body(st))), st);
 }
@@ -276,6 +279,12 @@ TEST(StatusAggregation, CountersRecommendationsAndTheFirstRecommendationsFromThe
     EXPECT_EQ(second[0].status.workloads, (WorkloadCounts{3, 1, 0, 1, 60, 48}));
     ASSERT_EQ(second[0].status.recommendations.size(), 1u);
     EXPECT_EQ(second[0].status.recommendations[0].at("workload").as_string(), "a");
+    // status.savings over the store's entries, at the built-in prices: 200m x $0.031 x 730 h.
+    EXPECT_EQ(second[0].status.savings, (boost::json::object{{"cpuRequestTotal", "500m"},
+                                                             {"cpuRequestReduction", "200m"},
+                                                             {"reclaimedCpuRequest", "200m"},
+                                                             {"estimatedMonthlySavings", "$4.53"}}));
+    EXPECT_TRUE(first[0].status.savings.empty());  // no recommendation yet: none (removed on write)
     ready = core::find_condition(second[0].status.conditions, "Ready");
     EXPECT_EQ(ready->status, "True");
     EXPECT_EQ(ready->reason, "Monitoring");

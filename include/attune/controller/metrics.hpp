@@ -39,6 +39,14 @@ struct ControllerMetrics {
     prometheus::Family<prometheus::Histogram>& prometheus_query_duration;  // {query_type}: cpu | memory
     prometheus::Family<prometheus::Counter>& prometheus_query_errors;      // {namespace, query_type}
     prometheus::Family<prometheus::Counter>& nan_inf_samples;  // {namespace, policy, container, metric_type}
+    // Savings (docs/api.md#metrics), from each policy's status.savings:
+    // per policy what its recommendations would reclaim, per namespace the
+    // sum over its policies.
+    prometheus::Family<prometheus::Gauge>& reclaimed_cpu_cores;      // {namespace, policy}
+    prometheus::Family<prometheus::Gauge>& reclaimed_memory_bytes;   // {namespace, policy}
+    prometheus::Family<prometheus::Gauge>& savings_cpu_cores;        // {namespace}
+    prometheus::Family<prometheus::Gauge>& savings_memory_bytes;     // {namespace}
+    prometheus::Family<prometheus::Gauge>& savings_monthly_dollars;  // {namespace}
     // Attune's own: what became of each Event a worker or the aggregator
     // decided: queued | deduplicated | suppressed | dropped (queue full).
     prometheus::Family<prometheus::Counter>& policy_events;  // {result}
@@ -64,8 +72,22 @@ struct ControllerMetrics {
 
     void observe_query(std::string_view query_type, double seconds);
 
+    struct PolicySavings {
+        double cpu_cores = 0;
+        double memory_bytes = 0;
+        double monthly_dollars = 0;
+        bool operator==(const PolicySavings&) const = default;
+    };
+    // One policy's savings (zero: none), and its namespace's sums again.
+    void set_savings(const std::string& ns, const std::string& policy, PolicySavings s);
+    // Drops a deleted policy's series; the namespace's sums go without it.
+    void remove_savings(const std::string& ns, const std::string& policy);
+
 private:
+    void publish_namespace_savings(const std::string& ns);
+
     std::map<std::pair<std::string, std::string>, std::vector<std::string>> published_;  // (ns, workload) -> containers
+    std::map<std::pair<std::string, std::string>, PolicySavings> savings_;               // (ns, policy)
 };
 
 // The gauge's reason label: "hpa_scaled_to_zero" | "manual_zero" | "" (None).

@@ -60,6 +60,10 @@ struct PolicyStatus {
     WorkloadCounts workloads;
     std::vector<core::Condition> conditions;
     boost::json::array recommendations;  // status.recommendations[], as written
+    // status.savings over every recommendation (not the truncated list), as
+    // the Go Attune writes it (core::savings_status_json); empty with no
+    // recommendation, and then removed from the server's status.
+    boost::json::object savings;
     std::vector<core::HistoryEntry> resize_history;  // status.resizeHistory (the executor's ledger)
     std::optional<core::CooldownState> cooldown;     // status.cooldown, in resizing modes
     // status.lifecycle.workloads (the lifecycle's entries in the ledger);
@@ -73,8 +77,8 @@ struct PolicyStatus {
     bool operator==(const PolicyStatus& o) const {
         return idle_workloads == o.idle_workloads && observed_generation == o.observed_generation &&
                workloads == o.workloads && conditions == o.conditions && recommendations == o.recommendations &&
-               resize_history == o.resize_history && cooldown == o.cooldown && lifecycle == o.lifecycle &&
-               lifecycle_owned == o.lifecycle_owned;
+               savings == o.savings && resize_history == o.resize_history && cooldown == o.cooldown &&
+               lifecycle == o.lifecycle && lifecycle_owned == o.lifecycle_owned;
     }
 };
 
@@ -145,6 +149,10 @@ struct CompletedPass {
     std::vector<WorkloadReport> entered_hpa_scaled_to_zero;
     // withRecommendations went from 0 to more (Event RecommendationsReady).
     bool first_recommendations = false;
+    // What status.savings says, as numbers, for the savings gauges.
+    double reclaimed_cpu_cores = 0;
+    double reclaimed_memory_bytes = 0;
+    double monthly_savings_dollars = 0;
 };
 
 class StatusAggregation {
