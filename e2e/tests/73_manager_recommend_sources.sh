@@ -64,6 +64,11 @@ policy p-target v-target '{"vpa":{"name":"shared","selection":"Target"}}'
 policy p-lower v-lower '{"vpa":{"name":"shared","selection":"LowerBound"}}'
 policy p-upper v-upper '{"vpa":{"name":"shared","selection":"UpperBound"}}' '{"cpu":{"overhead":"20"}}'
 policy p-manual man '{"manual":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]}}'
+# HARNESS: the manager watches every namespace and this test counts every
+# Prometheus query it makes, so an earlier test's namespace that is still
+# terminating (its policies still there) must be gone first.
+no_terminating_namespace() { [ -z "$(k get namespaces -o jsonpath='{.items[?(@.status.phase=="Terminating")].metadata.name}')" ]; }
+wait_until 120 no_terminating_namespace || fail "HARNESS: a namespace is still terminating after 120 s"
 start_manager
 
 for p in p-target:v-target p-lower:v-lower p-upper:v-upper p-manual:man; do
