@@ -88,7 +88,7 @@ int run(Invocation& inv) {
             }
             if (!m.value().changed()) continue;
             differences = true;
-            if (inv.common.output == OutputFormat::Json || inv.common.output == OutputFormat::Yaml) {
+            if (is_document_format(inv.common.output)) {
                 patches.push_back(patch_document(w, m.value()));
                 continue;
             }
@@ -98,7 +98,7 @@ int run(Invocation& inv) {
             o.to_label = "b/" + label + "\t(recommended by policy " + w.policy + ")";
             inv.out << unified_diff(to_yaml(m.value().live), to_yaml(m.value().recommended), o);
         }
-        if (inv.common.output == OutputFormat::Json || inv.common.output == OutputFormat::Yaml)
+        if (is_document_format(inv.common.output))
             inv.out << render_manifest_stream(patches, inv.common.output == OutputFormat::Json);
         inv.out.flush();
         if (failed) co_return kExitDiffError;

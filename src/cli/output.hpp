@@ -17,6 +17,11 @@ namespace attune::cli {
 
 enum class OutputFormat { Table, Wide, Json, Yaml };
 
+// -o json or -o yaml: a document for scripts, not a table for people.
+constexpr bool is_document_format(OutputFormat f) noexcept {
+    return f == OutputFormat::Json || f == OutputFormat::Yaml;
+}
+
 // "" and "table" -> table; "wide", "json", "yaml". Error code "bad_usage".
 core::Result<OutputFormat> parse_output_format(std::string_view value);
 

@@ -161,10 +161,6 @@ asio::awaitable<core::Result<Listing>> list_records(Session& s, const Invocation
     co_return l;
 }
 
-bool structured(const Invocation& inv) {
-    return inv.common.output == OutputFormat::Json || inv.common.output == OutputFormat::Yaml;
-}
-
 // --contexts / --all-contexts: each context in turn, one table with a
 // CONTEXT column. A context that fails is reported on stderr, naming it, and
 // the others are still printed; the exit code is then 1, as kubectl's for a
@@ -191,7 +187,7 @@ int run_across_contexts(Invocation& inv, const ReportKind& k, const std::vector<
         inv.err << name_context_in_errors(err.str(), name);
         failed = failed || rc != kExitOk;
     }
-    if (all.empty() && !structured(inv)) {
+    if (all.empty() && !is_document_format(inv.common.output)) {
         inv.err << k.nothing << " in " << (inv.common.all_namespaces ? "any namespace" : "the contexts' namespaces")
                 << " of " << contexts.size() << " context(s).\n";
     } else {
@@ -233,7 +229,7 @@ int run_report(Invocation& inv, const ReportKind& k) {
             co_return kExitError;
         }
         auto& [ns, ctx, records] = l.value();
-        if (records.empty() && !structured(inv)) {
+        if (records.empty() && !is_document_format(inv.common.output)) {
             inv.err << k.nothing << " in " << scope_text(inv, ns) << ".\n";
         } else {
             const int rc = print(inv, k, records, true);

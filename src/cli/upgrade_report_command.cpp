@@ -106,7 +106,7 @@ int run(Invocation& inv) {
         return kExitError;
     }
     if (rc != kExitOk) return rc;
-    if (inv.common.output == OutputFormat::Json || inv.common.output == OutputFormat::Yaml) {
+    if (is_document_format(inv.common.output)) {
         boost::json::object doc;
         doc["target"] = gauges.target ? boost::json::value(*gauges.target) : nullptr;
         auto opt = [](const std::optional<bool>& b) { return b ? boost::json::value(*b) : boost::json::value(nullptr); };
