@@ -199,7 +199,7 @@ INSTANTIATE_TEST_SUITE_P(
              "",
              {"memory.startupBoost is ignored"}},
         Case{"plain_defaults", PolicyKind::AttuneDefaults, R"({"cpu":{"percentile":95}})", true, "", {}}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(PolicyAdmission, NoObjectIsRefusedWithAClearMessage) {
     PolicyAdmissionInput in;
@@ -305,7 +305,7 @@ INSTANTIATE_TEST_SUITE_P(
                       DefaultingCase{"null", R"({"spec":{"weight":null}})",
                                      R"([{"op":"replace","path":"/spec/weight","value":100}])", 100},
                       DefaultingCase{"set", R"({"spec":{"weight":7}})", "[]", 7}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& param_info) { return std::string(param_info.param.name); });
 
 TEST(PolicyDefaulting, NothingToDefaultOutsideAPolicySpec) {
     EXPECT_TRUE(default_policy_object(PolicyKind::AttunePolicy, json::parse(R"({"metadata":{}})")).empty());
