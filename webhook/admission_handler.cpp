@@ -30,6 +30,8 @@ constexpr const char* kPodOperation = "pod_create";
 constexpr const char* kWorkloadOperation = "workload_update";
 constexpr const char* kPolicyValidateOperation = "policy_validate";
 constexpr const char* kPolicyDefaultOperation = "policy_default";
+// The default buckets (docs/webhook.md).
+const prometheus::Histogram::BucketBoundaries kDurationBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
 http::ServerReply text(unsigned status, std::string body) {
     return http::ServerReply(status, "text/plain; charset=utf-8", std::move(body) + "\n");
@@ -78,23 +80,14 @@ struct AdmissionHandler::impl {
     // Attune's own objects: their validation and defaulting.
     PolicyReviewer policies;
 
-    // The default buckets (docs/webhook.md).
     prometheus::Histogram& pod_duration;
     prometheus::Histogram& workload_duration;
-    prometheus::Histogram& policy_duration;
 
     impl(AdmissionCaches c, AdmissionOptions o, const core::Capabilities* cp, WebhookMetrics& m)
         : caches(std::move(c)), opts(std::move(o)), caps(cp), metrics(m), resolver(opts.validation),
           policies(&caches.views, opts.validation, opts.watch_scope, policy::TimeZones(opts.zoneinfo_root)),
-          pod_duration(m.duration.Add({{"operation", kPodOperation}},
-                                      prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-                                                                              1, 2.5, 5, 10})),
-          workload_duration(m.duration.Add({{"operation", kWorkloadOperation}},
-                                           prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                                                   0.5, 1, 2.5, 5, 10})),
-          policy_duration(m.duration.Add({{"operation", kPolicyValidateOperation}},
-                                         prometheus::Histogram::BucketBoundaries{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
-                                                                                 0.5, 1, 2.5, 5, 10})) {
+          pod_duration(m.duration.Add({{"operation", kPodOperation}}, kDurationBuckets)),
+          workload_duration(m.duration.Add({{"operation", kWorkloadOperation}}, kDurationBuckets)) {
         if (!opts.now) opts.now = default_now;
     }
 
@@ -340,9 +333,13 @@ http::ServerReply AdmissionHandler::handle(const http::ServerRequest& req) {
         const char* result = !resp.allowed ? "denied" : !resp.patch.empty() ? "mutated" : "unchanged";
         impl_->metrics.admissions.Add({{"operation", operation}, {"result", result}}).Increment();
         http::ServerReply out(200, "application/json", core::encode_admission_review(resp));
-        if (!policy_path->mutating)  // the defaulting is one field check: no series of its own
-            impl_->policy_duration.Observe(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        if (const auto go_operation = validation_operation(*policy_path, review.value().operation)) {
+            const std::string label(*go_operation);  // one of seven: the series stay bounded
+            impl_->metrics.validations.Add({{"operation", label}, {"result", resp.allowed ? "allowed" : "rejected"}})
+                .Increment();
+            impl_->metrics.duration.Add({{"operation", label}}, kDurationBuckets)
+                .Observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        }
         return out;
     }
     auto resp = pods ? impl_->pod_create(review.value()) : impl_->workload_update(review.value());

@@ -13,6 +13,11 @@ WebhookMetrics::WebhookMetrics(Registry& r)
               .Name("attune_webhook_admissions_total")
               .Help("AdmissionReviews answered, by operation and result (mutated, unchanged, skipped, malformed)")
               .Register(r)),
+      validations(BuildCounter()
+                      .Name("attune_webhook_validation_total")
+                      .Help("policy admission decisions, by operation (validate_create, defaulting, ...) and result "
+                            "(allowed, rejected)")
+                      .Register(r)),
       skips(BuildCounter()
                 .Name("attune_webhook_skips_total")
                 .Help("AdmissionReviews left unchanged, by operation and reason")

@@ -12,6 +12,19 @@ std::optional<PolicyRoute> policy_route(std::string_view path) noexcept {
     return std::nullopt;
 }
 
+std::optional<std::string_view> validation_operation(PolicyRoute route, std::string_view operation) noexcept {
+    const bool create = operation == "CREATE";
+    if (!create && operation != "UPDATE") return std::nullopt;
+    if (route.mutating) return "defaulting";
+    switch (route.kind) {
+        case core::PolicyKind::AttunePolicy: return create ? "validate_create" : "validate_update";
+        case core::PolicyKind::AttuneDefaults: return create ? "defaults_validate_create" : "defaults_validate_update";
+        case core::PolicyKind::AttuneNamespaceDefaults:
+            return create ? "namespace_defaults_validate_create" : "namespace_defaults_validate_update";
+    }
+    return std::nullopt;
+}
+
 core::AdmissionResponse PolicyReviewer::review(const core::AdmissionRequest& req, PolicyRoute route) const {
     core::AdmissionResponse resp;
     resp.uid = req.uid;

@@ -11,7 +11,9 @@
 #     memory.allowDecrease: true (which the profile does not override) is
 #     admitted, and kubectl prints the warnings on stderr.
 #  3. weight: 0, which the CRD schema refuses, is defaulted to 100 by the
-#     mutating webhook: kubectl get -o json reads back 100.
+#     mutating webhook: kubectl get -o json reads back 100. Each decision
+#     so far is counted in attune_webhook_validation_total under the Go
+#     operator's operation names (exactly the 3 Mars/Phobos rejections).
 #  4. Malformed AdmissionReviews sent with curl get 400 and the reason, and the
 #     manager goes on judging.
 #  5. Controls: with the manager stopped (failurePolicy Ignore) the Mars/Phobos
@@ -82,6 +84,7 @@ apply_policy() {
 # so the first denial is awaited on a dry run, which stores nothing.
 denied_dry_run() { ! policy probe Mars/Phobos | k apply --dry-run=server -f - >/dev/null 2>&1; }
 wait_until 30 denied_dry_run || fail "the apiserver never called the validating webhook; manager log: $(tail -5 "$MGR_LOG")"
+rejected_before=$(metric_sum attune_webhook_validation_total 'result="rejected"')  # the dry-run probes
 
 # 1. Mars/Phobos is denied with our message and not stored.
 if apply_policy mars Mars/Phobos; then fail "the Mars/Phobos policy was admitted: $out"; fi
@@ -138,6 +141,19 @@ expect_eq "weight 0 defaulted on the stored object" "$(k -n "$ns" get attunepoli
 policy_default=$(metric_sum attune_webhook_admissions_total 'operation="policy_default",result="mutated"')
 [ "$policy_default" -ge 1 ] || fail "attune_webhook_admissions_total{operation=policy_default,result=mutated} is $policy_default"
 log "weight 0 stored as 100 (kubectl get -o json)"
+
+# The decisions so far, under the Go operator's metric and operation names:
+# the Mars/Phobos AttunePolicy, AttuneDefaults and AttuneNamespaceDefaults
+# CREATEs were rejected; the java and weight-0 CREATEs allowed and defaulted.
+for series in 'validate_create",result="rejected' 'validate_create",result="allowed' \
+  'defaults_validate_create",result="rejected' 'namespace_defaults_validate_create",result="rejected' \
+  'defaulting",result="allowed'; do
+  got=$(metric_sum attune_webhook_validation_total "operation=\"$series\"")
+  [ "$got" -ge 1 ] || fail "attune_webhook_validation_total{operation=\"$series\"} is $got"
+done
+rejected=$(($(metric_sum attune_webhook_validation_total 'result="rejected"') - rejected_before))
+[ "$rejected" -eq 3 ] || fail "rejections counted since the probes: $rejected, want the 3 Mars/Phobos CREATEs"
+log "attune_webhook_validation_total counts the decisions under the Go operation names"
 
 # 4. Malformed reviews, sent with curl over TLS (verified with the caBundle
 # the manager published to the validating configuration), get 400 and the

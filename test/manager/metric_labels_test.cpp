@@ -218,6 +218,7 @@ TEST(MetricLabels, TheManagerRegistersExactlyTheseFamilies) {
                                             "attune_webhook_duration_seconds",
                                             "attune_webhook_open_connections",
                                             "attune_webhook_skips_total",
+                                            "attune_webhook_validation_total",
                                             "attune_workload_idle",
                                             "attune_workqueue_adds_total",
                                             "attune_workqueue_depth",

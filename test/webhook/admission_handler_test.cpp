@@ -140,14 +140,20 @@ struct HandlerTest : ::testing::Test {
         return obj;
     }
 
-    std::string metric(const std::string& needle) const {
-        // The registry is private to the standalone metrics; read a family directly.
-        for (const auto& f : metrics->skips.Collect())
+    std::string metric(const std::string& needle) const { return counter(metrics->skips, needle); }
+    // The first series of `family` whose labels ("a=x,b=y,", sorted by name)
+    // contain `needle`: its counter value, or the histogram's sample count.
+    // The registry is private to the standalone metrics; read a family directly.
+    template <class Family>
+    static std::string counter(Family& family, const std::string& needle) {
+        for (const auto& f : family.Collect())
             for (const auto& m : f.metric) {
                 std::string labels;
                 for (const auto& l : m.label) labels += l.name + "=" + l.value + ",";
                 if (labels.find(needle) != std::string::npos)
-                    return std::to_string(static_cast<long long>(m.counter.value));
+                    return std::to_string(f.type == prometheus::MetricType::Histogram
+                                              ? static_cast<long long>(m.histogram.sample_count)
+                                              : static_cast<long long>(m.counter.value));
             }
         return "0";
     }
@@ -658,6 +664,34 @@ TEST_F(PolicyWebhooks, WeightZeroIsDefaultedToOneHundred) {
     get.method = "GET";
     get.target = kMutatePolicyPath;
     EXPECT_EQ(handler->handle(get).status, 405u);
+}
+
+TEST_F(PolicyWebhooks, EachDecisionIsCountedUnderTheGoOperatorsOperationNames) {
+    review(kValidatePolicyPath, policy_review("AttunePolicy", "CREATE", zone_policy("Mars/Phobos")));
+    review(kValidatePolicyPath, policy_review("AttunePolicy", "UPDATE", zone_policy("UTC")));
+    review(kValidatePolicyPath, policy_review("AttunePolicy", "UPDATE", zone_policy("UTC")));
+    review(kMutatePolicyPath, policy_review("AttunePolicy", "CREATE", policy_object()));
+    review(kValidateDefaultsPath,
+           policy_review("AttuneDefaults", "CREATE", defaults("AttuneDefaults", "base", R"({"cpu":{}})")));
+    review(kValidateNamespaceDefaultsPath,
+           policy_review("AttuneNamespaceDefaults", "UPDATE", defaults("AttuneNamespaceDefaults", "team", "{}")));
+    review(kValidatePolicyPath, policy_review("AttunePolicy", "DELETE", "null"));  // not judged: not counted
+    review(kValidatePolicyPath, "{not json");                                      // no decision: not counted
+
+    const auto& v = metrics->validations;
+    EXPECT_EQ(counter(v, "operation=validate_create,result=rejected,"), "1");
+    EXPECT_EQ(counter(v, "operation=validate_create,result=allowed,"), "0");
+    EXPECT_EQ(counter(v, "operation=validate_update,result=allowed,"), "2");
+    EXPECT_EQ(counter(v, "operation=defaulting,result=allowed,"), "1");
+    EXPECT_EQ(counter(v, "operation=defaults_validate_create,result=allowed,"), "1");
+    EXPECT_EQ(counter(v, "operation=namespace_defaults_validate_update,result=allowed,"), "1");
+    std::size_t series = 0;
+    for (const auto& f : v.Collect()) series += f.metric.size();
+    EXPECT_EQ(series, 5u);
+    // The same names time each decision.
+    EXPECT_EQ(counter(metrics->duration, "operation=validate_update,"), "2");
+    EXPECT_EQ(counter(metrics->duration, "operation=defaulting,"), "1");
+    EXPECT_EQ(counter(metrics->duration, "operation=policy_validate,"), "0");
 }
 
 }  // namespace

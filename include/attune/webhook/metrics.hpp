@@ -1,7 +1,7 @@
 #pragma once
 // The webhook's metrics, built once against the manager's registry.
-// attune_webhook_duration_seconds{operation} and attune_startup_boost_total
-// are the names docs/api.md#metrics lists; the others are Attune's own. Labels are
+// attune_webhook_duration_seconds{operation}, attune_webhook_validation_total
+// and attune_startup_boost_total are the names docs/api.md#metrics lists; the others are Attune's own. Labels are
 // keywords, or namespace and policy (bounded by the AttunePolicies): the
 // boost counter is {namespace, policy, action}, not the per-workload
 // {namespace, workload, action}, whose series grow with the cluster.
@@ -24,6 +24,9 @@ struct WebhookMetrics {
 
     prometheus::Family<prometheus::Histogram>& duration;      // {operation}: pod_create | workload_update
     prometheus::Family<prometheus::Counter>& admissions;      // {operation, result}: mutated | unchanged | skipped | malformed
+    // The policy webhooks' decisions, as the Go Attune counts them:
+    // {operation (validation_operation), result}: allowed | rejected
+    prometheus::Family<prometheus::Counter>& validations;
     prometheus::Family<prometheus::Counter>& skips;           // {operation, reason}
     prometheus::Family<prometheus::Counter>& startup_boosts;  // {namespace, policy, action}
     prometheus::Gauge& open_connections;

@@ -32,6 +32,13 @@ struct PolicyRoute {
 };
 // The route of a request path; nullopt for any other path.
 std::optional<PolicyRoute> policy_route(std::string_view path) noexcept;
+// The operation label of attune_webhook_validation_total and of the policy
+// webhooks' attune_webhook_duration_seconds series, in the Go Attune's words
+// (docs/webhook.md#metrics): "defaulting" for the mutating route, else
+// validate_, defaults_validate_ or namespace_defaults_validate_ and the
+// operation in lower case. nullopt for an operation this webhook does not
+// judge (DELETE, CONNECT, anything else).
+std::optional<std::string_view> validation_operation(PolicyRoute route, std::string_view operation) noexcept;
 
 class PolicyReviewer {
 public:
