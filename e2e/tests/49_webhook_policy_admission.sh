@@ -16,14 +16,19 @@
 #     operator's operation names (exactly the 3 Mars/Phobos rejections).
 #  4. Malformed AdmissionReviews sent with curl get 400 and the reason, and the
 #     manager goes on judging.
-#  5. Controls: with the manager stopped (failurePolicy Ignore) the Mars/Phobos
+#  5. kubectl attune doctor's policy-webhook row reads the validating
+#     configuration kubectl shows: each of its webhooks' caBundle valid and
+#     its url answering over TLS; with the manager stopped, not reachable.
+#  6. Controls: with the manager stopped (failurePolicy Ignore) the Mars/Phobos
 #     policy is stored, kubectl prints no warning, and weight 0 is refused by
 #     the schema: the denial, the warnings and the default were the webhooks'.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/51_webhook_lib.bash"
+. "$(dirname "$0")/87_cli_lib.bash"
 require_local "loopback webhook URL"
 require_manager
+require_cli
 apply_policy_crd
 webhook_namespaces
 WH="attune-e2e-$ns"
@@ -174,8 +179,26 @@ if apply_policy mars Mars/Phobos; then fail "after malformed reviews the Mars/Ph
 case "$err" in *"denied the request: $want"*) ;; *) fail "after malformed reviews: $err" ;; esac
 log "malformed reviews get 400 and the reason; the manager still judges the next apply"
 
-# 5. Controls, the manager stopped: Ignore lets CEL alone decide.
+# 5. doctor's policy-webhook row, against kubectl's view of the configuration.
+# doctor_policy_webhook: run doctor; its policy-webhook row as STATUS|DETAIL in $row.
+doctor_policy_webhook() {
+  cli_rc doctor --manager-namespace "$ns" --webhook-configuration "$WH" -n "$ns" -o json
+  row=$(jq -r '.rows[] | select(.name == "policy-webhook") | "\(.status)|\(.detail)"' <<<"$cli_out")
+}
+doctor_policy_webhook
+case "$row" in ok\|*) ;; *) fail "doctor's policy-webhook row with the manager serving: $row (exit $cli_status: $cli_err)" ;; esac
+for hook in $(k get validatingwebhookconfiguration "$WH" -o jsonpath='{.webhooks[*].name}'); do
+  url=$(k get validatingwebhookconfiguration "$WH" -o json | jq -r --arg h "$hook" '.webhooks[] | select(.name == $h) | .clientConfig.url')
+  case "$row" in *"$hook: caBundle valid "*" more, $url answers over TLS verified by the caBundle"*) ;;
+    *) fail "the policy-webhook row does not show $hook at $url: $row" ;; esac
+done
+log "doctor: ${row:0:160}..."
+
+# 6. Controls, the manager stopped: Ignore lets CEL alone decide.
 stop_manager || fail "the manager did not stop"
+doctor_policy_webhook
+case "$row" in "WARN|policies.attune.io: https://127.0.0.1:$WEBHOOK_PORT/validate-attunepolicy not reachable"*) ;;
+  *) fail "doctor's policy-webhook row without the manager: $row" ;; esac
 apply_policy mars Mars/Phobos || fail "without the webhook the Mars/Phobos policy was refused (CEL alone should accept it): $err"
 expect_eq "control: Mars/Phobos stored without the webhook" \
   "$(k -n "$ns" get attunepolicy mars -o jsonpath='{.spec.updateStrategy.schedule.timezone}')" Mars/Phobos

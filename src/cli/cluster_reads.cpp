@@ -34,6 +34,10 @@ kube::ResourceType mutating_webhook_configurations() {
     return kube::ResourceType("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations",
                               "MutatingWebhookConfiguration", false);
 }
+kube::ResourceType validating_webhook_configurations() {
+    return kube::ResourceType("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+                              "ValidatingWebhookConfiguration", false);
+}
 kube::ResourceType services() { return kube::ResourceType("", "v1", "services", "Service", true); }
 kube::ResourceType endpoint_slices() {
     return kube::ResourceType("discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true);

@@ -19,6 +19,7 @@ kube::ResourceType attune_defaults();  // cluster-scoped
 kube::ResourceType attune_namespace_defaults();
 kube::ResourceType custom_resource_definitions();  // apiextensions.k8s.io/v1
 kube::ResourceType mutating_webhook_configurations();
+kube::ResourceType validating_webhook_configurations();
 kube::ResourceType services();
 kube::ResourceType endpoint_slices();  // discovery.k8s.io/v1
 kube::ResourceType self_subject_access_reviews();

@@ -188,19 +188,26 @@ asio::awaitable<DoctorResult> run_doctor(kube::Client& c, std::string policy_ns,
     m.lease = co_await lookup_object(c, kube::resources::leases(), manager_ns, m.name);
     rows.push_back(manager_row(m, wall_now()));
 
-    const auto mwc = co_await lookup_object(c, cli_resources::mutating_webhook_configurations(), "", mwc_name);
-    std::vector<WebhookCheck> checks;
-    if (mwc.found())
-        for (auto& w : webhook_clients(*mwc.object)) {
-            WebhookCheck k;
-            if (w.url.empty())
-                k = co_await probe_service(c, w);
-            else
-                k = co_await probe_url(w);
-            for (const auto& e : webhook::split_bundle(w.ca_bundle_pem)) k.ca.push_back(e.info);
-            checks.push_back(std::move(k));
-        }
-    rows.push_back(webhook_row(mwc, mwc_name, checks, wall_now()));
+    // The resource type is chosen before the co_await: GCC 12 mis-destroys a
+    // conditional's temporaries when they are a co_await's arguments.
+    static constexpr WebhookConfigurationKind kConfigurations[] = {WebhookConfigurationKind::Mutating,
+                                                                   WebhookConfigurationKind::Validating};
+    for (const auto kind : kConfigurations) {
+        const kube::ResourceType type = kind == WebhookConfigurationKind::Mutating
+                                            ? cli_resources::mutating_webhook_configurations()
+                                            : cli_resources::validating_webhook_configurations();
+        const auto configuration = co_await lookup_object(c, type, "", mwc_name);
+        std::vector<WebhookCheck> checks;
+        if (configuration.found())
+            for (auto& w : webhook_clients(*configuration.object)) {
+                WebhookCheck k;
+                if (w.url.empty()) k = co_await probe_service(c, w);
+                else k = co_await probe_url(w);
+                for (const auto& e : webhook::split_bundle(w.ca_bundle_pem)) k.ca.push_back(e.info);
+                checks.push_back(std::move(k));
+            }
+        rows.push_back(webhook_row(kind, configuration, mwc_name, checks, wall_now()));
+    }
 
     const auto ctx = co_await read_policy_context(c, policy_ns);
     std::vector<core::EffectivePolicy> effective;

@@ -35,6 +35,8 @@ std::vector<AccessCheck> doctor_access_checks(const std::string& policy_ns, cons
         check("get", "coordination.k8s.io", "leases", manager_ns, "attune-manager", "manager"),
         check("get", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", webhook_configuration,
               "webhook"),
+        check("get", "admissionregistration.k8s.io", "validatingwebhookconfigurations", "", webhook_configuration,
+              "policy-webhook"),
     };
 }
 

@@ -11,7 +11,19 @@ namespace attune::cli {
 
 namespace {
 
-DoctorRow row(DoctorStatus s, std::string detail) { return make_row("webhook", false, s, std::move(detail)); }
+struct KindWords {
+    const char* row;
+    const char* kind;
+    const char* without;  // what not installing it means
+};
+
+KindWords words(WebhookConfigurationKind k) {
+    if (k == WebhookConfigurationKind::Validating)
+        return {"policy-webhook", "ValidatingWebhookConfiguration",
+                "policies are judged by the CRD's rules alone, with no warnings and no time zone check; see "
+                "docs/webhook.md#policies-and-defaults"};
+    return {"webhook", "MutatingWebhookConfiguration", "pods are not sized at CREATE; see docs/webhook.md"};
+}
 
 std::string days(std::int64_t seconds) {
     const auto d = seconds / 86400;
@@ -20,9 +32,9 @@ std::string days(std::int64_t seconds) {
 
 }  // namespace
 
-std::vector<WebhookClient> webhook_clients(const boost::json::value& mwc) {
+std::vector<WebhookClient> webhook_clients(const boost::json::value& configuration) {
     std::vector<WebhookClient> out;
-    const auto* hooks = core::array_at(mwc, {"webhooks"});
+    const auto* hooks = core::array_at(configuration, {"webhooks"});
     if (hooks == nullptr) return out;
     for (const auto& h : *hooks) {
         WebhookClient c;
@@ -45,18 +57,18 @@ std::vector<WebhookClient> webhook_clients(const boost::json::value& mwc) {
     return out;
 }
 
-DoctorRow webhook_row(const ObjectLookup& mwc, std::string_view name, std::span<const WebhookCheck> checks,
-                      core::Timestamp now) {
-    const std::string mwc_name(name);
-    if (mwc.not_found())
-        return row(DoctorStatus::Warn, "not installed: no MutatingWebhookConfiguration " + mwc_name +
-                                           " (pods are not sized at CREATE; see docs/webhook.md)");
-    if (!mwc.found())
-        return row(DoctorStatus::Warn, "cannot read MutatingWebhookConfiguration " + mwc_name + " (" +
-                                           (mwc.forbidden() ? "forbidden" : mwc.error) + ")");
-    const auto clients = webhook_clients(*mwc.object);
-    if (clients.empty())
-        return row(DoctorStatus::Fail, "MutatingWebhookConfiguration " + mwc_name + " has no webhooks");
+DoctorRow webhook_row(WebhookConfigurationKind kind, const ObjectLookup& configuration, std::string_view name,
+                      std::span<const WebhookCheck> checks, core::Timestamp now) {
+    const auto w = words(kind);
+    const auto row = [&](DoctorStatus s, std::string detail) { return make_row(w.row, false, s, std::move(detail)); };
+    const std::string named = std::string(w.kind) + " " + std::string(name);
+    if (configuration.not_found())
+        return row(DoctorStatus::Warn, "not installed: no " + named + " (" + w.without + ")");
+    if (!configuration.found())
+        return row(DoctorStatus::Warn, "cannot read " + named + " (" +
+                                           (configuration.forbidden() ? "forbidden" : configuration.error) + ")");
+    const auto clients = webhook_clients(*configuration.object);
+    if (clients.empty()) return row(DoctorStatus::Fail, named + " has no webhooks");
     const auto t = now.time_since_epoch().count();
     std::vector<std::string> problems, good;
     bool broken = false;

@@ -1,11 +1,14 @@
 #pragma once
-// doctor's webhook row: the MutatingWebhookConfiguration (docs/webhook.md's
-// attune-webhook), each webhook's caBundle (valid PEM certificates, not
+// doctor's webhook rows: the MutatingWebhookConfiguration ("webhook": pods
+// sized at CREATE) and the ValidatingWebhookConfiguration ("policy-webhook":
+// policies judged at admission), both docs/webhook.md's attune-webhook; each
+// webhook's caBundle (valid PEM certificates, not
 // expired, not yet to come) and its endpoint (a url clientConfig: a TLS
 // exchange verified against that caBundle; a service clientConfig: the
 // Service has ready endpoints, since the Service network is not reachable
-// from a workstation). Optional: the webhook is opt-in, and pods are still
-// created without it (failurePolicy Ignore). Pure; the shell parses the PEMs
+// from a workstation). Optional: the webhooks are opt-in, and pods and
+// policies are still admitted without them (failurePolicy Ignore; the
+// CRD's CEL still judges policies). Pure; the shell parses the PEMs
 // (the webhook's own webhook::split_bundle) and probes the endpoints.
 #include "doctor_report.hpp"
 #include "object_lookup.hpp"
@@ -31,8 +34,10 @@ struct WebhookClient {
     std::string ca_bundle_error;
 };
 
-// The webhooks of a MutatingWebhookConfiguration with their clientConfig.
-std::vector<WebhookClient> webhook_clients(const boost::json::value& mwc);
+enum class WebhookConfigurationKind { Mutating, Validating };
+
+// The webhooks of a Mutating- or ValidatingWebhookConfiguration with their clientConfig.
+std::vector<WebhookClient> webhook_clients(const boost::json::value& configuration);
 
 struct WebhookCheck {
     std::vector<core::CertificateInfo> ca;  // the caBundle's certificates (webhook::split_bundle)
@@ -41,8 +46,8 @@ struct WebhookCheck {
     std::string endpoint_detail;  // what the probe saw
 };
 
-// `checks` is parallel to webhook_clients(*mwc.object).
-DoctorRow webhook_row(const ObjectLookup& mwc, std::string_view mwc_name, std::span<const WebhookCheck> checks,
-                      core::Timestamp now);
+// `checks` is parallel to webhook_clients(*configuration.object).
+DoctorRow webhook_row(WebhookConfigurationKind kind, const ObjectLookup& configuration, std::string_view name,
+                      std::span<const WebhookCheck> checks, core::Timestamp now);
 
 }  // namespace attune::cli

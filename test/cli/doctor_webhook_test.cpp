@@ -1,5 +1,6 @@
-// doctor's webhook row: not installed, caBundle valid / expired / garbage,
-// endpoints reachable or not.
+// doctor's webhook rows (the mutating and the validating configuration):
+// not installed, caBundle valid / expired / garbage, endpoints reachable or
+// not.
 #include "doctor_webhook.hpp"
 
 #include <attune/core/util/base64.hpp>
@@ -62,19 +63,38 @@ TEST(DoctorWebhookRow, Table) {
         {"bad base64", ObjectLookup::of(mwc("%%%")), {WebhookCheck{}}, DoctorStatus::Fail, "not base64"},
     };
     for (const auto& c : cases) {
-        const auto r = webhook_row(c.mwc, "attune-webhook", c.checks, kNow);
-        EXPECT_EQ(r.status, c.status) << c.name << ": " << r.detail;
-        EXPECT_FALSE(r.required);
-        EXPECT_TRUE(has(r.detail, c.in_detail)) << c.name << ": " << r.detail;
+        for (const auto kind : {WebhookConfigurationKind::Mutating, WebhookConfigurationKind::Validating}) {
+            const auto r = webhook_row(kind, c.mwc, "attune-webhook", c.checks, kNow);
+            EXPECT_EQ(r.name, kind == WebhookConfigurationKind::Mutating ? "webhook" : "policy-webhook");
+            EXPECT_EQ(r.status, c.status) << c.name << ": " << r.detail;
+            EXPECT_FALSE(r.required);
+            EXPECT_TRUE(has(r.detail, c.in_detail)) << c.name << ": " << r.detail;
+        }
     }
+}
+
+TEST(DoctorWebhookRow, EachConfigurationIsNamedWithWhatItsAbsenceMeans) {
+    const auto absent = ObjectLookup::failed(404, "404");
+    const auto mutating = webhook_row(WebhookConfigurationKind::Mutating, absent, "attune-webhook", {}, kNow);
+    EXPECT_EQ(mutating.detail,
+              "not installed: no MutatingWebhookConfiguration attune-webhook (pods are not sized at CREATE; see "
+              "docs/webhook.md)");
+    const auto validating = webhook_row(WebhookConfigurationKind::Validating, absent, "attune-webhook", {}, kNow);
+    EXPECT_TRUE(has(validating.detail, "not installed: no ValidatingWebhookConfiguration attune-webhook ("))
+        << validating.detail;
+    EXPECT_TRUE(has(validating.detail, "policies are judged by the CRD's rules alone")) << validating.detail;
+    const auto empty = webhook_row(WebhookConfigurationKind::Validating,
+                                   ObjectLookup::of(json::object{{"webhooks", json::array{}}}), "x", {}, kNow);
+    EXPECT_EQ(empty.status, DoctorStatus::Fail);
+    EXPECT_EQ(empty.detail, "ValidatingWebhookConfiguration x has no webhooks");
 }
 
 TEST(DoctorWebhookRow, ARotationBundleIsValidWhileOneCaIs) {
     const std::int64_t t = kNow.time_since_epoch().count();
     WebhookCheck k = check(t - 400 * 86400, t - 86400, true);                               // the old CA, expired
     k.ca.push_back(core::CertificateInfo{t - 86400, t + 365 * 86400, "fp2"});               // the new one
-    const auto r =
-        webhook_row(ObjectLookup::of(mwc(core::base64_encode("PEM"))), "attune-webhook", std::vector{k}, kNow);
+    const auto r = webhook_row(WebhookConfigurationKind::Mutating, ObjectLookup::of(mwc(core::base64_encode("PEM"))),
+                               "attune-webhook", std::vector{k}, kNow);
     EXPECT_EQ(r.status, DoctorStatus::Ok) << r.detail;
 }
 
