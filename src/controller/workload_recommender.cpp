@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <tuple>
 
@@ -188,10 +189,13 @@ asio::awaitable<SourceResult> WorkloadRecommender::from_datadog(std::shared_ptr<
         if (!admitted.wait)
             co_return failed(RecommendationState::SourceUnavailable, "datadog",
                              std::string(type) + " query: " + admitted.why);
-        if (admitted.wait->count() > 0) {
-            timer.expires_after(*admitted.wait);
+        // In slices, so a shutdown does not wait out a budget of up to a query timeout.
+        for (auto left = *admitted.wait; left.count() > 0 && !datadog_.stopped(); left -= std::chrono::seconds(1)) {
+            timer.expires_after(std::min<std::chrono::nanoseconds>(left, std::chrono::seconds(1)));
             co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
         }
+        if (datadog_.stopped())
+            co_return failed(RecommendationState::SourceUnavailable, "datadog", "datadog clients shut down");
         std::string query = *text;
         auto r = co_await keep->query(std::move(query), resource, static_cast<long long>(q.start),
                                       static_cast<long long>(q.end));

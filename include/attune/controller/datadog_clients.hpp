@@ -67,6 +67,7 @@ public:
     void note_answered(const std::shared_ptr<kube::DatadogClient>& client);
 
     void shutdown() noexcept;
+    bool stopped() const noexcept { return stopped_; }
     std::size_t size() const noexcept { return clients_.size(); }
     const DatadogClientsOptions& options() const noexcept { return opts_; }
 
