@@ -325,8 +325,8 @@ def metrics_source(path, for_policy):
         "datadog": obj({
             "site": string("Datadog site.", default="datadoghq.com",
                            enum=["datadoghq.com", "datadoghq.eu", "us3.datadoghq.com", "us5.datadoghq.com", "ap1.datadoghq.com", "ddog-gov.com"]),
-            "apiKeySecretRef": secret_ref(f"{path}.datadog.apiKeySecretRef", "API key Secret."),
-        }, required=["apiKeySecretRef"], desc="Accepted for compatibility; not implemented."),
+            "apiKeySecretRef": secret_ref(f"{path}.datadog.apiKeySecretRef", "API key Secret; its app-key key, when present, is the application key. Needs --allow-secret-reads."),
+        }, required=["apiKeySecretRef"], desc="Datadog's metrics query API (docs/recommender.md#datadog)." + ("" if for_policy else " Read from the policy only; accepted here for compatibility.")),
         "cloudwatch": obj({
             "region": string(minLength=1, maxLength=64),
             "clusterName": string(minLength=1, maxLength=DNS_SUBDOMAIN_MAX),

@@ -21,6 +21,10 @@ PrometheusClientsOptions with_validation_flags(PrometheusClientsOptions o, const
     o.allow_plaintext_credentials = v.allow_plaintext_credentials;
     return o;
 }
+DatadogClientsOptions with_validation_flags(DatadogClientsOptions o, const core::PolicyValidationOptions& v) {
+    o.allow_local_addresses = v.allow_local_metrics_addresses;
+    return o;
+}
 }  // namespace
 namespace asio = boost::asio;
 
@@ -64,7 +68,8 @@ Controller::Controller(asio::any_io_executor ex, kube::Client& client, kube::Eve
       policies_(opts_.validation),
       secrets_(opts_.validation.allow_secret_reads ? std::make_unique<SecretReader>(client) : nullptr),
       prometheus_(ex, with_validation_flags(opts_.prometheus, opts_.validation)),
-      recommender_(prometheus_, secrets_.get(), &metrics, now_) {
+      datadog_(ex, with_validation_flags(opts_.datadog, opts_.validation)),
+      recommender_(prometheus_, datadog_, secrets_.get(), &metrics, now_) {
     // The recommendation gauges follow the store: set with an entry, gone with it.
     store_.on_change([this](const ObjectKey& k) { publish_gauges(k); });
 }
@@ -329,7 +334,8 @@ void Controller::apply(const WorkloadSnapshot& s, WorkloadStep step, const Sourc
                 }
                 // The working set has its points before rate() has: until every
                 // resource has its own, look again every queryStep.
-                refresh = got->source == "prometheus" && core::partly_collecting(got->recommendation)
+                refresh = (got->source == "prometheus" || got->source == "datadog") &&
+                                  core::partly_collecting(got->recommendation)
                               ? core::RefreshReason::Collecting
                               : core::RefreshReason::Recommended;
             } else if (got->state == RecommendationState::Collecting) {
@@ -398,6 +404,7 @@ void Controller::shut_down() {
     exporter_.stop();
     events_.stop();
     prometheus_.shutdown();
+    datadog_.shutdown();
 }
 
 }  // namespace attune::controller

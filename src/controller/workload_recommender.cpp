@@ -4,7 +4,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
+#include <tuple>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 namespace attune::controller {
 namespace asio = boost::asio;
@@ -35,14 +42,15 @@ double seconds_since_epoch(std::chrono::system_clock::time_point t) {
 }
 }  // namespace
 
-WorkloadRecommender::WorkloadRecommender(PrometheusClients& clients, SecretReader* secrets, ControllerMetrics* metrics,
-                                         WallClock now)
-    : clients_(clients), secrets_(secrets), metrics_(metrics), now_(std::move(now)) {}
+WorkloadRecommender::WorkloadRecommender(PrometheusClients& clients, DatadogClients& datadog, SecretReader* secrets,
+                                         ControllerMetrics* metrics, WallClock now)
+    : clients_(clients), datadog_(datadog), secrets_(secrets), metrics_(metrics), now_(std::move(now)) {}
 
 asio::awaitable<SourceResult> WorkloadRecommender::recommend(std::shared_ptr<const WorkloadSnapshot> s) {
     const auto& e = *s->effective();
     const double now = seconds_since_epoch(now_());
     if (std::holds_alternative<core::PrometheusSource>(e.metrics.provider)) co_return co_await from_prometheus(s);
+    if (std::holds_alternative<core::DatadogSource>(e.metrics.provider)) co_return co_await from_datadog(s);
     if (const auto* vpa = std::get_if<core::VpaSource>(&e.metrics.provider)) {
         if (s->vpa_not_synced)
             co_return failed(RecommendationState::Collecting, "vpa", "waiting for the VerticalPodAutoscaler cache");
@@ -110,7 +118,6 @@ asio::awaitable<std::optional<double>> WorkloadRecommender::instant(std::shared_
 
 asio::awaitable<SourceResult> WorkloadRecommender::from_prometheus(std::shared_ptr<const WorkloadSnapshot> s) {
     const auto& e = *s->effective();
-    const auto& ns = s->key.ns;
     auto client = co_await client_for(s->policy.effective);
     if (!client) co_return failed(RecommendationState::InvalidConfig, "prometheus", client.error().message);
     const double now = seconds_since_epoch(now_());
@@ -132,10 +139,7 @@ asio::awaitable<SourceResult> WorkloadRecommender::from_prometheus(std::shared_p
         auto r = co_await keep->query_range(std::move(query), q.start, q.end, q.step);
         if (metrics_) metrics_->observe_query(type, std::chrono::duration<double>(r.duration).count());
         if (!r.result) {
-            if (metrics_) metrics_->prometheus_query_errors.Add({{"namespace", ns}, {"query_type", type}}).Increment();
-            spdlog::warn("prometheus query failed namespace={} kind={} name={} policy={} query_type={} error_code={} "
-                         "error=\"{}\"",
-                         ns, s->key.kind, s->key.name, e.name, type, r.result.error().code, r.result.error().message);
+            count_query_error(*s, type, "prometheus", r.result.error());
             // The memory query is not sent after a failed cpu query: the
             // answer could not be used, and a hung Prometheus costs one timeout.
             const auto& code = r.result.error().code;
@@ -147,11 +151,92 @@ asio::awaitable<SourceResult> WorkloadRecommender::from_prometheus(std::shared_p
         clients_.note_answered(keep);
         answers.push_back(std::move(r.result).value());
     }
-    auto w = core::recommend_from_usage(e, s->baseline, answers[0], answers[1], now);
-    count_non_finite(*s, w);
+    co_return from_usage(*s, "prometheus", answers[0], answers[1], now);
+}
+
+asio::awaitable<SourceResult> WorkloadRecommender::from_datadog(std::shared_ptr<const WorkloadSnapshot> s) {
+    const auto& e = *s->effective();
+    const auto& dd = std::get<core::DatadogSource>(e.metrics.provider);
+    const auto& ns = s->key.ns;
+    const std::string field = "spec.metricsSource.datadog";
+    // Validation refuses a Datadog policy without Secret reads before it gets here.
+    if (!secrets_)
+        co_return failed(RecommendationState::InvalidConfig, "datadog", "Secret reads are off in this manager");
+    const auto& ref = dd.api_key_secret_ref;
+    auto api_key = co_await secrets_->read(ns, ref.name, ref.key);
+    if (!api_key)
+        co_return failed(RecommendationState::InvalidConfig, "datadog",
+                         field + ".apiKeySecretRef: " + api_key.error().message);
+    // The application key is the same Secret's "app-key", when it has one,
+    // as the Go original reads it: optional, so its absence is no error.
+    auto app_key = co_await secrets_->read(ns, ref.name, "app-key");
+    auto client =
+        datadog_.get(dd, api_key.value(), app_key ? app_key.value() : std::string(), std::chrono::steady_clock::now());
+    if (!client) co_return failed(RecommendationState::InvalidConfig, "datadog", field + ": " + client.error().message);
+    const double now = seconds_since_epoch(now_());
+    auto queries = core::datadog_usage_queries(e, s->key.kind, s->key.name, now);
+    if (!queries) co_return failed(RecommendationState::InvalidConfig, "datadog", queries.error().message);
+    const auto& q = queries.value();
+
+    auto keep = client.value();  // alive across the awaits even if the cache drops it
+    std::vector<core::PromResponse> answers;
+    using Plan = std::tuple<const char*, core::ResourceKind, const std::string*>;
+    const std::array<Plan, 2> plan = {Plan("cpu", core::ResourceKind::Cpu, &q.cpu),
+                                      Plan("memory", core::ResourceKind::Memory, &q.memory)};
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (const auto& [type, resource, text] : plan) {
+        auto admitted = datadog_.admit(keep, std::chrono::steady_clock::now(), datadog_.options().query_timeout);
+        if (!admitted.wait)
+            co_return failed(RecommendationState::SourceUnavailable, "datadog",
+                             std::string(type) + " query: " + admitted.why);
+        // In slices, so a shutdown does not wait out a budget of up to a query timeout.
+        for (auto left = *admitted.wait; left.count() > 0 && !datadog_.stopped(); left -= std::chrono::seconds(1)) {
+            timer.expires_after(std::min<std::chrono::nanoseconds>(left, std::chrono::seconds(1)));
+            co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
+        if (datadog_.stopped())
+            co_return failed(RecommendationState::SourceUnavailable, "datadog", "datadog clients shut down");
+        std::string query = *text;
+        auto r = co_await keep->query(std::move(query), resource, static_cast<long long>(q.start),
+                                      static_cast<long long>(q.end));
+        if (metrics_) metrics_->observe_query(type, std::chrono::duration<double>(r.duration).count());
+        if (!r.result) {
+            count_query_error(*s, type, "datadog", r.result.error());
+            const auto& code = r.result.error().code;
+            auto message = r.result.error().message;
+            const auto at = std::chrono::steady_clock::now();
+            if (code == "rate_limited") {
+                datadog_.note_rate_limited(keep, r.retry_after, message, at);
+                message += "; not asked again for " + std::to_string(r.retry_after.count()) + " s";
+            } else if (code == "unreachable" || code == "timeout") {
+                datadog_.note_unanswered(keep, message, at);
+            }
+            co_return failed(RecommendationState::SourceUnavailable, "datadog",
+                             std::string(type) + " query: " + message);
+        }
+        datadog_.note_answered(keep);
+        answers.push_back(std::move(r.result).value());
+    }
+    co_return from_usage(*s, "datadog", answers[0], answers[1], now);
+}
+
+SourceResult WorkloadRecommender::from_usage(const WorkloadSnapshot& s, std::string source,
+                                             const core::PromResponse& cpu, const core::PromResponse& memory,
+                                             double now) {
+    const auto& e = *s.effective();
+    auto w = core::recommend_from_usage(e, s.baseline, cpu, memory, now);
+    count_non_finite(s, w);
     std::string collecting = core::insufficient_data_message(w.max_data_points, e.metrics.minimum_data_points,
                                                              std::chrono::duration<double>(e.metrics.query_step).count());
-    co_return outcome("prometheus", std::move(w), std::move(collecting));
+    return outcome(std::move(source), std::move(w), std::move(collecting));
+}
+
+// The query metrics are the Go original's, shared by every metrics backend.
+void WorkloadRecommender::count_query_error(const WorkloadSnapshot& s, const char* type, const std::string& source,
+                                            const core::Error& error) {
+    if (metrics_) metrics_->prometheus_query_errors.Add({{"namespace", s.key.ns}, {"query_type", type}}).Increment();
+    spdlog::warn("{} query failed namespace={} kind={} name={} policy={} query_type={} error_code={} error=\"{}\"",
+                 source, s.key.ns, s.key.kind, s.key.name, s.effective()->name, type, error.code, error.message);
 }
 
 void WorkloadRecommender::count_non_finite(const WorkloadSnapshot& s, const core::WorkloadRecommendation& w) {

@@ -2,14 +2,13 @@
 
 #include <attune/http/https_client.hpp>
 #include <attune/http/url.hpp>
+#include <attune/kube/query_http.hpp>
 #include <attune/kube/resource.hpp>
 #include <attune/kube/rest_config.hpp>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 namespace attune::kube {
 
@@ -38,30 +37,6 @@ std::string seconds_text(double t) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.3f", t);
     return buf;
-}
-
-std::string excerpt(const std::string& body) {
-    std::string out = body.substr(0, 200);
-    for (auto& c : out)
-        if (c == '\n' || c == '\r') c = ' ';
-    return out + (body.size() > 200 ? "..." : "");
-}
-
-core::Error transport_error(const http::ExchangeResult& r, const std::string& address) {
-    const std::string detail = std::string(http::to_string(r.kind)) + ": " + r.ec.message();
-    switch (r.kind) {
-        case http::Failure::Timeout:
-            return core::make_error("timeout", "prometheus " + address + " did not answer in time (" + detail + ")");
-        case http::Failure::BodyTooLarge:
-            return core::make_error("response_too_large", "prometheus " + address + " answered more than the response size limit");
-        case http::Failure::Cancelled: return core::make_error("cancelled", "prometheus client shut down");
-        default:
-            if (!r.detail.empty())
-                return core::make_error("address_refused", "prometheus " + address +
-                                                               " was not connected to: every address its host "
-                                                               "resolves to is refused (" + r.detail + ")");
-            return core::make_error("unreachable", "prometheus " + address + " unreachable (" + detail + ")");
-    }
 }
 
 }  // namespace
@@ -104,15 +79,15 @@ struct PrometheusClient::impl {
             std::erase_if(req.headers, [](const http::Header& h) { return h.name == "Authorization"; });
             if (token) req.headers.push_back({"Authorization", "Bearer " + token->current(Steady::now())});
             auto r = co_await http->send(req);
-            if (!r.ok()) co_return PrometheusOutcome(transport_error(r, s.address), elapsed(), 0);
+            if (!r.ok()) co_return PrometheusOutcome(query_transport_error(r, "prometheus", s.address), elapsed(), 0);
             const unsigned status = r.resp.status;
             if (status == 401 || status == 403) {
                 // A rotated token: read the file again and try once more.
                 if (attempt == 0 && token && token->force_reread()) continue;
                 co_return PrometheusOutcome(core::make_error("unauthorized",
                                                              "prometheus " + s.address + " refused the query with " +
-                                                                 std::to_string(status) + ": " + excerpt(r.resp.body) +
-                                                                 withheld_note()),
+                                                                 std::to_string(status) + ": " +
+                                                                 body_excerpt(r.resp.body) + withheld_note()),
                                             elapsed(), status);
             }
             auto decoded = core::decode_prometheus_response(r.resp.body, s.decode);
@@ -120,7 +95,7 @@ struct PrometheusClient::impl {
                 co_return PrometheusOutcome(std::move(decoded), elapsed(), status);
             co_return PrometheusOutcome(core::make_error("http_status", "prometheus " + s.address + " answered " +
                                                                             std::to_string(status) + ": " +
-                                                                            excerpt(r.resp.body)),
+                                                                            body_excerpt(r.resp.body)),
                                         elapsed(), status);
         }
     }
@@ -140,16 +115,6 @@ core::Result<std::shared_ptr<PrometheusClient>> PrometheusClient::create(boost::
     for (const auto& [k, v] : s.headers)
         if (!header_name_ok(k) || !header_value_ok(v))
             return invalid_config("prometheus headers: \"" + k + "\" is not a valid header name and value");
-    http::TlsOptions tls;
-    tls.insecure_skip_verify = s.insecure_skip_verify;
-    if (!s.ca_file.empty()) {
-        std::ifstream in(s.ca_file, std::ios::binary);
-        std::ostringstream ss;
-        if (in) ss << in.rdbuf();
-        tls.ca_pem = ss.str();
-        if (!in || tls.ca_pem.empty()) return invalid_config("prometheus CA bundle " + s.ca_file + ": cannot be read");
-    }
-    if (!s.ca_pem.empty()) tls.ca_pem += (tls.ca_pem.empty() ? "" : "\n") + s.ca_pem;
     std::shared_ptr<kube::TokenSource> token;
     if (!s.bearer_token.empty()) {
         token = kube::TokenSource::fixed(s.bearer_token);
@@ -160,20 +125,17 @@ core::Result<std::shared_ptr<PrometheusClient>> PrometheusClient::create(boost::
             return invalid_config(std::string("prometheus bearer token: ") + e.what());
         }
     }
-    http::ClientOptions o;
-    o.tls = url.scheme == "https";
+    QueryHttpOptions o;
+    o.ca_file = s.ca_file;
+    o.ca_pem = s.ca_pem;
+    o.insecure_skip_verify = s.insecure_skip_verify;
     o.endpoint_filter = s.endpoint_filter;
-    o.max_body_bytes = s.max_response_bytes;
-    o.max_connections = std::max<std::size_t>(s.max_connections, 1);
-    // The query's own budget bounds the exchange; the phases only keep their usual ceilings.
-    o.limits.read = std::max(o.limits.read, s.query_timeout);
-    std::unique_ptr<http::HttpsClient> h;
-    try {
-        h = std::make_unique<http::HttpsClient>(ex, url.host, url.port, tls, o);
-    } catch (const std::exception& e) {
-        return invalid_config(std::string("prometheus TLS: ") + e.what());
-    }
-    auto i = std::make_shared<impl>(std::move(s), std::move(url), std::move(token), std::move(h));
+    o.query_timeout = s.query_timeout;
+    o.max_response_bytes = s.max_response_bytes;
+    o.max_connections = s.max_connections;
+    auto h = make_query_http_client(ex, url, o, "prometheus");
+    if (!h) return h.error();
+    auto i = std::make_shared<impl>(std::move(s), std::move(url), std::move(token), std::move(h).value());
     return std::shared_ptr<PrometheusClient>(new PrometheusClient(std::move(i)));
 }
 
@@ -209,7 +171,7 @@ boost::asio::awaitable<PrometheusHealth> PrometheusClient::healthy(std::chrono::
     for (const auto& [k, v] : keep->s.headers) req.headers.push_back({k, v});
     if (keep->token) req.headers.push_back({"Authorization", "Bearer " + keep->token->current(Steady::now())});
     auto r = co_await keep->http->send(req);
-    if (!r.ok()) co_return PrometheusHealth(transport_error(r, keep->s.address));
+    if (!r.ok()) co_return PrometheusHealth(query_transport_error(r, "prometheus", keep->s.address));
     const unsigned status = r.resp.status;
     if (status == 401 || status == 403)
         co_return PrometheusHealth(
@@ -218,7 +180,7 @@ boost::asio::awaitable<PrometheusHealth> PrometheusClient::healthy(std::chrono::
     if (status != 200)
         co_return PrometheusHealth(
             core::make_error("http_status", "prometheus " + keep->s.address + " answered /-/healthy with " +
-                                                std::to_string(status) + ": " + excerpt(r.resp.body)));
+                                                std::to_string(status) + ": " + body_excerpt(r.resp.body)));
     co_return PrometheusHealth(std::chrono::duration_cast<std::chrono::milliseconds>(Steady::now() - t0));
 }
 

@@ -21,6 +21,11 @@ ControllerFeature::ControllerFeature(ManagerContext& ctx, const policy::CacheVie
     co.prometheus.query_timeout = std::chrono::milliseconds(opts.prometheus_query_timeout_ms);
     co.prometheus.bearer_token_file = opts.prometheus_bearer_token_file;
     co.prometheus.token_origins = opts.prometheus_token_origins;
+    co.datadog.query_timeout = co.prometheus.query_timeout;
+    co.datadog.url = opts.datadog_url;
+    co.datadog.ca_file = opts.datadog_ca_file;
+    co.datadog.qps = opts.datadog_qps;
+    co.datadog.burst = opts.datadog_burst;
     co.watch_namespaces = opts.watch_namespaces;
     controller_ = std::make_unique<controller::Controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
                                                            ctx_.metrics.controller, views, co);

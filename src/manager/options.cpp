@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include "informer_catalog.hpp"
+#include <attune/core/policy/policy_validation.hpp>
 #include <attune/core/util/duration.hpp>
 #include <attune/core/security/prometheus_token.hpp>
 #include <attune/kube/watch_scope.hpp>
@@ -137,15 +138,42 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
             if (auto e = boolean(o.protobuf_lists)) return *e;
             continue;
         }
-        static constexpr std::string_view kValueFlags[] = {
-            "kubeconfig", "context", "leader-election-namespace", "leader-election-id", "metrics-bind-address",
-            "health-probe-bind-address", "log-format", "log-level", "kube-qps", "kube-burst", "workers",
-            "webhook-bind-address", "webhook-namespace", "webhook-secret-name", "webhook-configuration-name",
-            "webhook-service-name", "webhook-url", "webhook-cert-dir", "webhook-cert-validity", "webhook-ca-validity",
-            "webhook-ca-overlap", "webhook-cert-resync", "webhook-client-ca", "webhook-max-connections",
-            "webhook-max-large-requests", "webhook-max-body-bytes", "start-informers", "watch-namespaces",
-            "prometheus-query-timeout", "prometheus-bearer-token-file", "prometheus-token-addresses",
-            "metrics-cert-dir"};
+        static constexpr std::string_view kValueFlags[] = {"kubeconfig",
+                                                           "context",
+                                                           "leader-election-namespace",
+                                                           "leader-election-id",
+                                                           "metrics-bind-address",
+                                                           "health-probe-bind-address",
+                                                           "log-format",
+                                                           "log-level",
+                                                           "kube-qps",
+                                                           "kube-burst",
+                                                           "workers",
+                                                           "webhook-bind-address",
+                                                           "webhook-namespace",
+                                                           "webhook-secret-name",
+                                                           "webhook-configuration-name",
+                                                           "webhook-service-name",
+                                                           "webhook-url",
+                                                           "webhook-cert-dir",
+                                                           "webhook-cert-validity",
+                                                           "webhook-ca-validity",
+                                                           "webhook-ca-overlap",
+                                                           "webhook-cert-resync",
+                                                           "webhook-client-ca",
+                                                           "webhook-max-connections",
+                                                           "webhook-max-large-requests",
+                                                           "webhook-max-body-bytes",
+                                                           "start-informers",
+                                                           "watch-namespaces",
+                                                           "prometheus-query-timeout",
+                                                           "prometheus-bearer-token-file",
+                                                           "prometheus-token-addresses",
+                                                           "metrics-cert-dir",
+                                                           "datadog-url",
+                                                           "datadog-ca-file",
+                                                           "datadog-qps",
+                                                           "datadog-burst"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
@@ -282,9 +310,33 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
                 o.prometheus_token_origins.push_back(std::move(origin).value());
                 rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
             }
+        } else if (flag == "datadog-url") {
+            o.datadog_url = std::string(value);
+            while (o.datadog_url.ends_with('/')) o.datadog_url.pop_back();
+        } else if (flag == "datadog-ca-file") {
+            if (value.empty()) return bad("--datadog-ca-file must not be empty");
+            o.datadog_ca_file = std::string(value);
+        } else if (flag == "datadog-qps") {
+            auto v = parse_number<double>(value);
+            if (!v || !std::isfinite(*v) || *v <= 0)
+                return bad("--datadog-qps: expected a positive number, got \"" + std::string(value) + "\"");
+            o.datadog_qps = *v;
+        } else if (flag == "datadog-burst") {
+            auto v = parse_number<int>(value);
+            if (!v || *v < 1 || *v > 1000)
+                return bad("--datadog-burst: expected an integer from 1 to 1000, got \"" + std::string(value) + "\"");
+            o.datadog_burst = *v;
         } else {
             return bad("unknown flag --" + flag);
         }
+    }
+    // The Datadog keys go with every query: only over https, and only to an
+    // address the SSRF rule allows (loopback with --allow-local-metrics-addresses).
+    if (!o.datadog_url.empty()) {
+        if (!o.datadog_url.starts_with("https://"))
+            return bad("--datadog-url: " + o.datadog_url + " is not https: the Datadog keys go with every query");
+        if (auto e = core::check_endpoint_url("--datadog-url", o.datadog_url, o.allow_local_metrics_addresses))
+            return bad(e->message);
     }
     // The manager's token in the clear is refused here, at start, rather
     // than on every policy that points there.
@@ -354,7 +406,7 @@ std::string usage() {
                                      namespace: Roles there suffice; default: cluster-wide)
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
-  --prometheus-query-timeout D       budget of one Prometheus query, 1s to 10m (default 30s)
+  --prometheus-query-timeout D       budget of one Prometheus (or Datadog) query, 1s to 10m (default 30s)
   --prometheus-bearer-token-file F   a token mounted into the manager, sent only to the addresses in
                                      --prometheus-token-addresses, and only to a policy that names no
                                      bearerTokenSecret (default: none)
@@ -365,6 +417,12 @@ std::string usage() {
                                      (default off: such a policy is Ready=False InvalidConfig)
   --allow-prometheus-insecure-tls    honour tls.insecureSkipVerify in policies (default off: such a
                                      policy is Ready=False InvalidConfig)
+  --datadog-url https://HOST[:PORT]  send every Datadog policy's queries here instead of https://api.<site>
+                                     (a proxy in front of Datadog; https only, the address rules apply;
+                                     default: the policy's site)
+  --datadog-ca-file F                a PEM CA bundle to trust for Datadog (default: the system store)
+  --datadog-qps N                    Datadog queries per second per API key (default 0.08: 300 an hour)
+  --datadog-burst N                  Datadog queries at once per API key (default 3)
   -h, --help                         this text
 )";
 }

@@ -98,6 +98,13 @@ struct ManagerOptions {
     bool allow_plaintext_prometheus_credentials = false;
     // A policy's tls.insecureSkipVerify takes effect (else the policy is refused).
     bool allow_prometheus_insecure_tls = false;
+    // Datadog (docs/recommender.md#datadog): an endpoint for every Datadog
+    // policy instead of https://api.<site> (""), a CA bundle to trust for
+    // it, and the request budget per API key (the Go original's 0.08/s, bursts of 3).
+    std::string datadog_url;
+    std::string datadog_ca_file;
+    double datadog_qps = 0.08;
+    int datadog_burst = 3;
     bool help = false;
 };
 

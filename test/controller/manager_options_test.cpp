@@ -167,6 +167,24 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     EXPECT_FALSE(v.protobuf_lists);
 }
 
+TEST(ManagerOptions, DatadogFlags) {
+    auto o = parse({});
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o.value().datadog_url, "");
+    EXPECT_DOUBLE_EQ(o.value().datadog_qps, 0.08);  // the Go original's 300 an hour
+    EXPECT_EQ(o.value().datadog_burst, 3);
+    o = parse({"--datadog-url=https://dd-proxy.monitoring:8443/", "--datadog-ca-file", "/ca.pem", "--datadog-qps=1.5",
+               "--datadog-burst", "10"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o.value().datadog_url, "https://dd-proxy.monitoring:8443");
+    EXPECT_EQ(o.value().datadog_ca_file, "/ca.pem");
+    EXPECT_DOUBLE_EQ(o.value().datadog_qps, 1.5);
+    EXPECT_EQ(o.value().datadog_burst, 10);
+    // Loopback, for the local control plane and tests, with the flag that allows it, in either order.
+    o = parse({"--datadog-url=https://127.0.0.1:8443", "--allow-local-metrics-addresses"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+}
+
 TEST(ManagerOptions, BadFlagsNameTheProblem) {
     const std::vector<std::pair<std::vector<std::string_view>, std::string>> cases = {
         {{"--nope"}, "unknown flag --nope"},
@@ -195,6 +213,15 @@ TEST(ManagerOptions, BadFlagsNameTheProblem) {
         {{"--metrics-secure=off"}, "true or false"},
         {{"--metrics-cert-dir="}, "must not be empty"},
         {{"--metrics-cert-dir"}, "needs a value"},
+        {{"--datadog-url=http://dd-proxy:8080"},
+         "--datadog-url: http://dd-proxy:8080 is not https: the Datadog keys go with every query"},
+        {{"--datadog-url=https://169.254.169.254"}, "169.254.169.254 is a cloud metadata endpoint"},
+        {{"--datadog-url=https://127.0.0.1:8443"},
+         "loopback is allowed only when the manager runs with "
+         "--allow-local-metrics-addresses"},
+        {{"--datadog-ca-file="}, "must not be empty"},
+        {{"--datadog-qps=0"}, "--datadog-qps: expected a positive number"},
+        {{"--datadog-burst=0"}, "--datadog-burst: expected an integer from 1 to 1000"},
     };
     for (const auto& [args, want] : cases) {
         auto o = parse(args);

@@ -1,10 +1,12 @@
 #pragma once
 // Asks a workload's source for its recommendation: the two Prometheus range
 // queries (one per resource, batched over the workload's containers), the
-// VPA object the snapshot holds, or the manual overlay. The only I/O of the
+// two Datadog queries (the same, decoded to the same series), the VPA object
+// the snapshot holds, or the manual overlay. The only I/O of the
 // recommendation path; every figure is the core's
 // (core/recommend/workload_recommendation.hpp). Expected failures come back as a state
 // and a message for the policy's Ready condition, never as an exception.
+#include <attune/controller/datadog_clients.hpp>
 #include <attune/controller/metrics.hpp>
 #include <attune/controller/prometheus_clients.hpp>
 #include <attune/controller/secret_reader.hpp>
@@ -26,7 +28,7 @@ struct SourceResult {
     // recommended | collecting | SourceUnavailable | InvalidConfig
     RecommendationState state = RecommendationState::Recommended;
     std::string message;
-    std::string source;                           // prometheus | vpa | manual
+    std::string source;                           // prometheus | datadog | vpa | manual
     core::WorkloadRecommendation recommendation;  // when recommended (or collecting, with no containers)
 };
 
@@ -35,7 +37,8 @@ public:
     using WallClock = std::function<std::chrono::system_clock::time_point()>;
     // `secrets` may be null when Secret reads are off (validation refuses
     // such a policy before it gets here).
-    WorkloadRecommender(PrometheusClients& clients, SecretReader* secrets, ControllerMetrics* metrics, WallClock now);
+    WorkloadRecommender(PrometheusClients& clients, DatadogClients& datadog, SecretReader* secrets,
+                        ControllerMetrics* metrics, WallClock now);
 
     // Only for a snapshot whose next_step() is QuerySource.
     boost::asio::awaitable<SourceResult> recommend(std::shared_ptr<const WorkloadSnapshot> s);
@@ -57,9 +60,18 @@ public:
 
 private:
     boost::asio::awaitable<SourceResult> from_prometheus(std::shared_ptr<const WorkloadSnapshot> s);
+    // The Datadog source: its keys from the policy's Secret, each query
+    // through the key's request budget (DatadogClients::admit).
+    boost::asio::awaitable<SourceResult> from_datadog(std::shared_ptr<const WorkloadSnapshot> s);
+    // Both answers through the core's estimator, as a recommendation or "collecting".
+    SourceResult from_usage(const WorkloadSnapshot& s, std::string source, const core::PromResponse& cpu,
+                            const core::PromResponse& memory, double now);
+    void count_query_error(const WorkloadSnapshot& s, const char* type, const std::string& source,
+                           const core::Error& error);
     void count_non_finite(const WorkloadSnapshot& s, const core::WorkloadRecommendation& w);
 
     PrometheusClients& clients_;
+    DatadogClients& datadog_;
     SecretReader* secrets_;
     ControllerMetrics* metrics_;
     WallClock now_;

@@ -211,7 +211,12 @@ MetricsProvider provider(const AttunePolicy& policy, const AttuneDefaults* clust
         return v;
     }
     if (m.manual) return ManualSource{m.manual->containers};
-    if (m.datadog) return UnsupportedMetricsSource{"datadog"};
+    if (m.datadog) {
+        DatadogSource d;
+        if (!m.datadog->site.empty()) d.site = m.datadog->site;
+        d.api_key_secret_ref = m.datadog->api_key_secret_ref;
+        return d;
+    }
     if (m.cloudwatch) return UnsupportedMetricsSource{"cloudwatch"};
     if (m.prometheus && !m.prometheus->address.empty())
         return to_source(*m.prometheus, "spec.metricsSource.prometheus");

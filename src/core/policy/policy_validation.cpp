@@ -234,6 +234,15 @@ std::optional<Error> validate_effective_policy(const EffectivePolicy& policy, co
             if (!options.allow_secret_reads) return needs_secret_reads(field, "put the PEM bundle in tls.ca instead");
         }
     }
+    if (const auto* d = std::get_if<DatadogSource>(&policy.metrics.provider)) {
+        const std::string field = "spec.metricsSource.datadog";
+        if (std::find(std::begin(kDatadogSites), std::end(kDatadogSites), d->site) == std::end(kDatadogSites))
+            return make_error("invalid_config", field + ".site \"" + d->site + "\" is not a Datadog site");
+        if (auto e = secret_name(field + ".apiKeySecretRef", d->api_key_secret_ref)) return e;
+        if (!options.allow_secret_reads)
+            return needs_secret_reads(field + ".apiKeySecretRef",
+                                      "use another metrics source (Datadog keys are read only from a Secret)");
+    }
     // The schema checks minAllowed <= maxAllowed on cpu and memory, but not per
     // containerPolicies entry (the CEL cost budget): here, after the overlay.
     for (const auto& t : policy.container_tunings) {

@@ -17,16 +17,9 @@ using detail::fail;
 
 namespace {
 
-double number_at(const json::value& v, const std::string& path) {
-    if (v.is_double()) return v.get_double();
-    if (v.is_int64()) return static_cast<double>(v.get_int64());
-    if (v.is_uint64()) return static_cast<double>(v.get_uint64());
-    fail(path, "expected a number");
-}
-
 // Prometheus writes sample values as strings: "1.5", "NaN", "+Inf", "-Inf".
 double sample_value(const json::value& v, const std::string& path) {
-    if (!v.is_string()) return number_at(v, path);
+    if (!v.is_string()) return detail::as_number(v, path);
     std::string_view s = v.get_string();
     if (!s.empty() && s.front() == '+') s.remove_prefix(1);
     double d = 0;
@@ -36,33 +29,21 @@ double sample_value(const json::value& v, const std::string& path) {
     return d;
 }
 
-// [timestamp, "value"] -> false when the value is not finite (dropped).
-bool decode_pair(const json::value& v, const std::string& path, UsageSample& out) {
+// [timestamp, "value"]
+UsageSample decode_pair(const json::value& v, const std::string& path) {
     if (!v.is_array() || v.get_array().size() != 2) fail(path, "expected [timestamp, \"value\"]");
     const auto& a = v.get_array();
-    out.timestamp = number_at(a[0], path + "[0]");
+    UsageSample out;
+    out.timestamp = detail::as_number(a[0], path + "[0]");
     out.value = sample_value(a[1], path + "[1]");
-    return std::isfinite(out.value) && std::isfinite(out.timestamp);
+    return out;
 }
 
 struct Decoder {
     const PromDecodeLimits& limits;
-    std::size_t samples = 0;
-    bool samples_capped = false;
+    SampleCap cap{limits.max_samples};
 
-    void add(PromSeries& s, const json::value& pair, const std::string& path) {
-        UsageSample u;
-        if (!decode_pair(pair, path, u)) {
-            ++s.non_finite_dropped;
-            return;
-        }
-        if (limits.max_samples != 0 && samples >= limits.max_samples) {
-            samples_capped = true;
-            return;
-        }
-        ++samples;
-        s.samples.push_back(u);
-    }
+    void add(PromSeries& s, const json::value& pair, const std::string& path) { cap.add(s, decode_pair(pair, path)); }
 
     PromSeries series(const json::value& v, const std::string& path, bool matrix) {
         const auto& o = as_object(v, path);
@@ -147,11 +128,24 @@ PromResponse decode(const json::value& root, const PromDecodeLimits& limits) {
     } else {
         fail("response.data.resultType", "expected matrix, vector or scalar, got \"" + r.result_type + "\"");
     }
-    r.samples_capped = d.samples_capped;
+    r.samples_capped = d.cap.capped;
     return r;
 }
 
 }  // namespace
+
+void SampleCap::add(PromSeries& series, const UsageSample& sample) {
+    if (!std::isfinite(sample.value) || !std::isfinite(sample.timestamp)) {
+        ++series.non_finite_dropped;
+        return;
+    }
+    if (max != 0 && taken >= max) {
+        capped = true;
+        return;
+    }
+    ++taken;
+    series.samples.push_back(sample);
+}
 
 Result<PromResponse> decode_prometheus_response(std::string_view body, const PromDecodeLimits& limits) {
     boost::system::error_code ec;

@@ -1,7 +1,9 @@
 #include "attune/core/recommend/workload_recommendation.hpp"
 
 #include <algorithm>
+#include <cmath>
 
+#include "attune/core/recommend/datadog_query.hpp"
 #include "attune/core/recommend/manual_source.hpp"
 #include "attune/core/recommend/promql.hpp"
 #include "attune/core/recommend/vpa_source.hpp"
@@ -53,6 +55,25 @@ Result<UsageQueries> usage_queries(const EffectivePolicy& policy, std::string_vi
     q.memory = std::move(memory).value();
     q.end = now;
     q.start = now - std::chrono::duration<double>(policy.metrics.history_window).count();
+    q.step = std::max(whole_seconds(policy.metrics.query_step), std::chrono::seconds(1));
+    return q;
+}
+
+Result<UsageQueries> datadog_usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
+                                           double now) {
+    DatadogQuerySpec spec;
+    spec.namespace_ = policy.namespace_;
+    spec.pod_prefix = datadog_pod_prefix(kind, name);
+    spec.rollup = whole_seconds(policy.metrics.rate_window);
+    auto cpu = datadog_usage_query(ResourceKind::Cpu, spec);
+    if (!cpu) return cpu.error();
+    auto memory = datadog_usage_query(ResourceKind::Memory, spec);
+    if (!memory) return memory.error();
+    UsageQueries q;
+    q.cpu = std::move(cpu).value();
+    q.memory = std::move(memory).value();
+    q.end = std::floor(now);
+    q.start = q.end - std::floor(std::chrono::duration<double>(policy.metrics.history_window).count());
     q.step = std::max(whole_seconds(policy.metrics.query_step), std::chrono::seconds(1));
     return q;
 }

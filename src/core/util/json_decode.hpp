@@ -69,6 +69,14 @@ inline std::optional<std::int64_t> opt_int(const boost::json::object& o, std::st
     fail(path + "." + std::string(key), "expected an integer");
 }
 
+// A JSON number of any representation as a double.
+inline double as_number(const boost::json::value& v, const std::string& path) {
+    if (v.is_double()) return v.get_double();
+    if (v.is_int64()) return static_cast<double>(v.get_int64());
+    if (v.is_uint64()) return static_cast<double>(v.get_uint64());
+    fail(path, "expected a number");
+}
+
 // A replica count or similar: an int32 that must not be negative.
 inline std::optional<std::int32_t> opt_count(const boost::json::object& o, std::string_view key,
                                              const std::string& path) {

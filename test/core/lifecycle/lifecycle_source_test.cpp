@@ -60,6 +60,12 @@ TEST(LifecycleSource, PrometheusGivesTheExecutorsTargets) {
 
     r = lifecycle_recommendation(effective(R"({"metricsSource":{"vpa":{"name":"web"}}})"), recommended("400m", "1"));
     EXPECT_EQ(r.source, RecommendationSource::Vpa);
+    // Datadog is metrics-backed as Prometheus is: its targets, under the same name.
+    r = lifecycle_recommendation(
+        effective(R"({"metricsSource":{"datadog":{"apiKeySecretRef":{"name":"dd","key":"api-key"}}}})"),
+        recommended("400m", "1"));
+    EXPECT_EQ(r.source, RecommendationSource::Prometheus);
+    EXPECT_EQ(r.containers.at("app").requests.at("cpu"), q("400m"));
 }
 
 }  // namespace

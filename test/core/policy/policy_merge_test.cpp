@@ -203,8 +203,17 @@ TEST(DefaultsMerge, VpaAndManualComeFromThePolicyOnly) {
                      .metrics.prometheus.has_value());
 
     e = merge(policy(R"({"metricsSource":{"datadog":{"apiKeySecretRef":{"name":"dd","key":"k"}}}})"));
+    const auto* dd = std::get_if<DatadogSource>(&e.metrics.provider);
+    ASSERT_NE(dd, nullptr);
+    EXPECT_EQ(dd->site, "datadoghq.com");  // the CRD default, also when the object lacks it
+    EXPECT_EQ(dd->api_key_secret_ref.name, "dd");
+    EXPECT_EQ(dd->api_key_secret_ref.key, "k");
+    e = merge(
+        policy(R"({"metricsSource":{"datadog":{"site":"datadoghq.eu","apiKeySecretRef":{"name":"dd","key":"k"}}}})"));
+    EXPECT_EQ(std::get<DatadogSource>(e.metrics.provider).site, "datadoghq.eu");
+    e = merge(policy(R"({"metricsSource":{"cloudwatch":{"region":"eu-west-1","clusterName":"c"}}})"));
     ASSERT_TRUE(std::holds_alternative<UnsupportedMetricsSource>(e.metrics.provider));
-    EXPECT_EQ(std::get<UnsupportedMetricsSource>(e.metrics.provider).provider, "datadog");
+    EXPECT_EQ(std::get<UnsupportedMetricsSource>(e.metrics.provider).provider, "cloudwatch");
 }
 
 // Both scopes exist: scalars merge, the cluster's prometheus block is dropped.

@@ -97,6 +97,18 @@ EffectivePolicy merged(const std::string& spec, std::vector<AttuneDefaults> clus
     return merge_effective_policy(decode_attune_policy(doc).value(), cluster, {});
 }
 
+// One row of a verdict table: refused with a message holding `refusal`, or accepted ("").
+void expect_verdict(const std::string& spec, const PolicyValidationOptions& options, const std::string& refusal) {
+    const auto e = validate_effective_policy(merged(spec), options);
+    if (refusal.empty()) {
+        EXPECT_FALSE(e) << spec << ": " << e->message;
+        return;
+    }
+    ASSERT_TRUE(e) << spec;
+    EXPECT_EQ(e->code, "invalid_config");
+    EXPECT_NE(e->message.find(refusal), std::string::npos) << spec << ": " << e->message;
+}
+
 TEST(PolicyValidation, TheMergedAddressIsCheckedAndNamedWhereItCameFrom) {
     auto d = decode_attune_defaults(boost::json::parse(
         R"({"metadata":{"name":"default"},"spec":{"metricsSource":{"prometheus":{"address":"http://169.254.169.254"}}}})"));
@@ -144,6 +156,36 @@ TEST(PolicyValidation, SecretReferencesNeedSecretReadsAndSayHowToEnableThem) {
     EXPECT_NE(e->message.find("must not contain '/'"), std::string::npos) << e->message;
 }
 
+// The Datadog keys live only in a Secret, so the source needs Secret reads;
+// the site is one of Datadog's (the schema's enum, checked again here).
+TEST(PolicyValidation, DatadogNeedsSecretReadsAKnownSiteAndASecretOfItsNamespace) {
+    const auto datadog = [](const char* site, const char* secret) {
+        return std::string(R"({"metricsSource":{"datadog":{)") + site + R"("apiKeySecretRef":{"name":")" + secret +
+               R"(","key":"api-key"}}}})";
+    };
+    PolicyValidationOptions reads;
+    reads.allow_secret_reads = true;
+    const struct {
+        std::string spec;
+        PolicyValidationOptions options;
+        const char* refusal;  // "" : accepted
+    } cases[] = {
+        {datadog("", "dd"), reads, ""},
+        {datadog(R"("site":"datadoghq.eu",)", "dd"), reads, ""},
+        {datadog(R"("site":"ddog-gov.com",)", "dd"), reads, ""},
+        {datadog("", "dd"),
+         {},
+         "spec.metricsSource.datadog.apiKeySecretRef needs Secret reads, which are off: apply the kustomize component "
+         "deploy/kustomize/components/secret-reads and start the manager with --allow-secret-reads, or use another "
+         "metrics source (Datadog keys are read only from a Secret)"},
+        {datadog(R"("site":"evil.example.com",)", "dd"), reads,
+         "spec.metricsSource.datadog.site \"evil.example.com\" is not a Datadog site"},
+        {datadog(R"("site":"127.0.0.1:8443",)", "dd"), reads, "is not a Datadog site"},
+        {datadog("", "other/dd"), reads, "spec.metricsSource.datadog.apiKeySecretRef.name must not contain '/'"},
+    };
+    for (const auto& c : cases) expect_verdict(c.spec, c.options, c.refusal);
+}
+
 // A credential in the clear and a skipped certificate check are the
 // operator's to allow, not a policy author's: each needs its manager flag.
 TEST(PolicyValidation, PlaintextTokensAndSkippedVerificationNeedTheManagersOptIn) {
@@ -179,16 +221,7 @@ TEST(PolicyValidation, PlaintextTokensAndSkippedVerificationNeedTheManagersOptIn
         {insecure("http://prom:9090"), reads, ""},  // no TLS to skip
         {R"({"metricsSource":{"prometheus":{"address":"http://prom:9090"}}})", reads, ""},  // no credential
     };
-    for (const auto& c : cases) {
-        const auto e = validate_effective_policy(merged(c.spec), c.options);
-        if (std::string(c.refusal).empty()) {
-            EXPECT_FALSE(e) << c.spec << ": " << e->message;
-            continue;
-        }
-        ASSERT_TRUE(e) << c.spec;
-        EXPECT_EQ(e->code, "invalid_config");
-        EXPECT_NE(e->message.find(c.refusal), std::string::npos) << c.spec << ": " << e->message;
-    }
+    for (const auto& c : cases) expect_verdict(c.spec, c.options, c.refusal);
 }
 
 // The connect-time half of the SSRF rule: what a name resolved to.

@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include "attune/core/recommend/datadog_response.hpp"
 #include "test_pods.hpp"
 
 namespace attune::core {
@@ -85,6 +86,49 @@ TEST(WorkloadRecommendation, UsageQueriesCoverTheHistoryWindowAtTheQueryStep) {
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().code, "invalid_recording_metric");
     EXPECT_FALSE(usage_queries(policy(), "Pod", "web", {}, kNow).ok());
+}
+
+TEST(WorkloadRecommendation, DatadogQueriesCoverTheHistoryWindowInWholeSeconds) {
+    auto p = policy();
+    auto q = datadog_usage_queries(p, "Deployment", "web", kNow + 0.75);
+    ASSERT_TRUE(q.ok()) << q.error().message;
+    EXPECT_EQ(q.value().end, kNow);  // the API's from and to are whole seconds
+    EXPECT_EQ(q.value().start, kNow - 7200);
+    EXPECT_EQ(q.value().step, seconds(30));
+    EXPECT_EQ(
+        q.value().cpu,
+        "avg:kubernetes.cpu.usage.total{kube_namespace:shop,pod_name:web-*} by {kube_container_name}.rollup(avg,60)");
+    EXPECT_EQ(q.value().memory,
+              "avg:kubernetes.memory.working_set{kube_namespace:shop,pod_name:web-*} by "
+              "{kube_container_name}.rollup(avg,60)");
+    p.metrics.rate_window = seconds(300);
+    EXPECT_NE(datadog_usage_queries(p, "Deployment", "web", kNow).value().cpu.find(".rollup(avg,300)"),
+              std::string::npos);
+    p.namespace_ = "Shop";
+    EXPECT_EQ(datadog_usage_queries(p, "Deployment", "web", kNow).error().code, "invalid_tag_value");
+}
+
+// Datadog's answers, decoded, go through the same chain as Prometheus'.
+TEST(WorkloadRecommendation, DatadogAnswersAreRecommendedLikePrometheusOnes) {
+    std::string cpu_points, memory_points;
+    for (int i = 0; i < 10; ++i) {
+        const std::string ms = std::to_string(static_cast<long long>(kNow - 30.0 * (9 - i)) * 1000);
+        cpu_points += (i ? "," : "") + ("[" + ms + ",250000000]");
+        memory_points += (i ? "," : "") + ("[" + ms + ",104857600]");
+    }
+    const auto answer = [](const std::string& points) {
+        return R"({"status":"ok","series":[{"tag_set":["kube_container_name:app"],"pointlist":[)" + points + "]}]}";
+    };
+    const auto cpu = decode_datadog_response(answer(cpu_points), ResourceKind::Cpu);
+    const auto memory = decode_datadog_response(answer(memory_points), ResourceKind::Memory);
+    ASSERT_TRUE(cpu.ok() && memory.ok());
+    const auto w = recommend_from_usage(policy(), baseline(), cpu.value(), memory.value(), kNow);
+    ASSERT_FALSE(w.containers.empty());
+    const auto& app = w.containers[0];
+    EXPECT_EQ(app.name, "app");
+    EXPECT_EQ(app.cpu_points, 10);
+    EXPECT_EQ(app.cpu->raw_percentile, qty("250m"));
+    EXPECT_EQ(app.memory->raw_percentile, qty("100Mi"));
 }
 
 TEST(WorkloadRecommendation, EachBaselineContainerIsRecommendedFromItsOwnSeries) {

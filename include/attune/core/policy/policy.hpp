@@ -154,8 +154,8 @@ struct ManualSpec {
     friend bool operator==(const ManualSpec&, const ManualSpec&) = default;
 };
 
-struct DatadogSpec {  // accepted, not implemented
-    std::string site;
+struct DatadogSpec {
+    std::string site;  // "" = datadoghq.com
     SecretKeyRef api_key_secret_ref;
     friend bool operator==(const DatadogSpec&, const DatadogSpec&) = default;
 };
@@ -380,14 +380,27 @@ struct NoMetricsSource {
     friend bool operator==(const NoMetricsSource&, const NoMetricsSource&) = default;
 };
 
-// Datadog or CloudWatch: part of the API, accepted, not implemented.
+// The Datadog metrics query API of one site (docs/recommender.md#datadog).
+struct DatadogSource {
+    std::string site = "datadoghq.com";
+    // The API key; the Secret's "app-key" key, when present, is the
+    // application key (as the Go original reads it). The policy's namespace.
+    SecretKeyRef api_key_secret_ref;
+    friend bool operator==(const DatadogSource&, const DatadogSource&) = default;
+};
+
+// The Datadog sites the API accepts (the CRD's enum for spec.metricsSource.datadog.site).
+inline constexpr std::string_view kDatadogSites[] = {"datadoghq.com",     "datadoghq.eu",      "us3.datadoghq.com",
+                                                     "us5.datadoghq.com", "ap1.datadoghq.com", "ddog-gov.com"};
+
+// CloudWatch: part of the API, accepted, not implemented.
 struct UnsupportedMetricsSource {
-    std::string provider;  // "datadog" | "cloudwatch"
+    std::string provider;  // "cloudwatch"
     friend bool operator==(const UnsupportedMetricsSource&, const UnsupportedMetricsSource&) = default;
 };
 
 using MetricsProvider =
-    std::variant<NoMetricsSource, PrometheusSource, VpaSource, ManualSource, UnsupportedMetricsSource>;
+    std::variant<NoMetricsSource, PrometheusSource, VpaSource, ManualSource, DatadogSource, UnsupportedMetricsSource>;
 
 struct EffectiveMetricsSource {
     Duration history_window = std::chrono::hours(168);

@@ -40,6 +40,16 @@ struct PromDecodeLimits {
     std::size_t max_samples = 2'000'000;  // over all series
 };
 
+// One decoded sample into its series under an answer-wide sample cap (the
+// Prometheus and Datadog decoders): a non-finite value or time is dropped
+// and counted in the series, a sample past `max` is dropped and `capped` set.
+struct SampleCap {
+    std::size_t max = 0;  // 0: no cap
+    std::size_t taken = 0;
+    bool capped = false;
+    void add(PromSeries& series, const UsageSample& sample);
+};
+
 // Error codes: "prometheus_error" (status "error"; the message carries
 // errorType and error), "invalid_response" (not JSON, or not the API's
 // shape; the message names the JSON path).

@@ -37,7 +37,14 @@ struct UsageQueries {
 Result<UsageQueries> usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
                                    std::span<const std::string> live_pod_names, double now);
 
-// The answers grouped by container; every baseline container is recommended
+// The Datadog source's two queries (datadog_query.hpp): the same struct,
+// over [now - historyWindow, now] in whole seconds (the API's from and to),
+// averaged over rateWindow rollups (at least 60 s). Datadog spaces the
+// points itself; `step` is queryStep, for the ETA. Error "invalid_tag_value".
+Result<UsageQueries> datadog_usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
+                                           double now);
+
+// The answers (Prometheus', or Datadog's decoded to the same shape) grouped by container; every baseline container is recommended
 // with its own settings (a container the answers do not mention has no
 // points: InsufficientData). Series of other containers (excluded ones, the
 // pod cgroup) are ignored. The NaN/Inf samples the decoder dropped are
