@@ -4,8 +4,9 @@
 # with a "*" container policy, a container switched Off, minReplicas and a
 # named container's bounds, which have no equivalent; off: updateMode Off;
 # rc: a ReplicationController, which no policy can target) become
-# AttunePolicies. --dry-run prints them and the apiserver accepts every one
-# (kubectl apply --dry-run=server); stderr names each unmapped field; the
+# AttunePolicies. --dry-run (=client) prints them and the apiserver accepts every one
+# (kubectl apply --dry-run=server), --dry-run=server
+# has it check them and stores nothing; stderr names each unmapped field; the
 # real run creates them and kubectl reads back each mapped field; a second
 # run leaves them alone, reports "already exists" and exits 1. Without the
 # VPA CRD the command says so; --from anything else is a usage error.
@@ -52,7 +53,7 @@ spec:
 ---
 apiVersion: autoscaling.k8s.io/v1
 kind: VerticalPodAutoscaler
-metadata: {name: off}
+metadata: {name: "off"}
 spec:
   targetRef: {apiVersion: apps/v1, kind: StatefulSet, name: db}
   updatePolicy: {updateMode: "Off"}
@@ -80,6 +81,17 @@ for note in "$ns/web: spec.updatePolicy.minReplicas:" "$ns/web: spec.resourcePol
   grep -q "^warning: $note" <<<"$cli_err" || fail "no warning '$note' in: $cli_err"
 done
 grep -q "warning: $ns/off:" <<<"$cli_err" && fail "off has no unmapped field, but: $cli_err"
+
+# --dry-run=client is the same stream; --dry-run=server has the apiserver check each one and stores nothing.
+cli_rc migrate --from vpa -n "$ns" --dry-run=client
+expect_eq "--dry-run=client output" "$cli_out" "$(cat "$tmp/policies.yaml")"
+cli_rc migrate --from vpa -n "$ns" --dry-run=server
+expect_eq "--dry-run=server exit" "$cli_status" 1
+expect_eq "--dry-run=server output" "$(sort <<<"$cli_out")" \
+  "$(printf 'attunepolicy.attune.io/off created (server dry run)\nattunepolicy.attune.io/web created (server dry run)')"
+expect_eq "server dry run stored nothing" "$(k -n "$ns" get attunepolicy -o name | wc -l)" 0
+cli_rc migrate --from vpa -n "$ns" --dry-run=yes
+expect_eq "--dry-run=yes exit" "$cli_status" 2
 
 # -o json: a List of the same two policies.
 cli_rc migrate --from vpa -n "$ns" --dry-run -o json

@@ -85,6 +85,10 @@ core::Result<ParsedFlags> parse_flags(std::span<const std::string_view> args, st
             out.values[spec->name] = *b ? "true" : "false";
             continue;
         }
+        if (!has_value && !spec->implicit_value.empty()) {
+            out.values[spec->name] = spec->implicit_value;
+            continue;
+        }
         if (!has_value) {
             if (i + 1 >= args.size()) return bad("flag needs an argument: " + shown);
             value = args[++i];
@@ -99,7 +103,8 @@ std::string flags_help(std::span<const FlagSpec> specs) {
     std::size_t width = 0;
     for (const auto& s : specs) {
         std::string left = s.shorthand ? std::string("  -") + s.shorthand + ", --" + s.name : "      --" + s.name;
-        if (s.kind == FlagKind::Value) left += " " + (s.value_name.empty() ? std::string("VALUE") : s.value_name);
+        if (s.kind == FlagKind::Value && !s.implicit_value.empty()) left += "[=" + s.implicit_value + "]";
+        else if (s.kind == FlagKind::Value) left += " " + (s.value_name.empty() ? std::string("VALUE") : s.value_name);
         width = std::max(width, left.size());
         lefts.push_back(std::move(left));
     }

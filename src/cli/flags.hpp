@@ -27,6 +27,10 @@ struct FlagSpec {
     FlagKind kind = FlagKind::Value;
     std::string value_name;  // shown in help: --namespace NAME
     std::string help;
+    // A Value flag with an implicit value may stand alone (--dry-run means
+    // --dry-run=client, as pflag's NoOptDefVal): its value is then only
+    // ever joined with "=", never the next argument.
+    std::string implicit_value;
 };
 
 class ParsedFlags {

@@ -46,7 +46,14 @@ int run(Invocation& inv) {
     const std::string name = inv.flags.positionals.empty() ? "" : inv.flags.positionals[0];
     if (!name.empty() && inv.common.all_namespaces)
         return usage_error(inv.err, kCommand, "a VPA name cannot be used with -A", kExitUsage);
-    const bool dry_run = inv.flags.flag("dry-run");
+    const std::string dry_run_mode = inv.flags.get("dry-run", "none");
+    if (dry_run_mode != "none" && dry_run_mode != "client" && dry_run_mode != "server")
+        return usage_error(inv.err, kCommand,
+                           "invalid --dry-run \"" + dry_run_mode + "\": accepted: none, client, server", kExitUsage);
+    const bool dry_run = dry_run_mode == "client";
+    kube::WriteOptions wo;
+    wo.dry_run = dry_run_mode == "server";
+    const std::string created_text = wo.dry_run ? " created (server dry run)\n" : " created\n";
     const bool as_json = inv.common.output == OutputFormat::Json;
 
     bool failed = false;
@@ -106,9 +113,10 @@ int run(Invocation& inv) {
             co_return kExitOk;
         }
         for (auto& m : out) {
-            auto created = co_await s.client().create(kube::resources::attune_policies(), m.ns, std::move(m.policy));
+            auto created =
+                co_await s.client().create(kube::resources::attune_policies(), m.ns, std::move(m.policy), wo);
             if (created) {
-                inv.out << "attunepolicy.attune.io/" << m.name << " created\n";
+                inv.out << "attunepolicy.attune.io/" << m.name << created_text;
             } else if (created.error().is_already_exists()) {
                 inv.err << "error: " << m.ns << "/" << m.name << ": attunepolicies.attune.io \"" << m.name
                         << "\" already exists; left alone\n";
@@ -132,17 +140,20 @@ Command make_migrate_command() {
     Command c;
     c.name = std::string(kCommand);
     c.summary = "Turn VerticalPodAutoscalers into equivalent AttunePolicies";
-    c.usage = "kubectl attune migrate --from vpa [NAME] [-n NS | -A] [--dry-run] [-o yaml|json]";
+    c.usage = "kubectl attune migrate --from vpa [NAME] [-n NS | -A] [--dry-run[=client|server|none]] [-o yaml|json]";
     c.description =
         "Each VerticalPodAutoscaler (autoscaling.k8s.io/v1) in scope becomes an AttunePolicy of the same name and\n"
         "namespace that targets the same workload and reads the VPA's recommendations (metricsSource.vpa), so\n"
         "they keep flowing while both exist. Every VPA field with no equivalent is a warning on stderr:\n"
         "  warning: NAMESPACE/NAME: FIELD: why\n"
-        "--dry-run prints the policies instead of creating them: a YAML stream, or a JSON List with -o json, that\n"
+        "--dry-run (=client) prints the policies instead of creating them: a YAML stream, or a JSON List with -o json, that\n"
         "kubectl apply -f - takes. An AttunePolicy that already exists is left alone and reported (exit 1).\n"
         "docs/cli.md \"migrate\" lists what each VPA field becomes.";
-    c.flags = {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa"},
-               {"dry-run", 0, FlagKind::Boolean, "", "print the AttunePolicies instead of creating them"}};
+    c.flags =
+        {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa"},
+         {"dry-run", 0, FlagKind::Value, "MODE",
+          "client (alone: client): print the AttunePolicies; server: the apiserver checks them, nothing is stored",
+          "client"}};
     c.run = run;
     return c;
 }

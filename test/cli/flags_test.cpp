@@ -39,6 +39,29 @@ TEST(ParseFlags, BooleansTakeNoValueUnlessJoinedWithEquals) {
     EXPECT_EQ(r.value().positionals[0], "status");
 }
 
+TEST(ParseFlags, AnImplicitValueStandsAloneAndTakesOnlyAJoinedOne) {
+    const std::vector<FlagSpec> specs = {{"dry-run", 0, FlagKind::Value, "MODE", "dr", "client"},
+                                         {"namespace", 'n', FlagKind::Value, "NAME", "ns"}};
+    struct Case {
+        std::vector<std::string_view> args;
+        std::string want;
+        std::size_t positionals;
+    } cases[] = {
+        {{"--dry-run"}, "client", 0},
+        {{"--dry-run=server"}, "server", 0},
+        {{"--dry-run", "web"}, "client", 1},  // the next argument is never its value
+        {{"--dry-run", "-n", "x"}, "client", 0},
+        {{}, "<unset>", 0},
+    };
+    for (const auto& c : cases) {
+        auto r = parse_flags(c.args, specs);
+        ASSERT_TRUE(r.ok());
+        EXPECT_EQ(r.value().get("dry-run", "<unset>"), c.want);
+        EXPECT_EQ(r.value().positionals.size(), c.positionals);
+    }
+    EXPECT_NE(flags_help(specs).find("--dry-run[=client]"), std::string::npos);
+}
+
 TEST(ParseFlags, PositionalsInterleaveAndDoubleDashEndsFlags) {
     auto r = parse({"a", "-n", "x", "b", "--", "-n", "--target"});
     ASSERT_TRUE(r.ok());
