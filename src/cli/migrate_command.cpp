@@ -149,11 +149,10 @@ Command make_migrate_command() {
         "--dry-run (=client) prints the policies instead of creating them: a YAML stream, or a JSON List with -o json, that\n"
         "kubectl apply -f - takes. An AttunePolicy that already exists is left alone and reported (exit 1).\n"
         "docs/cli.md \"migrate\" lists what each VPA field becomes.";
-    c.flags =
-        {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa"},
-         {"dry-run", 0, FlagKind::Value, "MODE",
-          "client (alone: client): print the AttunePolicies; server: the apiserver checks them, nothing is stored",
-          "client"}};
+    c.flags = {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa"},
+               {"dry-run", 0, FlagKind::Value, "MODE",
+                "client: print the AttunePolicies; server: the apiserver checks them, nothing is stored; none: create",
+                "client"}};
     c.run = run;
     return c;
 }
