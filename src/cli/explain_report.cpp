@@ -482,8 +482,10 @@ std::string render_explain(const json::object& r) {
     if (const auto& h = r.at("history").as_array(); !h.empty()) {
         out += "\nHistory:\n";
         for (const auto& e : h) {
-            out += "  " + s(e, "timestamp") + "  " + s(e, "container") + "  " + s(e, "resource") + "  " + s(e, "from") +
-                   " -> " + s(e, "to") + "  " + s(e, "method") + " " + s(e, "result");
+            const auto res = s(e, "resource");
+            out += "  " + s(e, "timestamp") + "  " + s(e, "container") + "  " + res + "  " +
+                   core::readable_history_text(res, s(e, "from")) + " -> " +
+                   core::readable_history_text(res, s(e, "to")) + "  " + s(e, "method") + " " + s(e, "result");
             if (const auto why = s(e, "reason"); !why.empty()) out += " (" + why + ")";
             out += "\n";
         }
@@ -500,8 +502,10 @@ std::string render_explain(const json::object& r) {
         for (const auto& p : pods) {
             out += "  " + s(p, "name") + "  resize " + s(p, "resizeState");
             for (const auto& kv : p.at("resources").as_object())
-                out += "  " + std::string(kv.key()) + ": " + std::string(kv.value().as_string());
-            if (const auto& env = p.at("envelope"); env.is_string()) out += "  envelope: " + std::string(env.as_string());
+                out += "  " + std::string(kv.key()) + ": " +
+                       core::readable_history_text("cpu+memory", kv.value().as_string());
+            if (const auto& env = p.at("envelope"); env.is_string())
+                out += "  envelope: " + core::readable_history_text("cpu+memory", env.as_string());
             out += "\n";
             for (const auto& kv : p.at("annotations").as_object())
                 out += "      " + std::string(kv.key()) + "=" + std::string(kv.value().as_string()) + "\n";
