@@ -325,11 +325,14 @@ json::object explain_report(const ExplainInputs& in) {
                     if (e.workload != in.name || (!in.container.empty() && e.container != in.container)) continue;
                     history.push_back(core::history_entry_json(e));
                     last_result = std::string(core::history_result_name(e.result));
+                    // A reason is prose for people: the numbers readable (the history keeps them exact).
+                    const auto res = core::history_resource_name(e.resource);
                     if (e.result != core::HistoryResult::Success && e.result != core::HistoryResult::TemplatePatched)
-                        reasons.push_back(reason("history", core::format_timestamp(e.timestamp) + " " + e.container + " " +
-                                                                std::string(core::history_resource_name(e.resource)) + " " +
-                                                                e.from + " -> " + e.to + ": " + last_result +
-                                                                (e.reason.empty() ? "" : " (" + e.reason + ")")));
+                        reasons.push_back(
+                            reason("history", core::format_timestamp(e.timestamp) + " " + e.container + " " +
+                                                  std::string(res) + " " + core::readable_history_text(res, e.from) +
+                                                  " -> " + core::readable_history_text(res, e.to) + ": " + last_result +
+                                                  (e.reason.empty() ? "" : " (" + e.reason + ")")));
                 }
             } else {
                 reasons.push_back(reason("history", "status.resizeHistory does not decode: " + decoded.error().message));

@@ -254,7 +254,11 @@ TEST(ExplainReport, TextShowsHistoryAndPodsReadable) {
     e.resource = core::HistoryResource::CpuAndMemory;
     e.from = "cpu 1, memory 268435456/512Mi";
     e.to = "cpu 250m, memory 245354614/512Mi";
-    st["resizeHistory"] = core::history_json(std::vector{e});
+    core::HistoryEntry back = e;
+    std::swap(back.from, back.to);
+    back.result = core::HistoryResult::Reverted;
+    back.reason = "restart";
+    st["resizeHistory"] = core::history_json(std::vector{e, back});
     in.pods[0].at_pointer("/spec/containers/0/resources").as_object()["limits"] =
         json::object{{"cpu", "1.5"}, {"memory", "1610612736"}};
     const auto r = explain_report(in);
@@ -265,6 +269,9 @@ TEST(ExplainReport, TextShowsHistoryAndPodsReadable) {
          {"app  cpu+memory  cpu 1000m, memory 256Mi/512Mi -> cpu 250m, memory 234Mi/512Mi  InPlace Success",
           "app: cpu 250m/1500m, memory 192Mi/1.5Gi"})
         EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+    EXPECT_TRUE(
+        has_reason(r, "history",
+                   "app cpu+memory cpu 250m, memory 234Mi/512Mi -> cpu 1000m, memory 256Mi/512Mi: Reverted (restart)"));
 }
 
 TEST(CanonicalKind, KubectlSpellings) {
