@@ -104,8 +104,15 @@ done
 k -n demo get deploy,hpa
 k -n demo get pods -o custom-columns=POD:.metadata.name,NODE:.spec.nodeName,QOS:.status.qosClass,CPU_REQ:.status.containerStatuses[0].resources.requests.cpu,MEM_LIM:.status.containerStatuses[0].resources.limits.memory
 
+# Numbers as people read them (hack/readable.jq): millicores, Mi/Gi, percent;
+# the pod spec holds the recommender's exact bytes (e.g. 187904820).
+readable=$(cat "$here/hack/readable.jq")
 pods_view() {
-  k -n demo get pods -l app=web -o custom-columns='POD:.metadata.name,SPEC_CPU:.spec.containers[0].resources.requests.cpu,SPEC_MEM:.spec.containers[0].resources.requests.memory,APPLIED_CPU:.status.containerStatuses[0].resources.requests.cpu,APPLIED_MEM:.status.containerStatuses[0].resources.requests.memory,RESTARTS:.status.containerStatuses[0].restartCount'
+  k -n demo get pods -l app=web -o json | jq -r "$readable"'["POD", "SPEC_CPU", "SPEC_MEM", "APPLIED_CPU", "APPLIED_MEM", "RESTARTS"],
+    (.items[] | .spec.containers[0].resources.requests as $s | (.status.containerStatuses[0] // {}) as $st
+     | [.metadata.name, ($s.cpu | readable_cpu), ($s.memory | readable_memory), ($st.resources.requests.cpu | readable_cpu),
+        ($st.resources.requests.memory | readable_memory), ($st.restartCount // 0 | tostring)])
+    | map(if . == "" then "<none>" else . end) | @tsv' | column -t -s "$(printf '\t')"
 }
 
 if [ ! -x "$manager" ]; then
@@ -169,8 +176,7 @@ if resized; then echo; echo "after $(( $(date +%s) - started )) s (read with kub
 pods_view
 
 step "Why that size: the recommendation and its explanation (status.recommendations, read with kubectl)"
-# Numbers as people read them (hack/readable.jq): millicores, Mi/Gi, percent.
-k -n demo get attunepolicy demo -o json | jq -r "$(cat "$here/hack/readable.jq")"'.status.recommendations[]? | select(.workload == "web") | .containers[] |
+k -n demo get attunepolicy demo -o json | jq -r "$readable"'.status.recommendations[]? | select(.workload == "web") | .containers[] |
   "  \(.name): cpu \(.current.cpuRequest | readable_cpu) -> \(.recommended.cpuRequest | readable_cpu), memory \(.current.memoryRequest | readable_memory) -> \(.recommended.memoryRequest | readable_memory), confidence \(.confidence | readable_percent) (full at 7 days of data), \(.dataPoints) points",
   "    cpu:    p95 \(.explanation.cpu.rawPercentile | readable_cpu) x (1 + \(.explanation.cpu.overhead)%) = \(.explanation.cpu.afterOverhead | readable_cpu); x \(.explanation.cpu.confidenceFactor * 100 | round / 100) (confidence \(.explanation.cpu.confidence | readable_percent)) = \(.explanation.cpu.afterConfidence | readable_cpu); bounds \(.explanation.cpu.afterBounds | readable_cpu); change filter \(.explanation.cpu.afterChangeFilter | readable_cpu) \(.explanation.cpu.changeFilterApplied // "")",
   "    memory: p99 \(.explanation.memory.rawPercentile | readable_memory) x (1 + \(.explanation.memory.overhead)%) = \(.explanation.memory.afterOverhead | readable_memory); x \(.explanation.memory.confidenceFactor * 100 | round / 100) = \(.explanation.memory.afterConfidence | readable_memory); change filter \(.explanation.memory.afterChangeFilter | readable_memory) \(.explanation.memory.changeFilterApplied // ""); final \(.explanation.memory.final | readable_memory) \(.explanation.memory.finalAdjustment // "")"'
@@ -181,7 +187,8 @@ echo
 k -n demo get events.events.k8s.io --field-selector regarding.kind=AttunePolicy,regarding.name=demo \
   -o custom-columns=REASON:.reason,TYPE:.type,NOTE:.note --sort-by=.metadata.creationTimestamp | cut -c1-160
 echo
-k -n demo get attunepolicy demo -o json | jq -r '.status.resizeHistory[]? | "\(.timestamp)  \(.workload)/\(.container)  \(.resource)  \(.from) -> \(.to)  \(.result)"'
+k -n demo get attunepolicy demo -o json | jq -r "$readable"'.status.resizeHistory[]? | .resource as $r
+  | "\(.timestamp)  \(.workload)/\(.container)  \($r)  \(.from | readable_history($r)) -> \(.to | readable_history($r))  \(.result)"'
 echo
 k -n demo get attunepolicy demo -o json | jq -c '{workloads: .status.workloads, idleWorkloads: [.status.idleWorkloads[]? | "\(.workload)/\(.reason)"], conditions: [.status.conditions[]? | "\(.type)=\(.status) \(.reason)"]}'
 echo

@@ -40,7 +40,7 @@ rev=$(lc hot hot .currentRevision)
 log "hot failed: $(lc hot hot .lastAnalysis.explanation)"
 expect_eq "hot's revision on failedRevisions" "$(lc_entry hot hot | jq -r --arg r "$rev" '.failedRevisions | index($r) != null')" true
 expect_eq "hot's last analysis passed" "$(lc hot hot .lastAnalysis.passed)" false
-lc hot hot .lastAnalysis.explanation | grep -q "throttled above 25.0% of CFS periods" || fail "explanation: $(lc hot hot .lastAnalysis.explanation)"
+lc hot hot .lastAnalysis.explanation | grep -q "throttled above 25% of CFS periods" || fail "explanation: $(lc hot hot .lastAnalysis.explanation)"
 wait_until 30 has_workload_event hot ValidationFailed || true
 workload_events hot ValidationFailed | grep -q "CPU throttling analysis failed" || fail "no ValidationFailed Event: $(workload_events hot ValidationFailed)"
 wait_eq 60 2 count_at hot app "$base" || fail "hot's canary was not rolled back to the baseline: $(spec_and_status hot app)"

@@ -17,7 +17,10 @@
 # its Events against the manager's and its pods against kubectl's; api is
 # explained as pending (its pod's resize state as this minor reports it,
 # ResizeBlocked), web without api's ResizeBlocked, batch as idle; -w prints
-# the row the manager writes when the policy is paused.
+# the row the manager writes when the policy is paused. Text output and the
+# Events show numbers as people read them (millicores, Ki/Mi/Gi, a
+# percentage), each checked against kubectl's exact value through
+# hack/readable.jq; -o json keeps the exact values.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/70_manager_lib.bash"
 . "$(dirname "$0")/87_cli_lib.bash"
@@ -164,15 +167,21 @@ expect_eq "status of a missing policy" "$cli_status" 1
 grep -q 'attunepolicies.attune.io "nope" not found' <<<"$cli_err" || fail "missing policy: $cli_err"
 
 # --- recommendations -----------------------------------------------------------
-cli_on_policy recommendations -n "$ns"
+# The table shows the numbers as people read them: kubectl's exact values
+# through hack/readable.jq (millicores, Ki/Mi/Gi, a percentage); -o json
+# keeps them exact (below).
+readable=$(cat "$REPO_ROOT/hack/readable.jq")
+cli_on_policy recommendations -n "$ns" -o wide
 echo "$cli_out" | sed 's/^/    /' >&2
-mapfile -t rec < <(jq -r '.status.recommendations[] | select(.workload == "web") | .containers[] | select(.name == "app") |
-  "Deployment/web", "app", "\(.current.cpuRequest) -> \(.recommended.cpuRequest)",
-  "\(.current.memoryRequest) -> \(.recommended.memoryRequest)", (.confidence | tostring), (.dataPoints | tostring)' <<<"$pjson")
-[ "${#rec[@]}" = 6 ] || fail "kubectl shows no recommendation for web/app: $(jq -c .status.recommendations <<<"$pjson")"
-# CONFIDENCE is printed with two decimals.
-printf -v conf '%.2f' "${rec[4]}"
-shows web "${rec[@]:0:4}" "$conf" "${rec[5]}"
+mapfile -t rec < <(jq -r "$readable"'.status.recommendations[] | select(.workload == "web") as $w | $w.containers[]
+  | select(.name == "app") | . as $c | def arrow(f; k): "\($c.current[k] | f) -> \($c.recommended[k] | f)";
+  "Deployment/web", "app", arrow(readable_cpu; "cpuRequest"), arrow(readable_memory; "memoryRequest"),
+  arrow(readable_cpu; "cpuLimit"), arrow(readable_memory; "memoryLimit"), (.confidence | readable_percent),
+  (.dataPoints | tostring), ($w.stale | tostring), .lastUpdated' <<<"$pjson")
+[ "${#rec[@]}" = 10 ] || fail "kubectl shows no recommendation for web/app: $(jq -c .status.recommendations <<<"$pjson")"
+shows web "${rec[@]}"
+log "recommendations row (readable): ${rec[*]:2:5}; kubectl: $(jq -c '[.status.recommendations[] | select(.workload == "web")][0].containers[0] | {current, recommended, confidence}' <<<"$pjson")"
+grep -qE '[0-9]{6,}|e-0' <<<"$cli_out" && fail "recommendations prints a raw byte count or an exponent: $cli_out"
 cli_on_policy recommendations -n "$ns" --workload deployment/web -o json
 jq -e --argjson p "$pjson" '[$p.status.recommendations[] | select(.workload == "web") as $w | $w.containers[] |
     {kind: $w.kind, workload: $w.workload, container: .name, current, recommended, confidence, dataPoints, lastUpdated,
@@ -191,11 +200,14 @@ cli_on_policy history -n "$ns"
 echo "$cli_out" | sed 's/^/    /' >&2
 n=$(jq '.status.resizeHistory | length' <<<"$pjson")
 expect_eq "history rows" "$(($(wc -l <<<"$cli_out") - 1))" "$n"
+# FROM and TO: status' own words with kubectl's exact values readable.
 for i in $(seq 0 $((n - 1))); do
-  mapfile -t h < <(jq -r --argjson i "$i" '.status.resizeHistory[$i] | .timestamp, "web", .workload, .container, .resource,
-    .from, .to, .result, (.reason // "<none>")' <<<"$pjson")
+  mapfile -t h < <(jq -r --argjson i "$i" "$readable"'.status.resizeHistory[$i] | .resource as $r | .timestamp, "web",
+    .workload, .container, $r, (.from | readable_history($r)), (.to | readable_history($r)), .result,
+    (.reason // "<none>")' <<<"$pjson")
   shows "${h[@]}"
 done
+grep -qE '[0-9]{6,}' <<<"$cli_out" && fail "history prints a raw byte count: $cli_out"
 cli_on_policy history -n "$ns" -o json --workload deployment/web
 jq -e --argjson p "$pjson" '[.items[] | {timestamp, workload, container, resource, method, result, from, to}
     + (if .reason then {reason} else {} end)]
@@ -245,17 +257,36 @@ revert_note=$(jq -r '[.items[] | select(.reason == "Reverted" and .regarding.nam
 [[ "$revert_note" == *"$reverted_pod"* ]] || fail "the Reverted Event does not name $reverted_pod: $revert_note"
 jq -e --arg note "Reverted: $revert_note" 'any(.reasons[]; .kind == "event" and .text == $note)' <<<"$report" >/dev/null \
   || fail "explain does not give the Reverted Event as a reason: $(jq -c .reasons <<<"$report")"
+# The Events' words, as kubectl reads them, are the history's changes with
+# the numbers readable (describe_changes' shape: "app cpu 500m/1000m ->
+# 250m/1000m, memory 256Mi/512Mi -> 234Mi/512Mi"), checked against
+# kubectl's exact from/to through hack/readable.jq: each Resized note names
+# one Success entry's change, the Reverted note ends with the Reverted one's.
+change_words='def words: .resource as $r | if $r == "cpu+memory" then
+    ([.from, .to] | map(capture("^cpu (?<c>[^,]+), memory (?<m>.+)$"))) as [$f, $t]
+    | "\(.container) cpu \($f.c | readable_history("cpu")) -> \($t.c | readable_history("cpu")), memory \($f.m | readable_history("memory")) -> \($t.m | readable_history("memory"))"
+  else "\(.container) \($r) \(.from | readable_history($r)) -> \(.to | readable_history($r))" end;'
+want=$(jq -c "$readable$change_words"'[.status.resizeHistory[] | select(.workload == "web" and .result == "Success") | words] | sort' <<<"$pjson")
+got=$(jq -c '[.items[] | select(.regarding.name == "web" and .reason == "Resized") | .note
+  | capture("^pod [^ ]+ resized in place: (?<w>.*) \\(applied [0-9.]+ s after the request\\)$").w] | sort' <<<"$events")
+expect_eq "the Resized Events' changes (kubectl get events) vs status.resizeHistory, readable" "$got" "$want"
+want=$(jq -r "$readable$change_words"'[.status.resizeHistory[] | select(.workload == "web" and .result == "Reverted")][-1] | words' <<<"$pjson")
+[[ "$revert_note" == "pod $reverted_pod reverted (restart): "*"; $want" ]] \
+  || fail "the Reverted Event's note is not the Reverted entry's change, readable: '$revert_note' vs '$want'"
+# (pod names left out: their hash may hold a run of digits)
+grep -E '[0-9]{6,}' <<<"$(jq -r '.items[] | select(.regarding.name == "web") | .note | gsub("pod [^ ]+"; "pod")' <<<"$events")" \
+  && fail "an Event about web prints a raw byte count"
+log "Resized Event words: $got"
 # ResizeBlocked is the policy's (api's pod is Deferred): it does not explain web.
 jq -e 'all(.reasons[]; .text | startswith("ResizeBlocked") | not)' <<<"$report" >/dev/null \
   || fail "explain of web cites api's ResizeBlocked: $(jq -c .reasons <<<"$report")"
 
 # The same report as text, line by line from what kubectl read, with the
 # numbers as people read them: CPU in millicores, memory in Ki/Mi/Gi, the
-# confidence as a percentage (hack/readable.jq, our own oracle in jq). The
-# history keeps status' own "request/limit" text.
+# confidence as a percentage (hack/readable.jq, our own oracle in jq); the
+# history in status' own words with those numbers.
 cli_on_policy explain deployment/web -n "$ns"
 echo "$cli_out" | sed 's/^/    /' >&2
-readable=$(cat "$REPO_ROOT/hack/readable.jq")
 mapfile -t lines < <(jq -r --arg ns "$ns" "$readable"'
   ([.status.recommendations[] | select(.workload == "web")][0].containers[] | select(.name == "app")) as $c |
   "Deployment \($ns)/web   policy web (Auto, \([.status.conditions[] | select(.type == "Ready")][0].reason))",
@@ -264,8 +295,8 @@ mapfile -t lines < <(jq -r --arg ns "$ns" "$readable"'
   "  memory limit    \($c.current.memoryLimit | readable_memory) -> \($c.recommended.memoryLimit | readable_memory)",
   "container app   confidence \($c.confidence | readable_percent), \($c.dataPoints) data points, updated \($c.lastUpdated)",
   "Resize: reverted",
-  (.status.resizeHistory[] | select(.workload == "web") |
-    "  \(.timestamp)  \(.container)  \(.resource)  \(.from) -> \(.to)  \(.method) \(.result)\(if .reason then " (\(.reason))" else "" end)")' <<<"$pjson")
+  (.status.resizeHistory[] | select(.workload == "web") | .resource as $r |
+    "  \(.timestamp)  \(.container)  \($r)  \(.from | readable_history($r)) -> \(.to | readable_history($r))  \(.method) \(.result)\(if .reason then " (\(.reason))" else "" end)")' <<<"$pjson")
 for line in "${lines[@]}"; do grep -qF -- "$line" <<<"$cli_out" || fail "explain lacks '$line'"; done
 for v in $(jq -r "$readable"'[.status.recommendations[] | select(.workload == "web")][0].containers[] | select(.name == "app")
     | .explanation.cpu | (.rawPercentile, .afterOverhead, .final) | readable_cpu' <<<"$pjson"); do

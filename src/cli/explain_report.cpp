@@ -325,11 +325,14 @@ json::object explain_report(const ExplainInputs& in) {
                     if (e.workload != in.name || (!in.container.empty() && e.container != in.container)) continue;
                     history.push_back(core::history_entry_json(e));
                     last_result = std::string(core::history_result_name(e.result));
+                    // A reason is prose for people: the numbers readable (the history keeps them exact).
+                    const auto res = core::history_resource_name(e.resource);
                     if (e.result != core::HistoryResult::Success && e.result != core::HistoryResult::TemplatePatched)
-                        reasons.push_back(reason("history", core::format_timestamp(e.timestamp) + " " + e.container + " " +
-                                                                std::string(core::history_resource_name(e.resource)) + " " +
-                                                                e.from + " -> " + e.to + ": " + last_result +
-                                                                (e.reason.empty() ? "" : " (" + e.reason + ")")));
+                        reasons.push_back(
+                            reason("history", core::format_timestamp(e.timestamp) + " " + e.container + " " +
+                                                  std::string(res) + " " + core::readable_history_text(res, e.from) +
+                                                  " -> " + core::readable_history_text(res, e.to) + ": " + last_result +
+                                                  (e.reason.empty() ? "" : " (" + e.reason + ")")));
                 }
             } else {
                 reasons.push_back(reason("history", "status.resizeHistory does not decode: " + decoded.error().message));
@@ -482,8 +485,10 @@ std::string render_explain(const json::object& r) {
     if (const auto& h = r.at("history").as_array(); !h.empty()) {
         out += "\nHistory:\n";
         for (const auto& e : h) {
-            out += "  " + s(e, "timestamp") + "  " + s(e, "container") + "  " + s(e, "resource") + "  " + s(e, "from") +
-                   " -> " + s(e, "to") + "  " + s(e, "method") + " " + s(e, "result");
+            const auto res = s(e, "resource");
+            out += "  " + s(e, "timestamp") + "  " + s(e, "container") + "  " + res + "  " +
+                   core::readable_history_text(res, s(e, "from")) + " -> " +
+                   core::readable_history_text(res, s(e, "to")) + "  " + s(e, "method") + " " + s(e, "result");
             if (const auto why = s(e, "reason"); !why.empty()) out += " (" + why + ")";
             out += "\n";
         }
@@ -500,8 +505,10 @@ std::string render_explain(const json::object& r) {
         for (const auto& p : pods) {
             out += "  " + s(p, "name") + "  resize " + s(p, "resizeState");
             for (const auto& kv : p.at("resources").as_object())
-                out += "  " + std::string(kv.key()) + ": " + std::string(kv.value().as_string());
-            if (const auto& env = p.at("envelope"); env.is_string()) out += "  envelope: " + std::string(env.as_string());
+                out += "  " + std::string(kv.key()) + ": " +
+                       core::readable_history_text("cpu+memory", kv.value().as_string());
+            if (const auto& env = p.at("envelope"); env.is_string())
+                out += "  envelope: " + core::readable_history_text("cpu+memory", env.as_string());
             out += "\n";
             for (const auto& kv : p.at("annotations").as_object())
                 out += "      " + std::string(kv.key()) + "=" + std::string(kv.value().as_string()) + "\n";

@@ -197,7 +197,8 @@ core::Result<std::string> render_table(const boost::json::array& records, std::s
     }
     for (auto i : order) {
         std::vector<std::string> r;
-        for (const auto* c : shown) r.push_back(cell_text(find_path(records[i], c->path)));
+        for (const auto* c : shown)
+            r.push_back(c->text != nullptr ? c->text(records[i]) : cell_text(find_path(records[i], c->path)));
         rows.push_back(std::move(r));
     }
     std::vector<std::size_t> width(shown.size(), 0);

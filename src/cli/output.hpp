@@ -25,12 +25,19 @@ constexpr bool is_document_format(OutputFormat f) noexcept {
 // "" and "table" -> table; "wide", "json", "yaml". Error code "bad_usage".
 core::Result<OutputFormat> parse_output_format(std::string_view value);
 
+// A cell as people read it, made from the whole record (e.g. an exact
+// quantity in millicores, docs/cli.md#numbers-in-text-output).
+using CellText = std::string (*)(const boost::json::value& record);
+
 // One table column: the header, and the record field it shows (a dotted path
 // into each record, e.g. "status.phase"). Wide-only columns appear with -o wide.
+// With `text` the cell is text(record) instead of the field: the record, and
+// so -o json|yaml, keeps the exact value, and --sort-by still sorts by it.
 struct Column {
     std::string header;
     std::string path;
     bool wide_only = false;
+    CellText text = nullptr;
 };
 
 struct TableOptions {

@@ -2,8 +2,9 @@
 
 #include "object_fields.hpp"
 
-#include <attune/core/util/json_path.hpp>
+#include <attune/core/model/readable_units.hpp>
 #include <attune/core/resize/resize_history.hpp>
+#include <attune/core/util/json_path.hpp>
 
 #include <boost/json.hpp>
 
@@ -27,6 +28,21 @@ std::string values_arrow(const json::value* current, const json::value* recommen
         return s.empty() ? std::string("0") : std::string(s);
     };
     return text(current) + " -> " + text(recommended);
+}
+
+// The table's "current -> recommended" for one field of the record
+// (cpuRequest, memoryLimit, ...), as people read it: "500m -> 250m", "256Mi -> 234Mi".
+std::string readable_arrow(const json::value& record, std::string_view key) {
+    const std::string_view resource = key.starts_with("cpu") ? core::kCpu : core::kMemory;
+    auto text = [&](std::string_view side) {
+        const auto q = core::string_at(record, {side, key});
+        return core::readable_quantity(resource, q.empty() ? "0" : q);
+    };
+    return text("current") + " -> " + text("recommended");
+}
+
+std::string history_side_text(const json::value& record, std::string_view side) {
+    return core::readable_history_text(core::string_at(record, {"resource"}), core::string_at(record, {side}));
 }
 
 std::string confidence_text(double c) {
@@ -168,17 +184,22 @@ json::array recommendation_records(const json::value& policy, const std::string&
 std::vector<Column> recommendation_columns(bool all_namespaces) {
     std::vector<Column> c;
     if (all_namespaces) c.push_back({"NAMESPACE", "namespace"});
-    c.insert(c.end(), {{"POLICY", "policy"},
-                       {"WORKLOAD", "target"},
-                       {"CONTAINER", "container"},
-                       {"CPU REQUEST", "cpuRequest"},
-                       {"MEMORY REQUEST", "memoryRequest"},
-                       {"CPU LIMIT", "cpuLimit", true},
-                       {"MEMORY LIMIT", "memoryLimit", true},
-                       {"CONFIDENCE", "confidenceText"},
-                       {"DATA POINTS", "dataPoints"},
-                       {"STALE", "stale", true},
-                       {"UPDATED", "lastUpdated", true}});
+    c.insert(c.end(),
+             {{"POLICY", "policy"},
+              {"WORKLOAD", "target"},
+              {"CONTAINER", "container"},
+              {"CPU REQUEST", "cpuRequest", false,
+               [](const json::value& r) { return readable_arrow(r, "cpuRequest"); }},
+              {"MEMORY REQUEST", "memoryRequest", false,
+               [](const json::value& r) { return readable_arrow(r, "memoryRequest"); }},
+              {"CPU LIMIT", "cpuLimit", true, [](const json::value& r) { return readable_arrow(r, "cpuLimit"); }},
+              {"MEMORY LIMIT", "memoryLimit", true,
+               [](const json::value& r) { return readable_arrow(r, "memoryLimit"); }},
+              {"CONFIDENCE", "confidence", false,
+               [](const json::value& r) { return core::readable_percent(number_at(r, "confidence")); }},
+              {"DATA POINTS", "dataPoints"},
+              {"STALE", "stale", true},
+              {"UPDATED", "lastUpdated", true}});
     return c;
 }
 
@@ -216,8 +237,8 @@ std::vector<Column> history_columns(bool all_namespaces) {
                        {"WORKLOAD", "workload"},
                        {"CONTAINER", "container"},
                        {"RESOURCE", "resource"},
-                       {"FROM", "from"},
-                       {"TO", "to"},
+                       {"FROM", "from", false, [](const json::value& r) { return history_side_text(r, "from"); }},
+                       {"TO", "to", false, [](const json::value& r) { return history_side_text(r, "to"); }},
                        {"METHOD", "method", true},
                        {"RESULT", "result"},
                        {"REASON", "reason"}});

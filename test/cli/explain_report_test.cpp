@@ -245,6 +245,35 @@ TEST(ExplainReport, TextShowsReadableNumbersJsonKeepsExactOnes) {
     EXPECT_EQ(text.find("245354614"), std::string::npos) << text;
 }
 
+// The history's and the pods' "request/limit" texts too: the JSON keeps
+// them as status and the pod spec hold them.
+TEST(ExplainReport, TextShowsHistoryAndPodsReadable) {
+    auto in = inputs();
+    auto& st = in.policies[0].as_object()["status"].as_object();
+    core::HistoryEntry e = test::entry("2026-12-01T11:00:00Z", "web", core::HistoryResult::Success, "");
+    e.resource = core::HistoryResource::CpuAndMemory;
+    e.from = "cpu 1, memory 268435456/512Mi";
+    e.to = "cpu 250m, memory 245354614/512Mi";
+    core::HistoryEntry back = e;
+    std::swap(back.from, back.to);
+    back.result = core::HistoryResult::Reverted;
+    back.reason = "restart";
+    st["resizeHistory"] = core::history_json(std::vector{e, back});
+    in.pods[0].at_pointer("/spec/containers/0/resources").as_object()["limits"] =
+        json::object{{"cpu", "1.5"}, {"memory", "1610612736"}};
+    const auto r = explain_report(in);
+    EXPECT_EQ(r.at("history").at(0).at("to").as_string(), "cpu 250m, memory 245354614/512Mi");
+    EXPECT_EQ(r.at("pods").at(0).at("resources").at("app").as_string(), "cpu 250m/1.5, memory 192Mi/1610612736");
+    const auto text = render_explain(r);
+    for (const char* part :
+         {"app  cpu+memory  cpu 1000m, memory 256Mi/512Mi -> cpu 250m, memory 234Mi/512Mi  InPlace Success",
+          "app: cpu 250m/1500m, memory 192Mi/1.5Gi"})
+        EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+    EXPECT_TRUE(
+        has_reason(r, "history",
+                   "app cpu+memory cpu 250m, memory 234Mi/512Mi -> cpu 1000m, memory 256Mi/512Mi: Reverted (restart)"));
+}
+
 TEST(CanonicalKind, KubectlSpellings) {
     EXPECT_EQ(canonical_kind("deploy"), "Deployment");
     EXPECT_EQ(canonical_kind("deployments"), "Deployment");

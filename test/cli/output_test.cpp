@@ -67,6 +67,22 @@ TEST(RenderTable, SortByJsonPathOrHeaderNumericWhenNumbers) {
     }
 }
 
+TEST(RenderTable, ACellTextShowsTheRecordItsWayAndSortsByTheField) {
+    const std::vector<Column> columns = {{"Name", "name"},
+                                         {"Replicas", "replicas", false, [](const boost::json::value& r) {
+                                              return std::to_string(r.at("replicas").as_int64()) + " pods";
+                                          }}};
+    TableOptions o;
+    o.sort_by = "Replicas";
+    auto t = render_table(kRecords, columns, o);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t.value(),
+              "NAME   REPLICAS\n"
+              "api    9 pods\n"
+              "web    10 pods\n"
+              "db     100 pods\n");
+}
+
 TEST(RenderTable, UnknownSortFieldIsAUsageError) {
     TableOptions o;
     o.sort_by = ".nope";

@@ -88,7 +88,37 @@ TEST(RecommendationRecords, PerContainerWithArrows) {
     ASSERT_TRUE(t.ok());
     EXPECT_EQ(t.value(),
               "POLICY   WORKLOAD         CONTAINER   CPU REQUEST    MEMORY REQUEST   CONFIDENCE   DATA POINTS\n"
-              "web      Deployment/web   app         500m -> 250m   256Mi -> 192Mi   0.93         120\n");
+              "web      Deployment/web   app         500m -> 250m   256Mi -> 192Mi   93%          120\n");
+}
+
+// The estimator's raw bytes and an unrounded confidence: the table shows
+// them as people read them, the record (-o json|yaml) keeps them exact.
+TEST(RecommendationRecords, TheTableIsReadableTheRecordExact) {
+    auto policy = test::web_policy();
+    auto& c = policy.at_pointer("/status/recommendations/0/containers/0").as_object();
+    c["current"].as_object()["cpuRequest"] = "1";
+    c["recommended"].as_object()["memoryRequest"] = "245354614";
+    c["recommended"].as_object()["memoryLimit"] = "1610612736";
+    c["confidence"] = 4.1335978835978834e-05;
+    const auto recs = recommendation_records(policy, "");
+    ASSERT_EQ(recs.size(), 1u);
+    EXPECT_EQ(recs[0].at("recommended").at("memoryRequest").as_string(), "245354614");
+    EXPECT_EQ(recs[0].at("memoryRequest").as_string(), "256Mi -> 245354614");
+    EXPECT_DOUBLE_EQ(recs[0].at("confidence").as_double(), 4.1335978835978834e-05);
+    TableOptions o;
+    o.wide = true;
+    auto t = render_table(recs, recommendation_columns(false), o);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(
+        t.value(),
+        "POLICY   WORKLOAD         CONTAINER   CPU REQUEST     MEMORY REQUEST   CPU LIMIT        MEMORY LIMIT     "
+        "CONFIDENCE   DATA POINTS   STALE   UPDATED\n"
+        "web      Deployment/web   app         1000m -> 250m   256Mi -> 234Mi   1000m -> 1000m   512Mi -> 1.5Gi   "
+        "0.0041%      120           false   2026-12-01T10:00:00Z\n");
+    c["confidence"] = "not a number";
+    auto nan_table = render_table(recommendation_records(policy, ""), recommendation_columns(false), TableOptions{});
+    ASSERT_TRUE(nan_table.ok());
+    EXPECT_NE(nan_table.value().find("   0%   "), std::string::npos) << "a confidence status does not hold reads as 0";
 }
 
 TEST(HistoryRecords, OldestFirstAndFiltered) {
@@ -104,6 +134,25 @@ TEST(HistoryRecords, OldestFirstAndFiltered) {
     auto kinded = history_records(test::web_policy(), "deployment/web");
     ASSERT_TRUE(kinded.ok());
     EXPECT_EQ(kinded.value().size(), 2u);
+
+    // The table: status' own from/to texts with their numbers readable; the
+    // records keep them as status holds them.
+    auto policy = test::web_policy();
+    core::HistoryEntry both = test::entry("2026-12-01T11:00:00Z", "web", core::HistoryResult::Success, "");
+    both.resource = core::HistoryResource::CpuAndMemory;
+    both.from = "cpu 1, memory 268435456/512Mi";
+    both.to = "cpu 250m, memory 245354614/512Mi";
+    policy.as_object()["status"].as_object()["resizeHistory"] = core::history_json(std::vector{both});
+    auto one = history_records(policy, "");
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one.value()[0].at("to").as_string(), "cpu 250m, memory 245354614/512Mi");
+    TableOptions o;
+    o.no_headers = true;
+    auto t = render_table(one.value(), history_columns(false), o);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t.value(),
+              "2026-12-01T11:00:00Z   web   web   app   cpu+memory   cpu 1000m, memory 256Mi/512Mi   "
+              "cpu 250m, memory 234Mi/512Mi   Success   <none>\n");
 
     auto broken = test::web_policy();
     broken.as_object()["status"].as_object()["resizeHistory"] = json::array{json::object{{"timestamp", "yesterday"}}};

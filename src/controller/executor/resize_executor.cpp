@@ -290,7 +290,7 @@ asio::awaitable<bool> ResizeExecutor::resize_one(PassContext& c, core::Pod pod,
             .Increment();
     spdlog::info("resize sent namespace={} pod={} uid={} workload={} policy={} generation={} changes=\"{}\"",
                  pod.namespace_, pod.name, pod.uid, c.snap.key.name, c.policy_name, r.generation,
-                 core::describe_changes(core::container_changes(r.pod, r.plan.planned)));
+                 core::describe_changes(core::container_changes(r.pod, r.plan.planned), core::NumberStyle::Exact));
     co_return true;
 }
 

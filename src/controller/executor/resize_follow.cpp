@@ -65,7 +65,8 @@ asio::awaitable<void> ResizeExecutor::follow(PassContext& c) {
             if (report_error) {
                 // The kubelet tried and failed (e.g. a memory limit below usage); it keeps trying.
                 const std::string note = "pod " + pod.name + ": the kubelet could not apply the resize (" +
-                                         core::describe_changes(changes) + "): " + u.status.message;
+                                         core::describe_changes(changes, core::NumberStyle::Readable) +
+                                         "): " + u.status.message;
                 spdlog::warn("resize failed on the node namespace={} pod={} uid={} message=\"{}\"", pod.namespace_,
                              pod.name, pod.uid, u.status.message);
                 history(c, core::history_entries(changes, c.snap.key.name, core::HistoryMethod::InPlace,
@@ -120,10 +121,12 @@ asio::awaitable<void> ResizeExecutor::settle_applied(PassContext& c, InFlightRes
             applied_since_persist_.insert(c.snap.key.str());
             char secs[32];
             std::snprintf(secs, sizeof secs, "%.1f", took);
-            const std::string note = "pod " + pod.name + " resized in place: " + core::describe_changes(f.t.changes) +
-                                     " (applied " + secs + " s after the request)";
+            const std::string note = "pod " + pod.name + " resized in place: " +
+                                     core::describe_changes(f.t.changes, core::NumberStyle::Readable) + " (applied " +
+                                     secs + " s after the request)";
             spdlog::info("resize applied namespace={} pod={} uid={} workload={} seconds={:.3f} changes=\"{}\"",
-                         pod.namespace_, pod.name, pod.uid, c.snap.key.name, took, core::describe_changes(f.t.changes));
+                         pod.namespace_, pod.name, pod.uid, c.snap.key.name, took,
+                         core::describe_changes(f.t.changes, core::NumberStyle::Exact));
             core::EventIntent ev{"Normal", std::string(core::kEventResized), "resize", note, false};
             emit(c, std::move(ev));
             break;
@@ -138,7 +141,7 @@ asio::awaitable<void> ResizeExecutor::settle_applied(PassContext& c, InFlightRes
             metrics_.startup_boost.Add({{"namespace", c.snap.key.ns}, {"policy", c.policy_name}, {"action", "restored"}})
                 .Increment();
             spdlog::info("startup boost ended namespace={} pod={} uid={} changes=\"{}\"", pod.namespace_, pod.name,
-                         pod.uid, core::describe_changes(f.t.changes));
+                         pod.uid, core::describe_changes(f.t.changes, core::NumberStyle::Exact));
             co_await patch_pod_metadata(pod, json::serialize(core::boost_restore_done_patch()), "startup boost done");
             break;
         case core::TrackedKind::Adopted:

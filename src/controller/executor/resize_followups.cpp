@@ -282,7 +282,8 @@ asio::awaitable<bool> ResizeExecutor::write_template_patch(PassContext& c, const
     metrics_.template_patches.Add({{"namespace", ns}, {"workload", wl}, {"result", "success"}}).Increment();
     auto entry = core::template_history_entry(patch, pod_template, wl, when, c.now);
     const std::string note = c.snap.key.kind + " " + wl + " pod template patched (" +
-                             std::string(core::to_string(when)) + "): " + entry.to;
+                             std::string(core::to_string(when)) +
+                             "): " + core::readable_history_text(core::history_resource_name(entry.resource), entry.to);
     history(c, {std::move(entry)});
     spdlog::info("template persisted namespace={} workload={} when={}", ns, wl, core::to_string(when));
     core::EventIntent ev{"Normal", std::string(core::kEventTemplatePatched), "template", note, true};

@@ -124,11 +124,13 @@ asio::awaitable<void> ResizeExecutor::watch_safety(PassContext& c) {
             .Increment();
         history(c, core::history_entries(changes, c.snap.key.name, core::HistoryMethod::InPlace,
                                          core::HistoryResult::Reverted, v.reason, c.now));
-        spdlog::warn("reverted to the stored originals namespace={} pod={} uid={} reason={} message=\"{}\" changes=\"{}\"",
-                     pod.namespace_, pod.name, pod.uid, v.reason, v.message, core::describe_changes(changes));
+        spdlog::
+            warn("reverted to the stored originals namespace={} pod={} uid={} reason={} message=\"{}\" changes=\"{}\"",
+                 pod.namespace_, pod.name, pod.uid, v.reason, v.message,
+                 core::describe_changes(changes, core::NumberStyle::Exact));
         core::EventIntent ev{"Warning", std::string(core::kEventReverted), "revert",
                              "pod " + pod.name + " reverted (" + v.reason + "): " + v.message + "; " +
-                                 core::describe_changes(changes),
+                                 core::describe_changes(changes, core::NumberStyle::Readable),
                              false};
         emit(c, std::move(ev));
     }

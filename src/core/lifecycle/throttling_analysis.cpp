@@ -1,17 +1,12 @@
 #include "attune/core/lifecycle/throttling_analysis.hpp"
 
+#include "attune/core/model/readable_units.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace attune::core {
 namespace {
-
-std::string percent(double fraction) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f%%", fraction * 100);
-    return buf;
-}
 
 // increase() of two counters: a pod whose periods did not advance had no
 // CFS enforcement in the window (ratio 0); NaN or a negative increase is
@@ -36,7 +31,7 @@ std::string join(const std::vector<std::string>& names) {
 ThrottlingVerdict evaluate_throttling(const CpuThrottlingAnalysis& a, std::span<const std::string> canary_pods,
                                       const ThrottlingMeasurement& m) {
     ThrottlingVerdict v;
-    const std::string threshold = percent(a.threshold_fraction);
+    const std::string threshold = readable_percent(a.threshold_fraction);
     const bool fail_on_missing = a.on_metrics_unavailable == OnMetricsUnavailable::Fail;
     if (m.query_failed) {
         v.metrics_unavailable = true;
@@ -59,7 +54,7 @@ ThrottlingVerdict evaluate_throttling(const CpuThrottlingAnalysis& a, std::span<
             ++with_data;
             sum += *r.ratio;
             r.throttled = *r.ratio > a.threshold_fraction;
-            if (r.throttled) throttled.push_back(name + " " + percent(*r.ratio));
+            if (r.throttled) throttled.push_back(name + " " + readable_percent(*r.ratio));
         }
         v.pods.push_back(std::move(r));
     }
@@ -88,7 +83,7 @@ ThrottlingVerdict evaluate_throttling(const CpuThrottlingAnalysis& a, std::span<
             // Integer comparison of throttled*100 > limit*with_data, so 1 of
             // 2 pods is exactly 50% and does not exceed a 50% limit.
             v.passed = throttled.size() * 100 <= static_cast<std::size_t>(a.percentage_of_pods_threshold) * with_data;
-            v.explanation = std::to_string(throttled.size()) + " of " + counted + " (" + percent(share) +
+            v.explanation = std::to_string(throttled.size()) + " of " + counted + " (" + readable_percent(share) +
                             ") throttled above " + threshold + (v.passed ? ", within " : ", more than ") +
                             std::to_string(a.percentage_of_pods_threshold) + "%" +
                             (throttled.empty() ? "" : ": " + join(throttled));
@@ -98,7 +93,7 @@ ThrottlingVerdict evaluate_throttling(const CpuThrottlingAnalysis& a, std::span<
             const double mean = sum / static_cast<double>(with_data);
             v.aggregate = mean;
             v.passed = !(mean > a.threshold_fraction);
-            v.explanation = "mean throttled share " + percent(mean) + " over " + counted +
+            v.explanation = "mean throttled share " + readable_percent(mean) + " over " + counted +
                             (v.passed ? " is within " : " is above ") + threshold;
             break;
         }

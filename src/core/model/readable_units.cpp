@@ -32,7 +32,7 @@ std::string significant(double v, int digits) {
 }  // namespace
 
 std::string readable_percent(double fraction) {
-    if (!std::isfinite(fraction)) return "-";
+    if (!std::isfinite(fraction)) return std::string(kNotANumber);
     const double p = fraction * 100;
     if (p < 0) return "-" + significant(-p, 2) + "%";
     return significant(p, 2) + "%";
@@ -51,11 +51,17 @@ std::string readable_memory(const Quantity& q) {
     return sign + significant(magnitude, 3);
 }
 
+std::string readable_quantity(std::string_view resource, const Quantity& q) {
+    if (resource == "cpu") return readable_cpu(q);
+    if (resource == "memory") return readable_memory(q);
+    return q.to_string();
+}
+
 std::string readable_quantity(std::string_view resource, std::string_view text) {
     if (resource != "cpu" && resource != "memory") return std::string(text);
     const auto q = Quantity::parse(text);
     if (!q) return std::string(text);
-    return resource == "cpu" ? readable_cpu(q.value()) : readable_memory(q.value());
+    return readable_quantity(resource, q.value());
 }
 
 }  // namespace attune::core

@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "attune/core/model/pod_model.hpp"
+#include "attune/core/model/readable_units.hpp"
+
 namespace attune::core {
 
 namespace {
@@ -50,6 +53,12 @@ double clamp_percent_cap(int v) { return std::clamp(static_cast<double>(v), 1.0,
 
 std::string_view resource_label(ResourceKind kind) { return kind == ResourceKind::Cpu ? "CPU" : "memory"; }
 
+// A quantity in the explanation's notes and the DecreaseSuppressed Event:
+// as people read them (docs/cli.md#numbers-in-text-output).
+std::string readable(ResourceKind kind, const Quantity& q) {
+    return readable_quantity(kind == ResourceKind::Cpu ? kCpu : kMemory, q);
+}
+
 std::string format_number(const char* fmt, double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, fmt, v);
@@ -88,7 +97,7 @@ void hold_decrease(ResourceKind kind, ResourceExplanation& e, const Quantity& cu
     d.current = current;
     d.unclamped = e.final;
     d.message = std::string(resource_label(kind)) + " decrease blocked by allowDecrease=false for container " +
-                container + " (current: " + current.to_string() + ")";
+                container + " (current: " + readable(kind, current) + ")";
     suppressed.push_back(std::move(d));
     e.final = current;
     e.final_adjustment = std::move(adjustment);
@@ -99,8 +108,8 @@ ResourceExplanation decide(ResourceKind kind, const UsageProfile& profile, const
                            std::vector<SuppressedDecrease>& suppressed) {
     ResourceExplanation e = explain_resource(kind, profile, current, tuning);
     if (!tuning.allow_decrease && e.final < current) {
-        std::string why = std::string(resource_label(kind)) + " decrease from " + current.to_string() + " to " +
-                          e.final.to_string() + " blocked by allowDecrease=false";
+        std::string why = std::string(resource_label(kind)) + " decrease from " + readable(kind, current) + " to " +
+                          readable(kind, e.final) + " blocked by allowDecrease=false";
         hold_decrease(kind, e, current, container, suppressed, std::move(why));
     }
     return e;

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "attune/core/model/readable_units.hpp"
 #include "attune/core/resize/envelope.hpp"
 #include "../util/json_decode.hpp"
 
@@ -20,7 +21,9 @@ ResourceList list_at(const boost::json::object& o, std::string_view key, const s
 
 bool changed(const Quantity* a, const Quantity* b) { return (a == nullptr) != (b == nullptr) || (a && *a != *b); }
 
-std::string q(const Quantity* v) { return v ? v->to_string() : "unset"; }
+// A quantity of resource r in a violation's message (Events, the history's
+// reasons): as people read it.
+std::string q(std::string_view r, const Quantity* v) { return v ? readable_quantity(r, *v) : "unset"; }
 
 void check_container(const Container& live, const Container& planned, const LimitRangeItem& item,
                      std::vector<AdmissionViolation>& out) {
@@ -38,16 +41,17 @@ void check_container(const Container& live, const Container& planned, const Limi
         const Quantity* mn = find(item.min, r);
         const Quantity* mx = find(item.max, r);
         const Quantity* ratio = find(item.max_limit_request_ratio, r);
-        if (mn && req_changed && preq && *preq < *mn) add("request " + q(preq) + " < LimitRange min " + q(mn));
-        if (mn && lim_changed && plim && *plim < *mn) add("limit " + q(plim) + " < LimitRange min " + q(mn));
-        if (mx && req_changed && preq && *preq > *mx) add("request " + q(preq) + " > LimitRange max " + q(mx));
-        if (mx && lim_changed && plim && *plim > *mx) add("limit " + q(plim) + " > LimitRange max " + q(mx));
+        if (mn && req_changed && preq && *preq < *mn) add("request " + q(r, preq) + " < LimitRange min " + q(r, mn));
+        if (mn && lim_changed && plim && *plim < *mn) add("limit " + q(r, plim) + " < LimitRange min " + q(r, mn));
+        if (mx && req_changed && preq && *preq > *mx) add("request " + q(r, preq) + " > LimitRange max " + q(r, mx));
+        if (mx && lim_changed && plim && *plim > *mx) add("limit " + q(r, plim) + " > LimitRange max " + q(r, mx));
         // limit/request <= ratio  <=>  limit*1000 <= ratio*request*1000 in milli units.
         if (ratio && preq && plim && preq->sign() > 0) {
             const __int128 lhs = static_cast<__int128>(plim->milli_value()) * 1000;
             const __int128 rhs = static_cast<__int128>(ratio->milli_value()) * preq->milli_value();
             if (lhs > rhs)
-                add("limit/request " + q(plim) + "/" + q(preq) + " > LimitRange maxLimitRequestRatio " + q(ratio));
+                add("limit/request " + q(r, plim) + "/" + q(r, preq) + " > LimitRange maxLimitRequestRatio " +
+                    ratio->to_string());
         }
     }
 }
@@ -107,8 +111,9 @@ std::vector<AdmissionViolation> check_limit_ranges(const Pod& live, const Pod& p
                 for (auto [lv, pv, what] : {std::tuple{find(live_req, r), find(plan_req, r), "requests"},
                                             std::tuple{find(live_lim, r), find(plan_lim, r), "limits"}}) {
                     if (pv && *pv > *mx && (!lv || *pv > *lv))
-                        out.push_back({std::string(r), "limit_range",
-                                       std::string("pod ") + what + " " + q(pv) + " > LimitRange Pod max " + q(mx)});
+                        out.push_back(
+                            {std::string(r), "limit_range",
+                             std::string("pod ") + what + " " + q(r, pv) + " > LimitRange Pod max " + q(r, mx)});
                 }
             }
         }
@@ -141,8 +146,8 @@ std::vector<AdmissionViolation> check_quota_headroom(const Pod& live, const Pod&
                 const Quantity total = (used ? *used : zero) + delta;
                 if (total > *hard)
                     out.push_back({rs, "resource_quota",
-                                   "ResourceQuota " + quota.name + " " + k.key + ": used " + q(used) + " + " +
-                                       delta.to_string() + " > hard " + hard->to_string()});
+                                   "ResourceQuota " + quota.name + " " + k.key + ": used " + q(r, used) + " + " +
+                                       q(r, &delta) + " > hard " + q(r, hard)});
             }
         }
     }

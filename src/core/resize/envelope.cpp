@@ -1,5 +1,7 @@
 #include "attune/core/resize/envelope.hpp"
 
+#include "attune/core/model/readable_units.hpp"
+
 namespace attune::core {
 namespace {
 
@@ -116,15 +118,15 @@ std::vector<std::string> exceeds_envelope(const Pod& planned, const ResourceRequ
         if (const Quantity* env = find(envelope.requests, r)) {
             const Quantity sum = sum_container_requests(planned, r);
             if (sum > *env)
-                why.push_back("requests." + std::string(r) + ": containers need " + sum.to_string() +
-                              ", envelope has " + env->to_string());
+                why.push_back("requests." + std::string(r) + ": containers need " + readable_quantity(r, sum) +
+                              ", envelope has " + readable_quantity(r, *env));
         }
         if (const Quantity* env = find(envelope.limits, r)) {
             for (const auto& c : planned.containers) {
                 const Quantity* lim = find(c.resources.limits, r);
                 if (lim && *lim > *env)
                     why.push_back("limits." + std::string(r) + ": container " + c.name + " limit " +
-                                  lim->to_string() + " exceeds envelope " + env->to_string());
+                                  readable_quantity(r, *lim) + " exceeds envelope " + readable_quantity(r, *env));
             }
         }
     }

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include "attune/core/model/readable_units.hpp"
 #include "attune/core/resize/envelope.hpp"
 #include "../util/json_decode.hpp"
 
@@ -56,9 +57,11 @@ NodeRoom check_node_room(const NodeFacts& node, const ResourceList& others, cons
     const Quantity total = (used ? *used : zero) + (want ? *want : zero);
     if (alloc && total <= *alloc) return room;
     room.fits = false;
-    room.message = "node " + node.name + " " + std::string(resource) + ": " + (used ? used->to_string() : "0") +
-                   " requested by other pods + " + (want ? want->to_string() : "0") + " planned > " +
-                   (alloc ? alloc->to_string() + " allocatable" : "no allocatable reported");
+    // Read in Events and the history's reasons: numbers as people read them.
+    const auto text = [&](const Quantity* q) { return readable_quantity(resource, q ? *q : zero); };
+    room.message = "node " + node.name + " " + std::string(resource) + ": " + text(used) +
+                   " requested by other pods + " + text(want) + " planned > " +
+                   (alloc ? text(alloc) + " allocatable" : "no allocatable reported");
     return room;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "attune/core/model/readable_units.hpp"
 #include "attune/core/resize/envelope.hpp"
 
 namespace attune::core {
@@ -42,9 +43,9 @@ std::vector<GateBlock> run_gates(const Pod& live, const ResizePlan& plan, const 
             const Quantity total = (used ? *used : zero) + delta;
             if (total > *limit)
                 out.push_back({"budget_exhausted", r,
-                               r + " increase " + delta.to_string() + " would bring this cycle's total to " +
-                                   total.to_string() + ", over maxTotal" + (r == kCpu ? "Cpu" : "Memory") +
-                                   "Increase " + limit->to_string()});
+                               r + " increase " + readable_quantity(r, delta) + " would bring this cycle's total to " +
+                                   readable_quantity(r, total) + ", over maxTotal" + (r == kCpu ? "Cpu" : "Memory") +
+                                   "Increase " + readable_quantity(r, *limit)});
         }
     }
     if (!g.node) {

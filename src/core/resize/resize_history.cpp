@@ -29,12 +29,29 @@ bool differs(const ResourceRequirements& a, const ResourceRequirements& b, std::
     return ne(ar, br) || ne(al, bl);
 }
 
-std::string one(const ResourceRequirements& rr, std::string_view r) {
+std::string one(const ResourceRequirements& rr, std::string_view r, NumberStyle style) {
+    const auto text = [&](const Quantity& q) {
+        return style == NumberStyle::Exact ? q.to_string() : readable_quantity(r, q);
+    };
     const Quantity* req = find(rr.requests, r);
     const Quantity* lim = find(rr.limits, r);
-    std::string s = req ? req->to_string() : "-";
-    if (lim) s += "/" + lim->to_string();
+    std::string s = req ? text(*req) : "-";
+    if (lim) s += "/" + text(*lim);
     return s;
+}
+
+// "request/limit", each part readable. "-" (one's "no request") stays: it
+// parses as 0, as upstream's parser reads a bare sign.
+std::string readable_side(std::string_view resource, std::string_view side) {
+    std::string out;
+    for (std::size_t start = 0;;) {
+        const auto slash = side.find('/', start);
+        const auto part = side.substr(start, slash == std::string_view::npos ? slash : slash - start);
+        out += part == "-" ? std::string(part) : readable_quantity(resource, part);
+        if (slash == std::string_view::npos) return out;
+        out += '/';
+        start = slash + 1;
+    }
 }
 
 }  // namespace
@@ -79,14 +96,40 @@ std::optional<HistoryResource> changed_resources(const ResourceRequirements& fro
     return std::nullopt;
 }
 
-std::string describe_resources(const ResourceRequirements& rr, HistoryResource resource) {
+std::string describe_resources(const ResourceRequirements& rr, HistoryResource resource, NumberStyle style) {
     switch (resource) {
-        case HistoryResource::Cpu: return one(rr, kCpu);
-        case HistoryResource::Memory: return one(rr, kMemory);
+        case HistoryResource::Cpu: return one(rr, kCpu, style);
+        case HistoryResource::Memory: return one(rr, kMemory, style);
         case HistoryResource::CpuAndMemory:
-        case HistoryResource::Template: return "cpu " + one(rr, kCpu) + ", memory " + one(rr, kMemory);
+        case HistoryResource::Template: return "cpu " + one(rr, kCpu, style) + ", memory " + one(rr, kMemory, style);
     }
     return {};
+}
+
+std::string readable_history_text(std::string_view resource, std::string_view text) {
+    if (resource == kCpu || resource == kMemory) return readable_side(resource, text);
+    // Word by word: the word after "cpu" or "memory" is that resource's
+    // "request/limit", up to the "," or ";" that ends it.
+    std::string out;
+    std::string_view value_of;
+    for (std::size_t start = 0; start <= text.size();) {
+        auto end = text.find(' ', start);
+        if (end == std::string_view::npos) end = text.size();
+        const auto word = text.substr(start, end - start);
+        if (!value_of.empty()) {
+            auto n = word.size();
+            while (n > 0 && (word[n - 1] == ',' || word[n - 1] == ';')) --n;
+            out += readable_side(value_of, word.substr(0, n));
+            out += word.substr(n);
+            value_of = {};
+        } else {
+            out += word;
+            if (word == kCpu || word == kMemory) value_of = word;
+        }
+        if (end < text.size()) out += ' ';
+        start = end + 1;
+    }
+    return out;
 }
 
 void append_history(std::vector<HistoryEntry>& history, HistoryEntry entry) {

@@ -64,14 +64,14 @@ std::vector<HistoryEntry> history_entries(std::span<const ContainerChange> chang
     return out;
 }
 
-std::string describe_changes(std::span<const ContainerChange> changes) {
+std::string describe_changes(std::span<const ContainerChange> changes, NumberStyle style) {
     std::string s;
     for (const auto& c : changes) {
         std::string parts;
         for (auto [r, name] : {std::pair{HistoryResource::Cpu, "cpu"}, std::pair{HistoryResource::Memory, "memory"}}) {
             if (c.resource != r && c.resource != HistoryResource::CpuAndMemory) continue;
-            parts += (parts.empty() ? "" : ", ") + std::string(name) + " " + describe_resources(c.from, r) + " -> " +
-                     describe_resources(c.to, r);
+            parts += (parts.empty() ? "" : ", ") + std::string(name) + " " + describe_resources(c.from, r, style) +
+                     " -> " + describe_resources(c.to, r, style);
         }
         s += (s.empty() ? "" : "; ") + c.container + " " + parts;
     }

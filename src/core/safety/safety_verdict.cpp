@@ -1,4 +1,5 @@
 #include "attune/core/safety/safety_verdict.hpp"
+#include "attune/core/model/readable_units.hpp"
 #include "attune/core/util/duration.hpp"
 
 #include <cstdio>
@@ -44,7 +45,8 @@ SafetyVerdict judge_safety(const Pod& pod, const OriginalValues& originals, cons
         return revert("notready", "pod is NotReady" + (ready->reason.empty() ? std::string() : " (" + ready->reason + ")"));
     const auto since = in.now - in.resized_at;
     if (in.throttling_ratio && since >= kThrottleGrace && *in.throttling_ratio > kThrottleRevertRatio)
-        return revert("throttle", "CPU throttling ratio " + fmt(*in.throttling_ratio) + " > " + fmt(kThrottleRevertRatio));
+        return revert("throttle", "CPU throttled in " + readable_percent(*in.throttling_ratio) + " of CFS periods > " +
+                                      readable_percent(kThrottleRevertRatio));
     for (const auto& g : in.slo) {
         if (!g.value || since > g.evaluation_window) continue;
         const bool breach = g.below ? *g.value < g.threshold : *g.value > g.threshold;

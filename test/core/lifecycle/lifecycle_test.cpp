@@ -36,7 +36,7 @@ EffectiveLifecycle steps(std::vector<LifecycleStep> s) {
     return e;
 }
 
-const std::vector<LifecycleStep> k10_50_100{{10, 0s}, {50, 0s}, {100, 0s}};
+const std::vector<LifecycleStep> kStepsTenFiftyHundred{{10, 0s}, {50, 0s}, {100, 0s}};
 
 bool contains(const std::string& text, std::string_view part) { return text.find(part) != std::string::npos; }
 
@@ -94,7 +94,7 @@ Strings pod_names_for(const LifecycleWorld& w, const Strings& pod_uids) {
 TEST(Lifecycle, StepsTenFiftyHundredOverElevenPodsResizeTwoThenSixThenEleven) {
     LifecycleWorld w;
     w.add_pods(11, kTemplate);
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     std::vector<Strings> after_each_step;
     Timestamp now = kT0;
     for (int i = 0; i < 10 && r.entry.value_or(LifecycleStatusEntry{}).phase != LifecyclePhase::ValidatedAwaitingPersistence; ++i) {
@@ -122,7 +122,7 @@ TEST(Lifecycle, APodCountsOnlyWhenApplied) {
     LifecycleWorld w;
     w.add_pods(10, kTemplate);
     for (const auto& p : w.pods) w.hold[p.name] = ResizeState::InProgress;
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     const auto first = tick(r, kT0);
     ASSERT_EQ(actions_of<ResizePods>(first).size(), 1u);
     const auto canary = names(actions_of<ResizePods>(first)[0].pods);
@@ -146,7 +146,7 @@ TEST(Lifecycle, DeferredIsShownPerPodAndNeverCounted) {
     LifecycleWorld w;
     w.add_pods(10, kTemplate);
     for (const auto& p : w.pods) w.hold[p.name] = ResizeState::Deferred;
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     const auto canary = names(actions_of<ResizePods>(tick(r, kT0)).at(0).pods).at(0);
     tick(r, kT0 + 1s);
     EXPECT_EQ(r.entry->pods.at(0).state, ResizeState::Deferred);
@@ -165,7 +165,7 @@ TEST(Lifecycle, DeferredIsShownPerPodAndNeverCounted) {
 TEST(Lifecycle, InfeasibleFailsValidationAndRollsTheCanaryBack) {
     LifecycleWorld w;
     w.add_pods(20, kTemplate);
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     const auto order = select_pods(w.workload.uid, uids(w), 10);
     const auto infeasible = pod_names_for(w, {order[1]}).at(0);
     w.hold[infeasible] = ResizeState::Infeasible;
@@ -222,7 +222,7 @@ TEST(Lifecycle, MaxConcurrentResizesBoundsThePodsInFlight) {
 TEST(Lifecycle, BestEffortWorkloadIsBlockedAndNeverResized) {
     LifecycleWorld w;
     w.add_pods(4, ResourceRequirements{});
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("100m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("100m")};
     for (int i = 0; i < 3; ++i) {
         const auto d = tick(r, kT0 + std::chrono::seconds{i});
         EXPECT_TRUE(actions_of<ResizePods>(d).empty());
@@ -245,7 +245,7 @@ TEST(Lifecycle, QosChangeIsBlockedBeforeTheFirstResizeWithWhatToChange) {
     LifecycleWorld w;
     const ResourceRequirements guaranteed{rl({{"cpu", "1"}, {"memory", "1Gi"}}), rl({{"cpu", "1"}, {"memory", "1Gi"}})};
     w.add_pods(4, guaranteed);
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("500m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("500m")};
     const auto d = tick(r, kT0);
     EXPECT_TRUE(actions_of<ResizePods>(d).empty());
     const auto blocked = actions_of<SetResizeBlocked>(d);
@@ -300,7 +300,7 @@ TEST(Lifecycle, ChangeDuringValidationRestartsAtStepZeroWithANewRevision) {
 TEST(Lifecycle, ChangeAfterValidationClearsWebhookEligibilityAndRebaselines) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     run_until(r, kT0, LifecyclePhase::ValidatedAwaitingPersistence);
     const auto validated = *r.entry;
     r.recommendation = {RecommendationSource::Manual, {{"app", {rl({{"cpu", "200m"}, {"memory", "200Mi"}}), {}}}}};
@@ -369,7 +369,7 @@ TEST(Lifecycle, RevalidationCancelsPendingPersistenceAndMayRetryAFailedRevision)
     w2.add_pods(10, kTemplate);
     const auto order = select_pods(w2.workload.uid, uids(w2), 10);
     w2.hold[pod_names_for(w2, order).at(0)] = ResizeState::Infeasible;
-    LifecycleReconciler r2{&w2, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r2{&w2, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     run_until(r2, kT0, LifecyclePhase::Failed);
     const std::string failed = r2.entry->current_revision;
     ASSERT_EQ(r2.entry->failed_revisions, Strings{failed});
@@ -389,7 +389,7 @@ TEST(Lifecycle, ADeniedRevisionIsNotTriedAgain) {
     w.add_pods(10, kTemplate);
     const auto order = select_pods(w.workload.uid, uids(w), 10);
     w.hold[pod_names_for(w, order).at(0)] = ResizeState::Infeasible;
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("50m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("50m")};
     Timestamp now = run_until(r, kT0, LifecyclePhase::Failed);
     const std::string bad = r.entry->current_revision;
     w.hold.clear();
@@ -451,7 +451,7 @@ TEST(Lifecycle, ReadinessThenPauseThenSettleGateThenAnalysis) {
     EXPECT_EQ(r.entry->step, 1u);
     ASSERT_TRUE(r.entry->last_analysis);
     EXPECT_TRUE(r.entry->last_analysis->passed);
-    EXPECT_EQ(r.entry->last_analysis->explanation, "no pod throttled above 25.0% of its CFS periods (2 pods)");
+    EXPECT_EQ(r.entry->last_analysis->explanation, "no pod throttled above 25% of its CFS periods (2 pods)");
     EXPECT_EQ(event_reasons(d), Strings{"StepCompleted"});
     EXPECT_EQ(names(actions_of<ResizePods>(d).at(0).pods).size(), 2u);
 }
@@ -468,8 +468,9 @@ TEST(Lifecycle, AThrottlingCandidateFailsIsRolledBackAndNotRetried) {
     const auto d = tick(r, kT0 + 1s + 5min);
     EXPECT_EQ(r.entry->phase, LifecyclePhase::Failed);
     EXPECT_FALSE(r.entry->last_analysis->passed);
-    EXPECT_TRUE(contains(r.entry->message, "step 1/2 (50%): CPU throttling analysis failed: throttled above 25.0% of CFS "
-                                           "periods"));
+    EXPECT_TRUE(contains(r.entry->message,
+                         "step 1/2 (50%): CPU throttling analysis failed: throttled above 25% of CFS "
+                         "periods"));
     EXPECT_EQ(r.entry->failed_revisions, Strings{r.entry->current_revision});
     const auto rollback = actions_of<RollbackPods>(d);
     ASSERT_EQ(rollback.size(), 1u);
@@ -549,7 +550,7 @@ TEST(Lifecycle, APodThatIsNotReadyHoldsThePauseAndFailsAfterTheReadinessTimeout)
 TEST(Lifecycle, InitialDelayHoldsTheFirstResize) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
-    auto spec = steps(k10_50_100);
+    auto spec = steps(kStepsTenFiftyHundred);
     spec.initial_delay = 2min;
     LifecycleReconciler r{&w, spec, manual_cpu("200m")};
     auto d = tick(r, kT0);
@@ -592,7 +593,7 @@ TEST(Lifecycle, CanaryWithoutAutoPromoteHoldsAtPausedAtStepUntilPromoted) {
 TEST(Lifecycle, AdmissionOnNextPodTemplateChangeWaitsForTheRevisionAnnotation) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     Timestamp now = run_until(r, kT0, LifecyclePhase::ValidatedAwaitingPersistence);
     for (int i = 0; i < 3; ++i) {
         const auto d = tick(r, now += 1min);
@@ -612,7 +613,7 @@ TEST(Lifecycle, AdmissionOnNextPodTemplateChangeWaitsForTheRevisionAnnotation) {
 TEST(Lifecycle, TemplatePatchPatchesOnceValidatedUntilTheAnnotationShows) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
-    auto spec = steps(k10_50_100);
+    auto spec = steps(kStepsTenFiftyHundred);
     spec.persistence = PersistenceMode::TemplatePatch;
     LifecycleReconciler r{&w, spec, manual_cpu("200m")};
     std::size_t patches_before_validation = 0;
@@ -635,7 +636,7 @@ TEST(Lifecycle, TemplatePatchPatchesOnceValidatedUntilTheAnnotationShows) {
 TEST(Lifecycle, DisabledEndsAtValidatedWithoutPersistence) {
     LifecycleWorld w;
     w.add_pods(4, kTemplate);
-    auto spec = steps(k10_50_100);
+    auto spec = steps(kStepsTenFiftyHundred);
     spec.persistence = PersistenceMode::Disabled;
     LifecycleReconciler r{&w, spec, manual_cpu("200m")};
     Timestamp now = run_until(r, kT0, LifecyclePhase::ValidatedWithoutPersistence);
@@ -655,7 +656,7 @@ TEST(Lifecycle, OnlyDeploymentsAndStatefulSetsArePersisted) {
     LifecycleWorld w;
     w.workload.kind = "DaemonSet";
     w.add_pods(3, kTemplate);
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     run_until(r, kT0, LifecyclePhase::ValidatedWithoutPersistence);
     EXPECT_TRUE(contains(r.entry->message, "a DaemonSet template is not persisted"));
 }
@@ -669,7 +670,7 @@ TEST(Lifecycle, OnlyDeploymentsAndStatefulSetsArePersisted) {
 TEST(Lifecycle, ACrashBeforeTheStatusWriteRepeatsAndSkipsNoStep) {
     LifecycleWorld w;
     w.add_pods(11, kTemplate);
-    LifecycleReconciler r{&w, steps(k10_50_100), manual_cpu("200m")};
+    LifecycleReconciler r{&w, steps(kStepsTenFiftyHundred), manual_cpu("200m")};
     tick(r, kT0);
     tick(r, kT0 + 1s);  // step 2 issued and persisted
     ASSERT_EQ(r.entry->step, 1u);

@@ -47,7 +47,7 @@ TEST(ThrottlingAnalysis, AnyPodBoundaries) {
         EXPECT_FALSE(v.metrics_unavailable);
     }
     const auto v = evaluate_throttling(analysis(ThrottlingMode::AnyPod), kTwo, measured({{"a", 30}, {"b", 0}}));
-    EXPECT_EQ(v.explanation, "throttled above 25.0% of CFS periods: a 30.0%");
+    EXPECT_EQ(v.explanation, "throttled above 25% of CFS periods: a 30%");
     ASSERT_EQ(v.pods.size(), 2u);
     EXPECT_DOUBLE_EQ(*v.pods[0].ratio, 0.3);
     EXPECT_TRUE(v.pods[0].throttled);
@@ -74,7 +74,7 @@ TEST(ThrottlingAnalysis, PercentageOfPodsBoundaries) {
     const auto v = evaluate_throttling(analysis(ThrottlingMode::PercentageOfPods), kFour,
                                        measured({{"a", 30}, {"b", 30}, {"c", 30}, {"d", 0}}));
     EXPECT_DOUBLE_EQ(*v.aggregate, 0.75);
-    EXPECT_EQ(v.explanation, "3 of 4 pods (75.0%) throttled above 25.0%, more than 50%: a 30.0%, b 30.0%, c 30.0%");
+    EXPECT_EQ(v.explanation, "3 of 4 pods (75%) throttled above 25%, more than 50%: a 30%, b 30%, c 30%");
 }
 
 TEST(ThrottlingAnalysis, AverageBoundaries) {
@@ -93,7 +93,7 @@ TEST(ThrottlingAnalysis, AverageBoundaries) {
     }
     const auto v = evaluate_throttling(analysis(ThrottlingMode::Average), kTwo, measured({{"a", 40}, {"b", 0}}));
     EXPECT_DOUBLE_EQ(*v.aggregate, 0.2);
-    EXPECT_EQ(v.explanation, "mean throttled share 20.0% over 2 pods is within 25.0%");
+    EXPECT_EQ(v.explanation, "mean throttled share 20% over 2 pods is within 25%");
 }
 
 TEST(ThrottlingAnalysis, OnMetricsUnavailable) {
@@ -107,7 +107,7 @@ TEST(ThrottlingAnalysis, OnMetricsUnavailable) {
                                           one_missing);
     EXPECT_TRUE(pass.passed);
     EXPECT_TRUE(pass.metrics_unavailable);
-    EXPECT_EQ(pass.explanation, "no pod throttled above 25.0% of its CFS periods (1 pod); no throttling metrics for b");
+    EXPECT_EQ(pass.explanation, "no pod throttled above 25% of its CFS periods (1 pod); no throttling metrics for b");
 
     // Pass still fails on the pods that do have numbers.
     const auto hot = evaluate_throttling(analysis(ThrottlingMode::AnyPod, 0.25, 50, OnMetricsUnavailable::Pass), kTwo,

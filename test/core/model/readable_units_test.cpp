@@ -25,7 +25,12 @@ TEST(ReadableUnits, PercentHasTwoSignificantFigures) {
         {1.5, "150%"},
         {0, "0%"},
         {-0.25, "-25%"},
-        {std::numeric_limits<double>::quiet_NaN(), "-"},
+        {1e-9, "0.0000001%"},  // never an exponent
+        {0.99949, "100%"},
+        {0.0995, "10%"},
+        {std::numeric_limits<double>::quiet_NaN(), "n/a"},
+        {std::numeric_limits<double>::infinity(), "n/a"},
+        {-std::numeric_limits<double>::infinity(), "n/a"},
     };
     for (const auto& c : cases) EXPECT_EQ(readable_percent(c.fraction), c.want) << c.fraction;
 }
@@ -35,7 +40,9 @@ TEST(ReadableUnits, CpuIsInMillicoresRoundedUp) {
         const char* text;
         const char* want;
     } cases[] = {
-        {"250m", "250m"}, {"0.25", "250m"}, {"1.5", "1500m"}, {"2", "2000m"}, {"6m", "6m"}, {"100u", "1m"}, {"0", "0m"},
+        {"250m", "250m"}, {"0.25", "250m"},    {"1.5", "1500m"}, {"2", "2000m"}, {"6m", "6m"},
+        {"100u", "1m"},  // rounded up, never to 0m
+        {"0", "0m"},      {"999.5m", "1000m"}, {"999m", "999m"}, {"1", "1000m"}, {"1n", "1m"},
     };
     for (const auto& c : cases) EXPECT_EQ(readable_quantity("cpu", c.text), c.want) << c.text;
 }
@@ -55,6 +62,13 @@ TEST(ReadableUnits, MemoryIsInKiMiOrGiToThreeSignificantFigures) {
         {"1M", "977Ki"},
         {"1023.9Mi", "1024Mi"},  // a whole number keeps every digit
         {"0", "0"},
+        {"1Mi", "1Mi"},  // exactly 1Mi: Mi
+        {"1023Ki", "1023Ki"},
+        {"1048575", "1024Ki"},  // a byte short of 1Mi: still Ki
+        {"1.5Gi", "1.5Gi"},
+        {"1025Mi", "1Gi"},  // three significant figures
+        {"1Ti", "1024Gi"},
+        {"1023", "1023"},
     };
     for (const auto& c : cases) EXPECT_EQ(readable_quantity("memory", c.text), c.want) << c.text;
 }

@@ -228,7 +228,7 @@ TEST(RecommendContainer, MemoryDecreaseIsHeldWhenNotAllowedAndReported) {
     ASSERT_TRUE(r.memory);
     EXPECT_EQ(r.memory->after_change_filter.to_string(), "375809639");
     EXPECT_EQ(r.memory->final.to_string(), "512Mi");
-    EXPECT_EQ(r.memory->final_adjustment, "memory decrease from 512Mi to 375809639 blocked by allowDecrease=false");
+    EXPECT_EQ(r.memory->final_adjustment, "memory decrease from 512Mi to 358Mi blocked by allowDecrease=false");
     EXPECT_EQ(r.recommended.memory_request.to_string(), "512Mi");
     ASSERT_EQ(r.suppressed.size(), 1u);
     EXPECT_EQ(r.suppressed[0].resource, ResourceKind::Memory);

@@ -72,7 +72,7 @@ TEST(AdmissionLimits, QuotaHeadroomBoundsIncreasesOnly) {
                     .empty());  // +500m: exactly at hard
     const auto over = check_quota_headroom(live, with_app(R"({"requests":{"cpu":"1001m","memory":"100Mi"},"limits":{"cpu":"1"}})"), quotas);
     ASSERT_EQ(over.size(), 1u);
-    EXPECT_EQ(over[0].message, "ResourceQuota team requests.cpu: used 3500m + 501m > hard 4");
+    EXPECT_EQ(over[0].message, "ResourceQuota team requests.cpu: used 3500m + 501m > hard 4000m");
     // Bare "memory" means requests.memory.
     EXPECT_EQ(check_quota_headroom(live, with_app(R"({"requests":{"cpu":"500m","memory":"300Mi"},"limits":{"cpu":"1"}})"), quotas)
                   .at(0).resource, "memory");

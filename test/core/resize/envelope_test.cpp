@@ -144,7 +144,7 @@ TEST(ExceedsEnvelope, ReportsSumAndSingleLimitViolations) {
     ResourceRequirements proposed{rl({{"cpu", "1500m"}}), rl({{"memory", "2Gi"}})};
     const auto why = exceeds_envelope(p, "app", proposed, *p.pod_resources);
     ASSERT_EQ(why.size(), 2u);
-    EXPECT_EQ(why[0], "requests.cpu: containers need 1500m, envelope has 1");
+    EXPECT_EQ(why[0], "requests.cpu: containers need 1500m, envelope has 1000m");
     EXPECT_EQ(why[1], "limits.memory: container app limit 2Gi exceeds envelope 1Gi");
 }
 

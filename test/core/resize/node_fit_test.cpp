@@ -48,7 +48,7 @@ TEST(NodeFit, RoomIsAllocatableMinusOthers) {
     EXPECT_TRUE(check_node_room(n, rl({{"cpu", "3"}}), rl({{"cpu", "1"}}), "cpu").fits);  // exactly full fits
     const auto over = check_node_room(n, rl({{"cpu", "3"}}), rl({{"cpu", "1001m"}}), "cpu");
     EXPECT_FALSE(over.fits);
-    EXPECT_EQ(over.message, "node n1 cpu: 3 requested by other pods + 1001m planned > 4 allocatable");
+    EXPECT_EQ(over.message, "node n1 cpu: 3000m requested by other pods + 1001m planned > 4000m allocatable");
     EXPECT_FALSE(check_node_room(n, {}, rl({{"memory", "1Mi"}}), "memory").fits);  // unreported: fail closed
 }
 

@@ -134,7 +134,8 @@ TEST(PlanResize, InPlaceOffIncreaseThatWouldExceedIsSkipped) {
     const ContainerTarget t[] = {target("app", rl({{"cpu", "1500m"}}), rl({{"cpu", "1500m"}}))};
     const auto o = plan_resize(p, t, caps(35, false), ControlledValues::RequestsAndLimits);
     ASSERT_EQ(skip_reason(o), "envelope_constraint");
-    EXPECT_NE(std::get<Skip>(o).message.find("requests.cpu: containers need 1500m, envelope has 1"), std::string::npos);
+    EXPECT_NE(std::get<Skip>(o).message.find("requests.cpu: containers need 1500m, envelope has 1000m"),
+              std::string::npos);
 }
 
 // Decreases that stay under the envelope could be expected to pass, but the

@@ -105,6 +105,33 @@ TEST(ResizeHistory, ChangedResourcesAndDescriptions) {
     EXPECT_EQ(describe_resources(a, HistoryResource::Cpu), "500m/1");
     EXPECT_EQ(describe_resources(a, HistoryResource::Memory), "256Mi");
     EXPECT_EQ(describe_resources(both, HistoryResource::CpuAndMemory), "cpu 250m/1, memory 128Mi");
+    const ResourceRequirements raw{rl({{"cpu", "1"}, {"memory", "245354614"}}), rl({{"memory", "512Mi"}})};
+    EXPECT_EQ(describe_resources(raw, HistoryResource::CpuAndMemory, NumberStyle::Readable),
+              "cpu 1000m, memory 234Mi/512Mi");
+    EXPECT_EQ(describe_resources(ResourceRequirements{}, HistoryResource::Cpu, NumberStyle::Readable), "-");
+}
+
+// What the CLI's history table prints for status' own from/to texts: the
+// same words, the numbers as people read them.
+TEST(ResizeHistory, ReadableHistoryTextRewritesOnlyTheQuantities) {
+    const struct {
+        const char* resource;
+        const char* text;
+        const char* want;
+    } cases[] = {
+        {"cpu", "500m/1", "500m/1000m"},
+        {"cpu", "-/1", "-/1000m"},
+        {"memory", "245354614", "234Mi"},
+        {"memory", "256Mi/1536Mi", "256Mi/1.5Gi"},
+        {"cpu+memory", "cpu 1, memory 245354614/512Mi", "cpu 1000m, memory 234Mi/512Mi"},
+        {"cpu+memory", "cpu -, memory 1073741824", "cpu -, memory 1Gi"},
+        {"template", "app: cpu 250m/1, memory 128Mi; sidecar: cpu 0.1, memory -",
+         "app: cpu 250m/1000m, memory 128Mi; sidecar: cpu 100m, memory -"},
+        {"template", "apply-time", "apply-time"},  // a persistence mode, no numbers
+        {"cpu+memory", "", ""},
+        {"cpu", "not a quantity", "not a quantity"},
+    };
+    for (const auto& c : cases) EXPECT_EQ(readable_history_text(c.resource, c.text), c.want) << c.text;
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ TEST(ResizeReport, OneChangePerContainerTheResizeTouches) {
     EXPECT_EQ(changes[0].resource, HistoryResource::CpuAndMemory);
     EXPECT_EQ(changes[1].container, "proxy");
     EXPECT_EQ(changes[1].resource, HistoryResource::Cpu);
-    EXPECT_EQ(describe_changes(changes),
+    EXPECT_EQ(describe_changes(changes, NumberStyle::Exact),
               "app cpu 500m -> 200m, memory 256Mi/512Mi -> 128Mi/512Mi; proxy cpu 100m -> 50m");
 
     const Timestamp now = sys_days(2026y / December / 4) + 12h;
@@ -50,14 +50,16 @@ TEST(ResizeReport, WhatAHeldTargetWouldHaveChanged) {
     const std::vector<ContainerTarget> targets{t};
     const auto only = target_changes(kLive, targets, ControlledValues::RequestsOnly);
     ASSERT_EQ(only.size(), 1u);
-    EXPECT_EQ(describe_changes(only), "app cpu 500m -> 2") << "RequestsOnly leaves the limit alone";
+    EXPECT_EQ(describe_changes(only, NumberStyle::Exact), "app cpu 500m -> 2") << "RequestsOnly leaves the limit alone";
     const auto both = target_changes(kLive, targets, ControlledValues::RequestsAndLimits);
-    EXPECT_EQ(describe_changes(both), "app cpu 500m -> 2, memory 256Mi/512Mi -> 256Mi/1Gi");
+    EXPECT_EQ(describe_changes(both, NumberStyle::Exact), "app cpu 500m -> 2, memory 256Mi/512Mi -> 256Mi/1Gi");
+    // The Events' words: millicores, Mi/Gi.
+    EXPECT_EQ(describe_changes(both, NumberStyle::Readable), "app cpu 500m -> 2000m, memory 256Mi/512Mi -> 256Mi/1Gi");
 }
 
 TEST(ResizeReport, NothingChangedNothingToReport) {
     EXPECT_TRUE(container_changes(kLive, kLive).empty());
-    EXPECT_EQ(describe_changes({}), "");
+    EXPECT_EQ(describe_changes({}, NumberStyle::Exact), "");
 }
 
 }  // namespace

@@ -76,6 +76,7 @@ TEST(SafetyVerdict, ThrottlingRevertsOnlyAfterTheGrace) {
     in.now = kResized + 300s;  // grace over; checked before Done
     const auto v = judge_safety(pod(kHealthy), originals(), in);
     EXPECT_EQ(v.reason, "throttle");
+    EXPECT_EQ(v.message, "CPU throttled in 80% of CFS periods > 50%");  // the Reverted Event's words
     in.throttling_ratio = 0.5;  // not above 0.5
     EXPECT_EQ(judge_safety(pod(kHealthy), originals(), in).kind, SafetyVerdictKind::Done);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attune/core/model/pod_model.hpp"
+#include "attune/core/model/readable_units.hpp"
 #include "attune/core/util/result.hpp"
 #include "attune/core/util/timestamp.hpp"
 
@@ -49,8 +50,19 @@ struct HistoryEntry {
 std::optional<HistoryResource> changed_resources(const ResourceRequirements& from, const ResourceRequirements& to);
 
 // "500m" (request only), "500m/1" (request/limit), for the entry's resource;
-// "cpu 500m/1, memory 256Mi" for cpu+memory.
-std::string describe_resources(const ResourceRequirements& rr, HistoryResource resource);
+// "cpu 500m/1, memory 256Mi" for cpu+memory. Exact: the quantities as the
+// pod spec holds them (status.resizeHistory's from/to); Readable: as people
+// read them (Events), "500m/1000m", "cpu 500m, memory 234Mi".
+std::string describe_resources(const ResourceRequirements& rr, HistoryResource resource,
+                               NumberStyle style = NumberStyle::Exact);
+
+// An entry's from/to text (describe_resources' Exact words) with its numbers
+// as people read them (docs/cli.md#numbers-in-text-output): "500m/1" ->
+// "500m/1000m", "cpu 1, memory 245354614/512Mi" -> "cpu 1000m, memory
+// 234Mi/512Mi", and a template entry's "app: cpu ..., memory ...; ..." alike.
+// `resource` is the entry's (history_resource_name); a word that is not a
+// quantity comes back as it is.
+std::string readable_history_text(std::string_view resource, std::string_view text);
 
 // Appends, dropping the oldest beyond kMaxResizeHistory.
 void append_history(std::vector<HistoryEntry>& history, HistoryEntry entry);

@@ -32,7 +32,8 @@ std::vector<HistoryEntry> history_entries(std::span<const ContainerChange> chang
                                           HistoryMethod method, HistoryResult result, std::string_view reason,
                                           Timestamp now);
 
-// "app cpu 500m -> 200m, memory 256Mi/512Mi -> 128Mi/512Mi; sidecar cpu 100m -> 50m"
-std::string describe_changes(std::span<const ContainerChange> changes);
+// "app cpu 500m -> 200m, memory 256Mi/512Mi -> 128Mi/512Mi; sidecar cpu 100m -> 50m",
+// the quantities in `style` (describe_resources): Readable for Events, Exact for logs.
+std::string describe_changes(std::span<const ContainerChange> changes, NumberStyle style);
 
 }  // namespace attune::core
