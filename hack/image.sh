@@ -11,7 +11,9 @@
 #   hack/image.sh [--build DIR] [--out DIR]
 # Writes DIR/images/{attune-manager,kubectl-attune}.tar (OCI archives that
 # `podman load` and `ctr images import` accept) and leaves both images tagged
-# attune/<name>:<version> in the local containers-storage.
+# attune/<name>:<version> in the local containers-storage. ATTUNE_IMAGE_TAG
+# replaces <version> in the tag (not in the annotations), so that checkouts
+# side by side on one machine do not overwrite each other's images.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
@@ -71,7 +73,7 @@ build_image() {
   local bin=$1 name=$2 description=$3 root ref
   [ -x "$bin" ] || { echo "image: $bin is not built (make build)" >&2; exit 1; }
   root=$(rootfs_for "$bin" "$name")
-  ref="attune/$name:$version"
+  ref="attune/$name:${ATTUNE_IMAGE_TAG:-$version}"
   ctr=$(buildah from scratch)
   buildah copy --quiet "$ctr" "$root/" / >/dev/null
   buildah config \

@@ -65,7 +65,7 @@ phase "chart checks (and Helm tools)"
 # rendered RBAC (the image lane, e2e/image-lane): build the image first.
 if BUILD="$build" hack/image.sh >"$build/image.out" 2>&1; then
   cat "$build/image.out"
-  export E2E_MANAGER_IMAGE="attune/attune-manager:$(hack/version.sh)"
+  export E2E_MANAGER_IMAGE="attune/attune-manager:${ATTUNE_IMAGE_TAG:-$(hack/version.sh)}"
 else
   cat "$build/image.out"; echo "test: the image build failed"; ufail=$((ufail + 1))
 fi

@@ -9,6 +9,7 @@
 [ -n "${E2E_MANAGER_IMAGE:-}" ] || skip "needs the image lane (E2E_MANAGER_IMAGE; make test sets it)"
 images="$REPO_ROOT/${BUILD:-build}/images"
 version=$("$REPO_ROOT/hack/version.sh")
+tag=${ATTUNE_IMAGE_TAG:-$version}   # hack/image.sh: the tag may differ from the version
 revision=$(git -C "$REPO_ROOT" rev-parse HEAD)
 run_image() {
   podman run --rm --runtime runc --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 --network none \
@@ -19,7 +20,7 @@ for name in attune-manager kubectl-attune; do
   archive="$images/$name.tar"
   [ -s "$archive" ] || fail "$archive is missing (make image)"
   loaded=$(podman load -i "$archive" 2>&1) || fail "podman load refused $archive: $loaded"
-  ref="attune/$name:$version"
+  ref="attune/$name:$tag"
   podman image exists "$ref" || fail "$archive did not load as $ref: $loaded"
 
   user=$(podman image inspect "$ref" --format '{{.Config.User}}')
@@ -38,12 +39,12 @@ for name in attune-manager kubectl-attune; do
 done
 
 # The binaries run there as they are: flags are container arguments.
-out=$(run_image "attune/attune-manager:$version" --help) || fail "attune-manager --help failed in its image"
+out=$(run_image "attune/attune-manager:$tag" --help) || fail "attune-manager --help failed in its image"
 grep -q -- '--leader-elect' <<<"$out" || fail "attune-manager --help in its image: $out"
-out=$(run_image "attune/kubectl-attune:$version" version --client) || fail "kubectl attune version failed in its image"
+out=$(run_image "attune/kubectl-attune:$tag" version --client) || fail "kubectl attune version failed in its image"
 grep -q "v$version" <<<"$out" || fail "kubectl attune version in its image: $out"
 # Time zones are there for schedule windows, certificates for TLS.
-out=$(run_image --entrypoint /attune-manager "attune/attune-manager:$version" --log-format text --kubeconfig /nonexistent 2>&1 || true)
+out=$(run_image --entrypoint /attune-manager "attune/attune-manager:$tag" --log-format text --kubeconfig /nonexistent 2>&1 || true)
 grep -q "cannot load the cluster configuration" <<<"$out" || fail "the manager in its image: $out"
 
 # containerd's import, on a containerd of this test's own.
@@ -65,7 +66,7 @@ wait_until 20 ctr --address "$croot/containerd.sock" version || fail "containerd
 for name in attune-manager kubectl-attune; do
   ctr --address "$croot/containerd.sock" -n e2e images import --no-unpack "$images/$name.tar" >/dev/null \
     || fail "ctr images import refused $name.tar"
-  ctr --address "$croot/containerd.sock" -n e2e images ls -q | grep -q "attune/$name:$version" \
-    || fail "ctr did not list attune/$name:$version: $(ctr --address "$croot/containerd.sock" -n e2e images ls -q)"
+  ctr --address "$croot/containerd.sock" -n e2e images ls -q | grep -q "attune/$name:$tag" \
+    || fail "ctr did not list attune/$name:$tag: $(ctr --address "$croot/containerd.sock" -n e2e images ls -q)"
 done
-log "both archives load with podman and ctr; $(podman image inspect "attune/attune-manager:$version" --format '{{.Size}}') bytes for the manager"
+log "both archives load with podman and ctr; $(podman image inspect "attune/attune-manager:$tag" --format '{{.Size}}') bytes for the manager"
