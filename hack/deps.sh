@@ -21,7 +21,8 @@ debian_mirror() {
 
 apt_pkgs=(build-essential pkg-config meson ninja-build ccache cmake git curl buildah podman runc containerd ca-certificates openssl jq xz-utils
           procps psmisc iproute2 python3 python3-yaml libboost1.81-dev libboost-json1.81-dev libssl-dev libspdlog-dev libfmt-dev
-          libyaml-cpp-dev libgtest-dev libgmock-dev prometheus prometheus-pushgateway clang-format clang-tidy-14)
+          libyaml-cpp-dev libgtest-dev libgmock-dev prometheus prometheus-pushgateway clang-format clang-tidy-14
+          tmux)
 [ "$want" = fuzz ] && apt_pkgs+=(clang libclang-rt-14-dev)
 [ "$want" = bench ] && apt_pkgs+=(heaptrack libjemalloc2 libmimalloc2.0)
 

@@ -15,6 +15,7 @@ std::vector<Command> all_commands() {
     out.push_back(make_diff_command());
     out.push_back(make_export_command());
     out.push_back(make_migrate_command());
+    out.push_back(make_wizard_command());
     out.push_back(make_upgrade_gate_command());
     out.push_back(make_upgrade_step_command());
     out.push_back(make_upgrade_report_command());

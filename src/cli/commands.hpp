@@ -17,6 +17,7 @@ Command make_preview_command();
 Command make_diff_command();
 Command make_export_command();
 Command make_migrate_command();
+Command make_wizard_command();
 Command make_upgrade_gate_command();
 Command make_upgrade_step_command();
 Command make_upgrade_report_command();

@@ -33,6 +33,7 @@ std::optional<int> Session::run(std::function<asio::awaitable<int>()> body, std:
     using namespace std::chrono_literals;
     std::optional<int> out;
     bool done = false;
+    io_.restart();  // an earlier run() left the loop stopped
     asio::steady_timer watchdog(io_);
     watchdog.expires_after(deadline);
     watchdog.async_wait([this, &done, &watchdog](const boost::system::error_code& ec) {
@@ -68,15 +69,19 @@ std::chrono::milliseconds deadline_for(const CommonOptions& o, std::chrono::mill
     return o.request_timeout.count() > 0 ? o.request_timeout : fallback;
 }
 
-int run_in_session(Invocation& inv, std::chrono::milliseconds default_deadline, int error_exit,
-                   std::function<asio::awaitable<int>(Session&)> body) {
-    std::unique_ptr<Session> s;
+std::unique_ptr<Session> open_session(Invocation& inv) {
     try {
-        s = std::make_unique<Session>(inv.common);
+        return std::make_unique<Session>(inv.common);
     } catch (const std::exception& e) {
         inv.err << "error: " << e.what() << "\n";
-        return error_exit;
+        return nullptr;
     }
+}
+
+int run_in_session(Invocation& inv, std::chrono::milliseconds default_deadline, int error_exit,
+                   std::function<asio::awaitable<int>(Session&)> body) {
+    auto s = open_session(inv);
+    if (!s) return error_exit;
     const auto deadline = deadline_for(inv.common, default_deadline);
     const auto code = s->run([&] { return body(*s); }, deadline);
     const bool timed_out = s->timed_out();

@@ -30,7 +30,8 @@ public:
 
     // Runs `body` to completion. If `deadline` passes first, every pending
     // request is aborted, the body is abandoned and nullopt is returned; an
-    // exception from the body is logged and also gives nullopt.
+    // exception from the body is logged and also gives nullopt. May be
+    // called again for the next body (the wizard: one per request).
     std::optional<int> run(std::function<boost::asio::awaitable<int>()> body, std::chrono::milliseconds deadline);
     bool timed_out() const noexcept { return timed_out_; }
     // The body ignored the abort for 5 s and the loop was stopped under it.
@@ -46,6 +47,10 @@ private:
 
 // The deadline for a command: --request-timeout when given, else `fallback`.
 std::chrono::milliseconds deadline_for(const CommonOptions& o, std::chrono::milliseconds fallback);
+
+// A session for the command's kubeconfig, or nullptr after the "error: ..."
+// line for an unusable one.
+std::unique_ptr<Session> open_session(Invocation& inv);
 
 // Builds a session, runs `body` and maps failures to `error_exit`: an unusable
 // kubeconfig, an exception or the deadline print "error: ..." on stderr.

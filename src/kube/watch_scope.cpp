@@ -1,21 +1,10 @@
 #include <attune/kube/watch_scope.hpp>
 
+#include <attune/core/util/object_names.hpp>
+
 #include <algorithm>
 
 namespace attune::kube {
-
-namespace {
-bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-}  // namespace
-
-std::string dns1123_label_error(std::string_view name) {
-    if (name.empty()) return "is empty";
-    if (name.size() > 63) return "is longer than 63 characters";
-    for (char c : name)
-        if (!alnum(c) && c != '-') return "may contain only lowercase letters, digits and '-'";
-    if (!alnum(name.front()) || !alnum(name.back())) return "must start and end with a lowercase letter or digit";
-    return {};
-}
 
 core::Result<std::vector<std::string>> parse_namespace_list(std::string_view value) {
     std::vector<std::string> out;
@@ -27,7 +16,7 @@ core::Result<std::vector<std::string>> parse_namespace_list(std::string_view val
         const auto name = rest.substr(0, comma);
         if (name.empty())
             return bad("element " + std::to_string(index + 1) + " is empty (\"" + std::string(value) + "\")");
-        if (auto why = dns1123_label_error(name); !why.empty())
+        if (auto why = core::dns1123_label_error(name); !why.empty())
             return bad("\"" + std::string(name) + "\" is not a namespace name: it " + why);
         if (std::find(out.begin(), out.end(), name) != out.end())
             return bad("\"" + std::string(name) + "\" is given twice");

@@ -13,11 +13,6 @@
 
 namespace attune::kube {
 
-// "" when `name` is a valid namespace name (an RFC 1123 DNS label: 1 to 63
-// characters, lowercase alphanumerics or '-', alphanumeric at both ends),
-// else what is wrong with it.
-std::string dns1123_label_error(std::string_view name);
-
 // "a,b" -> {"a", "b"}, in the given order. An empty value is an empty list
 // (cluster-wide). Errors (code "bad_namespace_list"): an empty element
 // ("a,,b", a trailing comma), an invalid name, a name given twice.
