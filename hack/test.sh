@@ -41,8 +41,8 @@ go_pid=$!
 e2e_targets=(src/manager/attune-manager src/cli/kubectl-attune test/core/plan_resize_driver
              test/core/lifecycle_status_driver test/controller/promql_driver)
 # A build directory that make test creates (a fresh clone) gets line tables
-# only (-Ddebug_info=lines, -g1): about 30% less compile CPU; an existing one
-# keeps its configuration.
+# only (-Ddebug_info=lines, -g1): about 30% less compile CPU for the -O2
+# libraries and binaries; an existing one keeps its configuration.
 setup=(); [ -f "$build/build.ninja" ] || setup=(-Ddebug_info=lines)
 upass=0; ufail=0; e2e_built=1
 TARGETS="${e2e_targets[*]}" hack/build.sh "$build" "${setup[@]}" || { echo "test: the C++ build failed"; ufail=1; e2e_built=0; }
