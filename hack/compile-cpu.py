@@ -9,8 +9,8 @@ file, and prints each target's mean and its estimate (mean x TUs). CPU is
 user + system of the compiler (getrusage), so the figures hold on a machine
 that other work shares; wall times there would not. --match keeps only
 the sources whose path contains TEXT; --swap=-g=-g1 also runs each command
-with that flag replaced and prints both (bench/RESULTS.md, "make test from a
-clean clone, phase by phase").
+with that flag replaced and prints both (bench/RESULTS.md, "Where a fresh
+machine's make test waits, and what changed").
 """
 import argparse
 import collections

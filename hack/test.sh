@@ -3,8 +3,8 @@
 # the e2e suite on the newest stable minor. Ends with one line
 # `test: N passed, N failed` (gtest cases + rule checks + chart checks + e2e tests).
 #
-# The same work, ordered for the wall time on 2 cores (bench/RESULTS.md, "make
-# test from a clean clone, phase by phase"):
+# The same work, ordered for the wall time on 2 cores (bench/RESULTS.md,
+# "Where a fresh machine's make test waits, and what changed"):
 # - the Go-built tools the e2e suite needs (the 1.36 control plane, kubesim)
 #   build in the background from the start, at the lowest priority: their module
 #   downloads wait on the network, and their compiles take only what the C++
