@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # Configures (once) and builds the C++ tree. CI=true turns warnings into errors.
+#   hack/build.sh [DIR] [meson options...]
+# TARGETS="a b" builds only those ninja targets (and what they need), e.g. the
+# binaries the e2e suite runs; hack/test.sh builds the rest while it runs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-build}; shift || true
@@ -13,4 +16,5 @@ if [ ! -f "$build/build.ninja" ]; then
 elif [ $# -gt 0 ]; then
   meson configure "$build" "$@" >/dev/null
 fi
-ninja -C "$build" -j "$(nproc)"
+# shellcheck disable=SC2086  # TARGETS is a list of ninja targets
+ninja -C "$build" -j "$(nproc)" ${TARGETS:-}
