@@ -34,11 +34,11 @@ std::set<Row> documented_keys(const std::string& api_md) {
     std::istringstream in(api_md);
     std::string line;
     bool inside = false;
-    static const std::regex row(R"re(^\| `([^`]+)` \| ([a-z, ]+?)( \(prefix\))? \|)re");
+    static const std::regex kRow(R"re(^\| `([^`]+)` \| ([a-z, ]+?)( \(prefix\))? \|)re");
     while (std::getline(in, line)) {
         if (line.starts_with("## ")) inside = line == "## Annotations and labels";
         std::smatch m;
-        if (inside && std::regex_search(line, m, row) && m[1].str() != "key")
+        if (inside && std::regex_search(line, m, kRow) && m[1].str() != "key")
             out.emplace(m[1].str(), m[2].str(), m[3].matched);
     }
     return out;
@@ -73,7 +73,7 @@ TEST(AnnotationKeys, EveryKeyHasTheAttunePrefix) {
 TEST(AnnotationKeys, NoKeyIsSpelledOutsideTheTable) {
     const std::set<std::string> not_keys = {"attune.io/v1alpha1", "attune.io/attune-manager",
                                             "attune.io/upgrade-detector"};
-    static const std::regex literal(R"re("attune\.io/[^"]*")re");
+    static const std::regex kLiteral(R"re("attune\.io/[^"]*")re");
     const fs::path root(ATTUNE_SOURCE_ROOT);
     const fs::path table = root / "include" / "attune" / "core" / "policy" / "annotations.hpp";
     const fs::path go_keys = root / "include" / "attune" / "core" / "safety" / "go_adoption.hpp";
@@ -89,7 +89,7 @@ TEST(AnnotationKeys, NoKeyIsSpelledOutsideTheTable) {
             while (std::getline(in, line)) {
                 const auto first = line.find_first_not_of(' ');
                 if (first != std::string::npos && line.compare(first, 2, "//") == 0) continue;  // may quote a key
-                for (std::sregex_iterator it(line.begin(), line.end(), literal), end; it != end; ++it) {
+                for (std::sregex_iterator it(line.begin(), line.end(), kLiteral), end; it != end; ++it) {
                     const std::string s = it->str().substr(1, it->str().size() - 2);
                     EXPECT_TRUE(not_keys.contains(s)) << e.path().lexically_relative(root).string() << " spells " << s
                                                       << "; use the constant in core/policy/annotations.hpp";
