@@ -126,7 +126,8 @@ DoctorRow manager_row(const ManagerFacts& m, core::Timestamp now) {
         } else {
             running = running || l.fresh;
             parts.push_back((l.fresh ? "leader " : "stale Lease: last leader ") + l.holder + " (renewed " +
-                            std::to_string(l.age_seconds) + "s ago, lease " + std::to_string(l.duration_seconds) + "s)");
+                            std::to_string(l.age_seconds) + "s ago, lease " + std::to_string(l.duration_seconds) +
+                            "s)");
         }
     } else if (m.lease.not_found()) {
         parts.push_back("no Lease " + m.name + " (leader election off?)");

@@ -156,9 +156,10 @@ Command make_migrate_command() {
     Command c;
     c.name = std::string(kCommand);
     c.summary = "Turn VerticalPodAutoscalers into AttunePolicies, or take over from the Go Attune";
-    c.usage = "kubectl attune migrate --from vpa [NAME] [-n NS | -A] [--dry-run[=client|server|none]] [-o yaml|json]\n"
-              "  kubectl attune migrate --from attune-go [-n NS | -A] [--go-namespace NS] [--force]\n"
-              "      [--dry-run[=client|server|none]] [-o yaml|json]";
+    c.usage =
+        "kubectl attune migrate --from vpa [NAME] [-n NS | -A] [--dry-run[=client|server|none]] [-o yaml|json]\n"
+        "  kubectl attune migrate --from attune-go [-n NS | -A] [--go-namespace NS] [--force]\n"
+        "      [--dry-run[=client|server|none]] [-o yaml|json]";
     c.description =
         "Each VerticalPodAutoscaler (autoscaling.k8s.io/v1) in scope becomes an AttunePolicy of the same name and\n"
         "namespace that targets the same workload and reads the VPA's recommendations (metricsSource.vpa), so\n"
@@ -178,7 +179,7 @@ Command make_migrate_command() {
         "A value this manager would read differently is an error, and nothing of that object is changed (exit 1).\n"
         "--dry-run (=client) changes nothing; -o yaml|json prints the objects as they are (or would be) after.\n"
         "The Go operator's webhook configurations are named, not deleted.";
-    c.flags = {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa"},
+    c.flags = {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa or attune-go"},
                {"dry-run", 0, FlagKind::Value, "MODE",
                 "client: print the AttunePolicies (or the changes); server: the apiserver checks them, nothing is "
                 "stored; none: create (or change)",
