@@ -17,9 +17,9 @@ require_cli
 apply_policy_crd
 test_namespace
 
-cli_rc migrate --from attune-go -n "$ns"
-expect_eq "--from attune-go exit" "$cli_status" 2
-grep -q 'accepted: vpa' <<<"$cli_err" || fail "--from attune-go does not name the accepted values: $cli_err"
+cli_rc migrate --from keda -n "$ns"
+expect_eq "--from keda exit" "$cli_status" 2
+grep -q 'accepted: vpa, attune-go' <<<"$cli_err" || fail "--from keda does not name the accepted values: $cli_err"
 
 if ! k get crd verticalpodautoscalers.autoscaling.k8s.io >/dev/null 2>&1; then
   cli_rc migrate --from vpa -n "$ns" --dry-run

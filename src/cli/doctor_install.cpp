@@ -3,6 +3,7 @@
 #include "manager_version.hpp"
 #include "object_fields.hpp"
 
+#include <attune/core/model/lease_record.hpp>
 #include <attune/core/util/json_path.hpp>
 
 #include <boost/json.hpp>
@@ -119,18 +120,14 @@ DoctorRow manager_row(const ManagerFacts& m, core::Timestamp now) {
     }
 
     if (m.lease.found()) {
-        const auto& l = *m.lease.object;
-        const std::string holder(core::string_at(l, {"spec", "holderIdentity"}));
-        const auto duration = core::int_at(l, {"spec", "leaseDurationSeconds"}).value_or(15);
-        const auto renewed = core::parse_timestamp(core::string_at(l, {"spec", "renewTime"}));
-        if (holder.empty() || !renewed) {
+        const auto l = core::read_lease_record(*m.lease.object, now);
+        if (l.holder.empty() || !l.renewed) {
             parts.push_back("Lease " + m.name + " is held by nobody");
         } else {
-            const auto age = (now - renewed.value()).count();
-            const bool fresh = age <= duration;
-            running = running || fresh;
-            parts.push_back((fresh ? "leader " : "stale Lease: last leader ") + holder + " (renewed " +
-                            std::to_string(age < 0 ? 0 : age) + "s ago, lease " + std::to_string(duration) + "s)");
+            running = running || l.fresh;
+            parts.push_back((l.fresh ? "leader " : "stale Lease: last leader ") + l.holder + " (renewed " +
+                            std::to_string(l.age_seconds) + "s ago, lease " + std::to_string(l.duration_seconds) +
+                            "s)");
         }
     } else if (m.lease.not_found()) {
         parts.push_back("no Lease " + m.name + " (leader election off?)");

@@ -1,7 +1,9 @@
 // kubectl attune migrate --from vpa [NAME]: each VerticalPodAutoscaler in
 // scope turned into an AttunePolicy (core::migrate_vpa), printed with
 // --dry-run or created; the fields with no equivalent are warnings.
+// --from attune-go is migrate_attune_go.cpp's; the flags are checked here.
 #include "commands.hpp"
+#include "migrate_attune_go.hpp"
 #include "session.hpp"
 #include "workload_manifest.hpp"
 
@@ -32,10 +34,16 @@ struct Migrated {
 
 int run(Invocation& inv) {
     const std::string from = inv.flags.get("from");
-    if (from.empty()) return usage_error(inv.err, kCommand, "--from is required; accepted: vpa", kExitUsage);
-    if (from != "vpa")
+    if (from.empty()) return usage_error(inv.err, kCommand, "--from is required; accepted: vpa, attune-go", kExitUsage);
+    if (from != "vpa" && from != "attune-go")
+        return usage_error(inv.err, kCommand, "--from \"" + from + "\" is not supported; accepted: vpa, attune-go",
+                           kExitUsage);
+    const bool go = from == "attune-go";
+    if (!go && (inv.flags.has("go-namespace") || inv.flags.flag("force")))
+        return usage_error(inv.err, kCommand, "--go-namespace and --force go with --from attune-go", kExitUsage);
+    if (go && !inv.flags.positionals.empty())
         return usage_error(inv.err, kCommand,
-                           "--from \"" + from + "\" is not supported; accepted: vpa (attune-go is not supported yet)",
+                           "--from attune-go takes no name: it migrates every policy and pod in scope (-n, -A)",
                            kExitUsage);
     if (inv.flags.positionals.size() > 1)
         return usage_error(inv.err, kCommand, "at most one VPA name, got \"" + inv.flags.positionals[1] + "\"",
@@ -53,6 +61,14 @@ int run(Invocation& inv) {
     const bool dry_run = dry_run_mode == "client";
     kube::WriteOptions wo;
     wo.dry_run = dry_run_mode == "server";
+    if (go) {
+        MigrateWrites w;
+        w.client_dry_run = dry_run;
+        w.wo = wo;
+        w.wo.field_manager = "kubectl-attune";
+        w.suffix = dry_run ? " (dry run)" : wo.dry_run ? " (server dry run)" : "";
+        return migrate_from_attune_go(inv, w, inv.flags.get("go-namespace"), inv.flags.flag("force"));
+    }
     const std::string created_text = wo.dry_run ? " created (server dry run)\n" : " created\n";
     const bool as_json = inv.common.output == OutputFormat::Json;
 
@@ -139,8 +155,11 @@ int run(Invocation& inv) {
 Command make_migrate_command() {
     Command c;
     c.name = std::string(kCommand);
-    c.summary = "Turn VerticalPodAutoscalers into equivalent AttunePolicies";
-    c.usage = "kubectl attune migrate --from vpa [NAME] [-n NS | -A] [--dry-run[=client|server|none]] [-o yaml|json]";
+    c.summary = "Turn VerticalPodAutoscalers into AttunePolicies, or take over from the Go Attune";
+    c.usage =
+        "kubectl attune migrate --from vpa [NAME] [-n NS | -A] [--dry-run[=client|server|none]] [-o yaml|json]\n"
+        "  kubectl attune migrate --from attune-go [-n NS | -A] [--go-namespace NS] [--force]\n"
+        "      [--dry-run[=client|server|none]] [-o yaml|json]";
     c.description =
         "Each VerticalPodAutoscaler (autoscaling.k8s.io/v1) in scope becomes an AttunePolicy of the same name and\n"
         "namespace that targets the same workload and reads the VPA's recommendations (metricsSource.vpa), so\n"
@@ -148,11 +167,26 @@ Command make_migrate_command() {
         "  warning: NAMESPACE/NAME: FIELD: why\n"
         "--dry-run (=client) prints the policies instead of creating them: a YAML stream, or a JSON List with -o json, that\n"
         "kubectl apply -f - takes. An AttunePolicy that already exists is left alone and reported (exit 1).\n"
-        "docs/cli.md \"migrate\" lists what each VPA field becomes.";
-    c.flags = {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa"},
+        "docs/cli.md \"migrate\" lists what each VPA field becomes.\n"
+        "\n"
+        "--from attune-go lets this manager take over where the Go Attune ran, with no pod resized twice and no\n"
+        "revert lost. It refuses while the Go operator's Lease attune.attune.io is held and renewed (stop the Go\n"
+        "operator first, or --force), then holds that Lease so a Go replica started again cannot lead. In every\n"
+        "AttunePolicy and every pod labelled attune.io/tracked in scope, what this manager reads the same way is\n"
+        "kept (the originals and restart counts of a resize in its safety period, the startup boost, the cooldown\n"
+        "anchor, the resize history), and what only the Go operator reads is dropped (its finalizer, the pod\n"
+        "annotation attune.io/policy, its canary status); each is a line: KIND NS/NAME: FIELD: ACTION: why.\n"
+        "A value this manager would read differently is an error, and nothing of that object is changed (exit 1).\n"
+        "--dry-run (=client) changes nothing; -o yaml|json prints the objects as they are (or would be) after.\n"
+        "The Go operator's webhook configurations are named, not deleted.";
+    c.flags = {{"from", 0, FlagKind::Value, "KIND", "what to migrate from: vpa or attune-go"},
                {"dry-run", 0, FlagKind::Value, "MODE",
-                "client: print the AttunePolicies; server: the apiserver checks them, nothing is stored; none: create",
-                "client"}};
+                "client: print the AttunePolicies (or the changes); server: the apiserver checks them, nothing is "
+                "stored; none: create (or change)",
+                "client"},
+               {"go-namespace", 0, FlagKind::Value, "NS",
+                "attune-go: the Go operator's namespace, where its Lease is (default: found by name)"},
+               {"force", 0, FlagKind::Boolean, "", "attune-go: take the Lease over while the Go operator renews it"}};
     c.run = run;
     return c;
 }
