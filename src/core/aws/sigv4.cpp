@@ -134,8 +134,8 @@ std::string sigv4_canonical_request(const SigV4Request& r, std::string* signed_h
         names += (names.empty() ? "" : ";") + name;
     }
     if (signed_headers) *signed_headers = names;
-    return r.method + "\n" + aws_uri_encode(normalize_path(r.path), true) + "\n" + q + "\n" + canonical_headers +
-           "\n" + names + "\n" + sha256_hex(r.payload);
+    return r.method + "\n" + aws_uri_encode(normalize_path(r.path), true) + "\n" + q + "\n" + canonical_headers + "\n" +
+           names + "\n" + sha256_hex(r.payload);
 }
 
 std::string sigv4_string_to_sign(std::string_view timestamp, const SigV4Scope& scope,

@@ -25,8 +25,11 @@ std::optional<std::string> element(std::string_view xml, std::string_view tag) {
             out += raw[i];
             continue;
         }
-        static constexpr std::pair<std::string_view, char> kEntities[] = {
-            {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&apos;", '\''}};
+        static constexpr std::pair<std::string_view, char> kEntities[] = {{"&amp;", '&'},
+                                                                          {"&lt;", '<'},
+                                                                          {"&gt;", '>'},
+                                                                          {"&quot;", '"'},
+                                                                          {"&apos;", '\''}};
         bool done = false;
         for (const auto& [name, c] : kEntities) {
             if (raw.substr(i, name.size()) == name) {
@@ -63,7 +66,8 @@ Result<AwsCredentials> decode_sts_credentials(std::string_view xml) {
                                                            {"SessionToken", &c.session_token}};
     for (const auto& [tag, out] : fields) {
         auto v = element(*block, tag);
-        if (!v || v->empty()) return make_error("invalid_response", std::string("STS credentials without <") + tag + ">");
+        if (!v || v->empty())
+            return make_error("invalid_response", std::string("STS credentials without <") + tag + ">");
         *out = std::move(*v);
     }
     const auto expiration = element(*block, "Expiration");

@@ -261,8 +261,8 @@ std::optional<Error> validate_effective_policy(const EffectivePolicy& policy, co
             return make_error("invalid_config", field + ".clusterName \"" + c->cluster_name +
                                                     "\" holds a character an EKS cluster name cannot have");
         if (!c->invalid_cpu_unit.empty())
-            return make_error("invalid_config", field + ".cpuUnit \"" + c->invalid_cpu_unit +
-                                                    "\" is not Millicores, Cores or Nanocores");
+            return make_error("invalid_config",
+                              field + ".cpuUnit \"" + c->invalid_cpu_unit + "\" is not Millicores, Cores or Nanocores");
         if (!c->role_arn.empty() && !c->role_arn.starts_with("arn:"))
             return make_error("invalid_config", field + ".roleArn \"" + c->role_arn + "\" is not an IAM role ARN");
     }

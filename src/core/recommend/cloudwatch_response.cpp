@@ -26,9 +26,7 @@ double cloudwatch_cpu_divisor(CloudWatchCpuUnit unit) {
 CloudWatchAnswer::CloudWatchAnswer(ResourceKind resource, CloudWatchCpuUnit unit, std::string pod_prefix,
                                    const PromDecodeLimits& limits)
     : divide_by_(resource == ResourceKind::Cpu ? cloudwatch_cpu_divisor(unit) : 1.0),
-      pod_prefix_(std::move(pod_prefix)),
-      limits_(limits),
-      cap_{limits.max_samples} {
+      pod_prefix_(std::move(pod_prefix)), limits_(limits), cap_{limits.max_samples} {
     response_.result_type = "matrix";
 }
 
@@ -59,9 +57,8 @@ Result<std::string> CloudWatchAnswer::add_page(std::string_view body) {
             const auto last = label.find_last_of(' ');
             const std::string container = last == std::string::npos ? label : label.substr(last + 1);
             const std::string before = last == std::string::npos ? "" : label.substr(0, last);
-            const std::string pod = before.substr(before.find_last_of(' ') == std::string::npos
-                                                      ? 0
-                                                      : before.find_last_of(' ') + 1);
+            const std::string pod =
+                before.substr(before.find_last_of(' ') == std::string::npos ? 0 : before.find_last_of(' ') + 1);
             if (!pod_prefix_.empty() && !pod.starts_with(pod_prefix_)) continue;
             const auto* ts = detail::opt_array(r, "Timestamps", path);
             const auto* vs = detail::opt_array(r, "Values", path);
@@ -116,18 +113,22 @@ CloudWatchError cloudwatch_error(std::string_view body, std::string_view query_e
 }
 
 bool cloudwatch_throttled(unsigned status, std::string_view code) {
-    static constexpr std::array<std::string_view, 7> kCodes = {
-        "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
-        "TooManyRequestsException", "RequestLimitExceeded", "RequestThrottled"};
+    static constexpr std::array<std::string_view, 7> kCodes = {"Throttling",
+                                                               "ThrottlingException",
+                                                               "ThrottledException",
+                                                               "RequestThrottledException",
+                                                               "TooManyRequestsException",
+                                                               "RequestLimitExceeded",
+                                                               "RequestThrottled"};
     return status == 429 || std::find(kCodes.begin(), kCodes.end(), code) != kCodes.end();
 }
 
 bool cloudwatch_auth_error(unsigned status, std::string_view code) {
-    static constexpr std::array<std::string_view, 10> kCodes = {
-        "SignatureDoesNotMatch",       "InvalidSignatureException", "IncompleteSignature",
-        "UnrecognizedClientException", "InvalidClientTokenId",      "ExpiredToken",
-        "ExpiredTokenException",       "AccessDenied",              "AccessDeniedException",
-        "MissingAuthenticationToken"};
+    static constexpr std::array<std::string_view, 10> kCodes = {"SignatureDoesNotMatch", "InvalidSignatureException",
+                                                                "IncompleteSignature",   "UnrecognizedClientException",
+                                                                "InvalidClientTokenId",  "ExpiredToken",
+                                                                "ExpiredTokenException", "AccessDenied",
+                                                                "AccessDeniedException", "MissingAuthenticationToken"};
     return status == 401 || status == 403 || std::find(kCodes.begin(), kCodes.end(), code) != kCodes.end();
 }
 

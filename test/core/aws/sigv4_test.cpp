@@ -73,9 +73,9 @@ TEST(SigV4, UriEncodingKeepsOnlyUnreservedCharacters) {
         bool keep_slash;
         const char* want;
     };
-    for (const auto& c : {Case{"-._~azAZ09", false, "-._~azAZ09"}, Case{"a b", false, "a%20b"},
-                          Case{"a/b", false, "a%2Fb"}, Case{"a/b", true, "a/b"}, Case{"=&+*", false, "%3D%26%2B%2A"},
-                          Case{"\xe1\x88\xb4", false, "%E1%88%B4"}})
+    for (const auto& c :
+         {Case{"-._~azAZ09", false, "-._~azAZ09"}, Case{"a b", false, "a%20b"}, Case{"a/b", false, "a%2Fb"},
+          Case{"a/b", true, "a/b"}, Case{"=&+*", false, "%3D%26%2B%2A"}, Case{"\xe1\x88\xb4", false, "%E1%88%B4"}})
         EXPECT_EQ(aws_uri_encode(c.in, c.keep_slash), c.want) << c.in;
 }
 
@@ -84,8 +84,9 @@ TEST(SigV4, PathsAreNormalizedBeforeEncoding) {
         const char* path;
         const char* want;
     };
-    for (const auto& c : {Case{"/", "/"}, Case{"//", "/"}, Case{"/a/..", "/"}, Case{"/a/b/../..", "/"},
-                          Case{"/./a", "/a"}, Case{"//a//", "/a/"}, Case{"/a b/", "/a%20b/"}, Case{"/a/$b", "/a/%24b"}}) {
+    for (const auto& c :
+         {Case{"/", "/"}, Case{"//", "/"}, Case{"/a/..", "/"}, Case{"/a/b/../..", "/"}, Case{"/./a", "/a"},
+          Case{"//a//", "/a/"}, Case{"/a b/", "/a%20b/"}, Case{"/a/$b", "/a/%24b"}}) {
         SigV4Request r;
         r.path = c.path;
         const auto creq = sigv4_canonical_request(r);

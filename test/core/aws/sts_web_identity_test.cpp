@@ -16,7 +16,8 @@ TEST(StsWebIdentity, TheBodyEncodesEveryValue) {
 }
 
 TEST(StsWebIdentity, TheAnswersCredentialsAreRead) {
-    const auto c = decode_sts_credentials(R"(<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+    const auto c =
+        decode_sts_credentials(R"(<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
   <AssumeRoleWithWebIdentityResult>
     <SubjectFromWebIdentityToken>system:serviceaccount:attune:manager</SubjectFromWebIdentityToken>
     <Credentials>

@@ -199,9 +199,11 @@ TEST(PolicyValidation, CloudWatchRegionClusterNameAndCpuUnitArePlainNames) {
     } cases[] = {
         {cw("eu-west-1", "prod-cluster_1"), ""},
         {cw("us-gov-west-1", "c", R"(,"cpuUnit":"Nanocores","roleArn":"arn:aws:iam::123:role/r")"), ""},
-        {cw("evil.example.com/", "c"), "spec.metricsSource.cloudwatch.region \"evil.example.com/\" is not an AWS region"},
+        {cw("evil.example.com/", "c"),
+         "spec.metricsSource.cloudwatch.region \"evil.example.com/\" is not an AWS region"},
         {cw("eu-west-1", "c\\\" OR x=\\\""), "spec.metricsSource.cloudwatch.clusterName"},
-        {cw("eu-west-1", "c", R"(,"cpuUnit":"Picocores")"), "cpuUnit \"Picocores\" is not Millicores, Cores or Nanocores"},
+        {cw("eu-west-1", "c", R"(,"cpuUnit":"Picocores")"),
+         "cpuUnit \"Picocores\" is not Millicores, Cores or Nanocores"},
         {cw("eu-west-1", "c", R"(,"roleArn":"my-role")"), "roleArn \"my-role\" is not an IAM role ARN"},
     };
     for (const auto& c : cases) expect_verdict(c.spec, {}, c.refusal);

@@ -59,15 +59,16 @@ TEST(CloudWatchResponse, BrokenAnswersAndRefusedResultsAreClearErrors) {
         const char* code;
         const char* says;
     };
-    for (const auto& c :
-         {Case{"<html>", "invalid_response", "not JSON"},
-          Case{"{}", "invalid_response", "response.MetricDataResults"},
-          Case{R"({"MetricDataResults":[{"Label":"p c","Timestamps":[1,2],"Values":[1]}]})", "invalid_response",
-               "differ in length"},
-          Case{R"({"MetricDataResults":[{"Label":"p c","Timestamps":["x"],"Values":[1]}]})", "invalid_response",
-               "Timestamps[0]"},
-          Case{R"({"MetricDataResults":[{"Label":"p c","StatusCode":"Forbidden","Messages":[{"Code":"Forbidden","Value":"no access to ContainerInsights"}]}]})",
-               "cloudwatch_error", "Forbidden: no access to ContainerInsights"}}) {
+    for (
+        const auto& c :
+        {Case{"<html>", "invalid_response", "not JSON"}, Case{"{}", "invalid_response", "response.MetricDataResults"},
+         Case{R"({"MetricDataResults":[{"Label":"p c","Timestamps":[1,2],"Values":[1]}]})", "invalid_response",
+              "differ in length"},
+         Case{R"({"MetricDataResults":[{"Label":"p c","Timestamps":["x"],"Values":[1]}]})", "invalid_response",
+              "Timestamps[0]"},
+         Case{
+             R"({"MetricDataResults":[{"Label":"p c","StatusCode":"Forbidden","Messages":[{"Code":"Forbidden","Value":"no access to ContainerInsights"}]}]})",
+             "cloudwatch_error", "Forbidden: no access to ContainerInsights"}}) {
         CloudWatchAnswer a(ResourceKind::Cpu, CloudWatchCpuUnit::Millicores, "");
         const auto r = a.add_page(c.body);
         ASSERT_FALSE(r) << c.body;
@@ -95,11 +96,12 @@ TEST(CloudWatchResponse, ErrorsAreReadFromTheBodyOrTheQueryErrorHeader) {
         const char* code;
         const char* message;
     };
-    for (const auto& c : {Case{R"({"__type":"com.amazon.coral.availability#ThrottlingException","message":"Rate exceeded"})",
-                               "", "ThrottlingException", "Rate exceeded"},
-                          Case{R"({"__type":"SignatureDoesNotMatch","Message":"The request signature we calculated does not match"})",
-                               "", "SignatureDoesNotMatch", "The request signature we calculated does not match"},
-                          Case{"", "Throttling;Sender", "Throttling", ""}, Case{"oops", "", "", ""}}) {
+    for (const auto& c :
+         {Case{R"({"__type":"com.amazon.coral.availability#ThrottlingException","message":"Rate exceeded"})", "",
+               "ThrottlingException", "Rate exceeded"},
+          Case{R"({"__type":"SignatureDoesNotMatch","Message":"The request signature we calculated does not match"})",
+               "", "SignatureDoesNotMatch", "The request signature we calculated does not match"},
+          Case{"", "Throttling;Sender", "Throttling", ""}, Case{"oops", "", "", ""}}) {
         const auto e = cloudwatch_error(c.body, c.header);
         EXPECT_EQ(e.code, c.code) << c.body;
         EXPECT_EQ(e.message, c.message) << c.body;

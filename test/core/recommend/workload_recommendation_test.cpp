@@ -121,12 +121,12 @@ TEST(WorkloadRecommendation, CloudWatchAnswersRecommendPerContainer) {
             ts += (i ? "," : "") + std::to_string(static_cast<long long>(kNow) - 600 + 60 * i);
             vs += (i ? "," : "") + std::to_string(value);
         }
-        return std::string(R"({"Id":"search0","Label":")") + label + R"(","StatusCode":"Complete","Timestamps":[)" + ts +
-               "],\"Values\":[" + vs + "]}";
+        return std::string(R"({"Id":"search0","Label":")") + label + R"(","StatusCode":"Complete","Timestamps":[)" +
+               ts + "],\"Values\":[" + vs + "]}";
     };
     CloudWatchAnswer cpu(ResourceKind::Cpu, CloudWatchCpuUnit::Millicores, "web-");
-    ASSERT_TRUE(cpu.add_page(R"({"MetricDataResults":[)" + page("web-1 app", 250) + "," + page("webhook-1 app", 900) +
-                             "]}"));
+    ASSERT_TRUE(
+        cpu.add_page(R"({"MetricDataResults":[)" + page("web-1 app", 250) + "," + page("webhook-1 app", 900) + "]}"));
     CloudWatchAnswer memory(ResourceKind::Memory, CloudWatchCpuUnit::Millicores, "web-");
     ASSERT_TRUE(memory.add_page(R"({"MetricDataResults":[)" + page("web-1 app", 104857600) + "]}"));
     const auto w = recommend_from_usage(p, baseline(), cpu.take(), memory.take(), kNow);
