@@ -53,9 +53,7 @@ void DatadogClients::note_unanswered(const std::shared_ptr<kube::DatadogClient>&
     note_rate_limited(client, opts_.hold_after_failure, std::move(message), now);
 }
 
-void DatadogClients::note_answered(const std::shared_ptr<kube::DatadogClient>& client) {
-    clients_.release(client);
-}
+void DatadogClients::note_answered(const std::shared_ptr<kube::DatadogClient>& client) { clients_.release(client); }
 
 void DatadogClients::shutdown() noexcept {
     stopped_ = true;
