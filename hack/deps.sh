@@ -20,10 +20,11 @@ debian_mirror() {
 }
 
 apt_pkgs=(build-essential pkg-config meson ninja-build ccache cmake git curl buildah podman runc containerd ca-certificates openssl jq xz-utils
-          procps psmisc iproute2 python3 python3-pip python3-yaml libboost1.81-dev libboost-json1.81-dev libssl-dev libspdlog-dev libfmt-dev
+          procps psmisc iproute2 python3 python3-yaml libboost1.81-dev libboost-json1.81-dev libssl-dev libspdlog-dev libfmt-dev
           libyaml-cpp-dev libgtest-dev libgmock-dev prometheus prometheus-pushgateway clang-format clang-tidy-14)
 [ "$want" = fuzz ] && apt_pkgs+=(clang libclang-rt-14-dev)
 [ "$want" = bench ] && apt_pkgs+=(heaptrack libjemalloc2 libmimalloc2.0)
+apt_pkgs+=(python3-pip)  # hack/sigv4-vectors.sh downloads AWS's SigV4 test vectors with it
 
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p"); done
