@@ -67,6 +67,7 @@ done
 areas=(
   "util|"
   "model|util"
+  "aws|util"
   "policy|util model"
   "security|util model policy"
   "recommend|util model policy"

@@ -332,7 +332,7 @@ def metrics_source(path, for_policy):
             "clusterName": string(minLength=1, maxLength=DNS_SUBDOMAIN_MAX),
             "roleArn": string(maxLength=2048),
             "cpuUnit": string(enum=["Millicores", "Cores", "Nanocores"]),
-        }, required=["region", "clusterName"], desc="Accepted for compatibility; not implemented."),
+        }, required=["region", "clusterName"], desc="Amazon CloudWatch Container Insights through GetMetricData (docs/recommender.md#cloudwatch); credentials from the manager's environment or IRSA." + ("" if for_policy else " Read from the policy only; accepted here for compatibility.")),
     }
     rules = [
         rule("[has(self.prometheus), has(self.datadog), has(self.cloudwatch), has(self.vpa), has(self.manual)].filter(x, x).size() <= 1",

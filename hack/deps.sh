@@ -25,6 +25,7 @@ apt_pkgs=(build-essential pkg-config meson ninja-build ccache cmake git curl bui
           tmux)
 [ "$want" = fuzz ] && apt_pkgs+=(clang libclang-rt-14-dev)
 [ "$want" = bench ] && apt_pkgs+=(heaptrack libjemalloc2 libmimalloc2.0)
+apt_pkgs+=(python3-pip)  # hack/sigv4-vectors.sh downloads AWS's SigV4 test vectors with it
 
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p"); done
@@ -75,4 +76,6 @@ Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" | $SUDO tee /etc/apt/
   GOTOOLCHAIN=go1.26.8 go version >/dev/null   # downloads the toolchain once
   log "Go toolchain: go1.26.8 through GOTOOLCHAIN (hack/go-env.sh selects it)"
 fi
+# AWS's SigV4 test vectors for test/core/aws/sigv4_suite_test.cpp (skipped without them).
+"$here/hack/sigv4-vectors.sh" || log "the SigV4 test vectors could not be fetched: their test will be skipped"
 log "ok"

@@ -85,30 +85,8 @@ wait_until 90 has_recommendation dd web || fail "no recommendation: $(policy_jso
 wait_ready dd "True Monitoring" 30
 rec=$(recommendation dd web)
 log "web: $(jq -c '[.containers[] | {name, current, recommended}]' <<<"$rec")"
-container() { jq -c --arg c "$1" '.containers[] | select(.name == $c)' <<<"$rec"; }
-mi() { awk -v b="$1" 'BEGIN { printf "%gMi", b / 1048576 }'; }
-milli() { awk -v n="$1" -v f="${2:-1}" 'BEGIN { printf "%gm", n / 1e6 * f }'; }
-app=$(container app) side=$(container sidecar)
-[ -n "$app" ] && [ -n "$side" ] || fail "not both containers in $rec"
-expect_eq "app cpu rawPercentile" "$(jq -r .explanation.cpu.rawPercentile <<<"$app")" "$(milli $app_cpu)"
-expect_eq "app cpu afterOverhead" "$(jq -r .explanation.cpu.afterOverhead <<<"$app")" "$(milli $app_cpu 1.2)"
-expect_eq "app memory rawPercentile" "$(jq -r .explanation.memory.rawPercentile <<<"$app")" "$(mi $app_mem)"
-expect_eq "app memory afterOverhead" "$(jq -r .explanation.memory.afterOverhead <<<"$app")" "$(mi $((app_mem * 13 / 10)))"
-# Confidence: min(span in days, sqrt(points / 24)) / 7 = (660 s in days) / 7;
-# the figure x (1 + (1 - confidence)^2), rounded up. Both stay within the
-# change filters of 400m / 210Mi (at least 10%, at most 50% / 30%), so they
-# are the final requests.
-conf=$(awk 'BEGIN { printf "%.9f", 660 / 86400 / 7 }')
-jq -e --argjson c "$conf" '(.explanation.cpu.confidence - $c | fabs) < 1e-6' <<<"$app" >/dev/null \
-  || fail "app cpu confidence $(jq -r .explanation.cpu.confidence <<<"$app"), want $conf"
-want_cpu=$(awk -v v="$app_cpu" -v c="$conf" 'BEGIN { x = v / 1e6 * 1.2 * (1 + (1 - c) ^ 2); r = int(x); if (r < x) r++; printf "%dm", r }')
-want_mem=$(awk -v v="$app_mem" -v c="$conf" 'BEGIN { x = int(v * 13 / 10) * (1 + (1 - c) ^ 2); r = int(x); if (r < x) r++; printf "%d", r }')
-expect_eq "app cpu request" "$(jq -r .recommended.cpuRequest <<<"$app")" "$want_cpu"
-expect_eq "app memory request" "$(jq -r .recommended.memoryRequest <<<"$app")" "$want_mem"
-expect_eq "sidecar cpu rawPercentile" "$(jq -r .explanation.cpu.rawPercentile <<<"$side")" "$(milli $side_cpu)"
-expect_eq "sidecar memory rawPercentile" "$(jq -r .explanation.memory.rawPercentile <<<"$side")" "$(mi $side_mem)"
-expect_eq "app data points (12 per resource)" "$(jq -r .dataPoints <<<"$app")" 24
-expect_eq "stale" "$(jq -r .stale <<<"$rec")" false
+# The served nanocores in millicores.
+expect_constant_series "$rec" $((app_cpu / 1000000)) $app_mem $((side_cpu / 1000000)) $side_mem
 [ "$(metric_sum attune_prometheus_query_duration_seconds_count 'query_type="cpu"')" -ge 1 ] || fail "no query duration counted"
 
 # 2. What the fake saw: both keys, the queries, the window.

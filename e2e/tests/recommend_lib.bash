@@ -92,6 +92,39 @@ event_reasons() {
 # has_event POLICY REASON
 has_event() { [[ ",$(event_reasons "$1")," == *",$2,"* ]]; }
 
+# expect_constant_series REC APP_MILLICORES APP_BYTES SIDE_MILLICORES SIDE_BYTES: the
+# recommendation REC (a status.recommendations[] entry) is what constant
+# series of 12 points over 11 minutes per resource imply for the containers
+# app and sidecar of a Deployment requesting 400m / 210Mi for app (the fake
+# metrics sources' tests): the p95 of a constant is that constant, x 1.2 (cpu)
+# and x 1.3 (memory) for the overheads, then x (1 + (1 - confidence)^2)
+# rounded up, with confidence min(span in days, sqrt(points / 24)) / 7 = (660
+# s in days) / 7 (docs/recommender.md, the chain). Both stay within the change
+# filters of 400m / 210Mi (at least 10%, at most 50% / 30%), so they are the final requests.
+expect_constant_series() {
+  local rec=$1 app_cpu=$2 app_mem=$3 side_cpu=$4 side_mem=$5 app side conf want_cpu want_mem
+  mi() { awk -v b="$1" 'BEGIN { printf "%gMi", b / 1048576 }'; }
+  milli() { awk -v n="$1" -v f="${2:-1}" 'BEGIN { printf "%gm", n * f }'; }
+  app=$(jq -c '.containers[] | select(.name == "app")' <<<"$rec")
+  side=$(jq -c '.containers[] | select(.name == "sidecar")' <<<"$rec")
+  [ -n "$app" ] && [ -n "$side" ] || fail "not both containers in $rec"
+  expect_eq "app cpu rawPercentile" "$(jq -r .explanation.cpu.rawPercentile <<<"$app")" "$(milli "$app_cpu")"
+  expect_eq "app cpu afterOverhead" "$(jq -r .explanation.cpu.afterOverhead <<<"$app")" "$(milli "$app_cpu" 1.2)"
+  expect_eq "app memory rawPercentile" "$(jq -r .explanation.memory.rawPercentile <<<"$app")" "$(mi "$app_mem")"
+  expect_eq "app memory afterOverhead" "$(jq -r .explanation.memory.afterOverhead <<<"$app")" "$(mi $((app_mem * 13 / 10)))"
+  conf=$(awk 'BEGIN { printf "%.9f", 660 / 86400 / 7 }')
+  jq -e --argjson c "$conf" '(.explanation.cpu.confidence - $c | fabs) < 1e-6' <<<"$app" >/dev/null \
+    || fail "app cpu confidence $(jq -r .explanation.cpu.confidence <<<"$app"), want $conf"
+  want_cpu=$(awk -v v="$app_cpu" -v c="$conf" 'BEGIN { x = v * 1.2 * (1 + (1 - c) ^ 2); r = int(x); if (r < x) r++; printf "%dm", r }')
+  want_mem=$(awk -v v="$app_mem" -v c="$conf" 'BEGIN { x = int(v * 13 / 10) * (1 + (1 - c) ^ 2); r = int(x); if (r < x) r++; printf "%d", r }')
+  expect_eq "app cpu request" "$(jq -r .recommended.cpuRequest <<<"$app")" "$want_cpu"
+  expect_eq "app memory request" "$(jq -r .recommended.memoryRequest <<<"$app")" "$want_mem"
+  expect_eq "sidecar cpu rawPercentile" "$(jq -r .explanation.cpu.rawPercentile <<<"$side")" "$(milli "$side_cpu")"
+  expect_eq "sidecar memory rawPercentile" "$(jq -r .explanation.memory.rawPercentile <<<"$side")" "$(mi "$side_mem")"
+  expect_eq "app data points (12 per resource)" "$(jq -r .dataPoints <<<"$app")" 24
+  expect_eq "stale" "$(jq -r .stale <<<"$rec")" false
+}
+
 # pods_untouched: no pod of $ns was ever changed after its creation: its
 # containers' resources are still its ReplicaSet template's, its generation
 # (where the apiserver reports one) is 1, and no managedFields entry is Attune's.

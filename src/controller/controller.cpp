@@ -25,6 +25,10 @@ DatadogClientsOptions with_validation_flags(DatadogClientsOptions o, const core:
     o.allow_local_addresses = v.allow_local_metrics_addresses;
     return o;
 }
+CloudWatchClientsOptions with_validation_flags(CloudWatchClientsOptions o, const core::PolicyValidationOptions& v) {
+    o.allow_local_addresses = v.allow_local_metrics_addresses;
+    return o;
+}
 }  // namespace
 namespace asio = boost::asio;
 
@@ -69,7 +73,8 @@ Controller::Controller(asio::any_io_executor ex, kube::Client& client, kube::Eve
       secrets_(opts_.validation.allow_secret_reads ? std::make_unique<SecretReader>(client) : nullptr),
       prometheus_(ex, with_validation_flags(opts_.prometheus, opts_.validation)),
       datadog_(ex, with_validation_flags(opts_.datadog, opts_.validation)),
-      recommender_(prometheus_, datadog_, secrets_.get(), &metrics, now_) {
+      cloudwatch_(ex, with_validation_flags(opts_.cloudwatch, opts_.validation)),
+      recommender_(prometheus_, datadog_, cloudwatch_, secrets_.get(), &metrics, now_) {
     // The recommendation gauges follow the store: set with an entry, gone with it.
     store_.on_change([this](const ObjectKey& k) { publish_gauges(k); });
 }
@@ -334,7 +339,7 @@ void Controller::apply(const WorkloadSnapshot& s, WorkloadStep step, const Sourc
                 }
                 // The working set has its points before rate() has: until every
                 // resource has its own, look again every queryStep.
-                refresh = (got->source == "prometheus" || got->source == "datadog") &&
+                refresh = (got->source == "prometheus" || got->source == "datadog" || got->source == "cloudwatch") &&
                                   core::partly_collecting(got->recommendation)
                               ? core::RefreshReason::Collecting
                               : core::RefreshReason::Recommended;
@@ -405,6 +410,7 @@ void Controller::shut_down() {
     events_.stop();
     prometheus_.shutdown();
     datadog_.shutdown();
+    cloudwatch_.shutdown();
 }
 
 }  // namespace attune::controller

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <tuple>
 
 #include <boost/asio/as_tuple.hpp>
@@ -40,17 +41,30 @@ SourceResult outcome(std::string source, core::WorkloadRecommendation w, std::st
 double seconds_since_epoch(std::chrono::system_clock::time_point t) {
     return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
+
+// Waits out a request budget's reservation in slices of a second, so a
+// shutdown (`stopped`) does not wait out a budget of up to a query timeout.
+asio::awaitable<void> wait_in_slices(asio::steady_timer& timer, std::chrono::nanoseconds wait,
+                                     const std::function<bool()>& stopped) {
+    for (auto left = wait; left.count() > 0 && !stopped(); left -= std::chrono::seconds(1)) {
+        timer.expires_after(std::min<std::chrono::nanoseconds>(left, std::chrono::seconds(1)));
+        co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    }
+}
 }  // namespace
 
-WorkloadRecommender::WorkloadRecommender(PrometheusClients& clients, DatadogClients& datadog, SecretReader* secrets,
+WorkloadRecommender::WorkloadRecommender(PrometheusClients& clients, DatadogClients& datadog,
+                                         CloudWatchClients& cloudwatch, SecretReader* secrets,
                                          ControllerMetrics* metrics, WallClock now)
-    : clients_(clients), datadog_(datadog), secrets_(secrets), metrics_(metrics), now_(std::move(now)) {}
+    : clients_(clients), datadog_(datadog), cloudwatch_(cloudwatch), secrets_(secrets), metrics_(metrics),
+      now_(std::move(now)) {}
 
 asio::awaitable<SourceResult> WorkloadRecommender::recommend(std::shared_ptr<const WorkloadSnapshot> s) {
     const auto& e = *s->effective();
     const double now = seconds_since_epoch(now_());
     if (std::holds_alternative<core::PrometheusSource>(e.metrics.provider)) co_return co_await from_prometheus(s);
     if (std::holds_alternative<core::DatadogSource>(e.metrics.provider)) co_return co_await from_datadog(s);
+    if (std::holds_alternative<core::CloudWatchSource>(e.metrics.provider)) co_return co_await from_cloudwatch(s);
     if (const auto* vpa = std::get_if<core::VpaSource>(&e.metrics.provider)) {
         if (s->vpa_not_synced)
             co_return failed(RecommendationState::Collecting, "vpa", "waiting for the VerticalPodAutoscaler cache");
@@ -189,11 +203,7 @@ asio::awaitable<SourceResult> WorkloadRecommender::from_datadog(std::shared_ptr<
         if (!admitted.wait)
             co_return failed(RecommendationState::SourceUnavailable, "datadog",
                              std::string(type) + " query: " + admitted.why);
-        // In slices, so a shutdown does not wait out a budget of up to a query timeout.
-        for (auto left = *admitted.wait; left.count() > 0 && !datadog_.stopped(); left -= std::chrono::seconds(1)) {
-            timer.expires_after(std::min<std::chrono::nanoseconds>(left, std::chrono::seconds(1)));
-            co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
-        }
+        co_await wait_in_slices(timer, *admitted.wait, [this] { return datadog_.stopped(); });
         if (datadog_.stopped())
             co_return failed(RecommendationState::SourceUnavailable, "datadog", "datadog clients shut down");
         std::string query = *text;
@@ -218,6 +228,71 @@ asio::awaitable<SourceResult> WorkloadRecommender::from_datadog(std::shared_ptr<
         answers.push_back(std::move(r.result).value());
     }
     co_return from_usage(*s, "datadog", answers[0], answers[1], now);
+}
+
+asio::awaitable<SourceResult> WorkloadRecommender::from_cloudwatch(std::shared_ptr<const WorkloadSnapshot> s) {
+    const auto& e = *s->effective();
+    const auto& cw = std::get<core::CloudWatchSource>(e.metrics.provider);
+    const std::string field = "spec.metricsSource.cloudwatch";
+    const double now = seconds_since_epoch(now_());
+    auto queries = core::cloudwatch_usage_queries(e, s->key.kind, s->key.name, now);
+    if (!queries) co_return failed(RecommendationState::InvalidConfig, "cloudwatch", queries.error().message);
+    const auto& q = queries.value();
+    auto client = cloudwatch_.get(cw, std::chrono::steady_clock::now());
+    if (!client)
+        co_return failed(RecommendationState::InvalidConfig, "cloudwatch", field + ": " + client.error().message);
+    auto keep = client.value();  // alive across the awaits even if the cache drops it
+    auto credentials = co_await cloudwatch_.credentials(cw);
+    if (!credentials) {
+        spdlog::warn("cloudwatch credentials failed namespace={} kind={} name={} policy={} error_code={} error=\"{}\"",
+                     s->key.ns, s->key.kind, s->key.name, e.name, credentials.error().code,
+                     credentials.error().message);
+        co_return failed(RecommendationState::SourceUnavailable, "cloudwatch",
+                         field + ": AWS credentials: " + credentials.error().message);
+    }
+
+    std::vector<core::PromResponse> answers;
+    using Plan = std::tuple<const char*, core::ResourceKind, const std::string*>;
+    const std::array<Plan, 2> plan = {Plan("cpu", core::ResourceKind::Cpu, &q.usage.cpu),
+                                      Plan("memory", core::ResourceKind::Memory, &q.usage.memory)};
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    for (const auto& [type, resource, text] : plan) {
+        auto admitted = cloudwatch_.admit(keep, std::chrono::steady_clock::now(), cloudwatch_.options().query_timeout);
+        if (!admitted.wait)
+            co_return failed(RecommendationState::SourceUnavailable, "cloudwatch",
+                             std::string(type) + " query: " + admitted.why);
+        co_await wait_in_slices(timer, *admitted.wait, [this] { return cloudwatch_.stopped(); });
+        if (cloudwatch_.stopped())
+            co_return failed(RecommendationState::SourceUnavailable, "cloudwatch", "cloudwatch clients shut down");
+        kube::CloudWatchQuery query;
+        query.expression = *text;
+        query.resource = resource;
+        query.cpu_unit = cw.cpu_unit;
+        query.pod_prefix = q.pod_prefix;
+        query.period = q.period;
+        query.start = static_cast<long long>(q.usage.start);
+        query.end = static_cast<long long>(q.usage.end);
+        auto r = co_await keep->query(std::move(query), credentials.value());
+        if (metrics_) metrics_->observe_query(type, std::chrono::duration<double>(r.duration).count());
+        if (!r.result) {
+            count_query_error(*s, type, "cloudwatch", r.result.error());
+            const auto& code = r.result.error().code;
+            auto message = r.result.error().message;
+            const auto at = std::chrono::steady_clock::now();
+            if (code == "rate_limited") {
+                cloudwatch_.note_throttled(keep, message, at);
+                message +=
+                    "; not asked again for " + std::to_string(cloudwatch_.options().hold_after_throttle.count()) + " s";
+            } else if (code == "unreachable" || code == "timeout") {
+                cloudwatch_.note_unanswered(keep, message, at);
+            }
+            co_return failed(RecommendationState::SourceUnavailable, "cloudwatch",
+                             std::string(type) + " query: " + message);
+        }
+        cloudwatch_.note_answered(keep);
+        answers.push_back(std::move(r.result).value());
+    }
+    co_return from_usage(*s, "cloudwatch", answers[0], answers[1], now);
 }
 
 SourceResult WorkloadRecommender::from_usage(const WorkloadSnapshot& s, std::string source,

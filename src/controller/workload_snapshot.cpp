@@ -88,12 +88,9 @@ bool EffectivePolicies::set_discovered_prometheus(std::optional<core::Discovered
 std::string unusable_source(const core::EffectivePolicy& policy) {
     const auto& provider = policy.metrics.provider;
     if (std::holds_alternative<core::NoMetricsSource>(provider))
-        return "no metrics source: set spec.metricsSource.prometheus.address (or datadog, vpa, or manual) in the policy, or "
+        return "no metrics source: set spec.metricsSource.prometheus.address (or datadog, cloudwatch, vpa, or manual) in the policy, or "
                "prometheus.address in an AttuneNamespaceDefaults or the AttuneDefaults; " +
                core::no_prometheus_discovered_text();
-    if (const auto* u = std::get_if<core::UnsupportedMetricsSource>(&provider))
-        return "spec.metricsSource." + u->provider +
-               " is accepted but not implemented by this operator; use prometheus, datadog, vpa or manual";
     return {};
 }
 

@@ -26,6 +26,12 @@ ControllerFeature::ControllerFeature(ManagerContext& ctx, const policy::CacheVie
     co.datadog.ca_file = opts.datadog_ca_file;
     co.datadog.qps = opts.datadog_qps;
     co.datadog.burst = opts.datadog_burst;
+    co.cloudwatch.query_timeout = co.prometheus.query_timeout;
+    co.cloudwatch.url = opts.cloudwatch_url;
+    co.cloudwatch.sts_url = opts.sts_url;
+    co.cloudwatch.ca_file = opts.cloudwatch_ca_file;
+    co.cloudwatch.qps = opts.cloudwatch_qps;
+    co.cloudwatch.burst = opts.cloudwatch_burst;
     co.watch_namespaces = opts.watch_namespaces;
     controller_ = std::make_unique<controller::Controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
                                                            ctx_.metrics.controller, views, co);

@@ -173,7 +173,12 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
                                                            "datadog-url",
                                                            "datadog-ca-file",
                                                            "datadog-qps",
-                                                           "datadog-burst"};
+                                                           "datadog-burst",
+                                                           "cloudwatch-url",
+                                                           "sts-url",
+                                                           "cloudwatch-ca-file",
+                                                           "cloudwatch-qps",
+                                                           "cloudwatch-burst"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
@@ -326,6 +331,24 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
             if (!v || *v < 1 || *v > 1000)
                 return bad("--datadog-burst: expected an integer from 1 to 1000, got \"" + std::string(value) + "\"");
             o.datadog_burst = *v;
+        } else if (flag == "cloudwatch-url" || flag == "sts-url") {
+            auto& url = flag == "sts-url" ? o.sts_url : o.cloudwatch_url;
+            url = std::string(value);
+            while (url.ends_with('/')) url.pop_back();
+        } else if (flag == "cloudwatch-ca-file") {
+            if (value.empty()) return bad("--cloudwatch-ca-file must not be empty");
+            o.cloudwatch_ca_file = std::string(value);
+        } else if (flag == "cloudwatch-qps") {
+            auto v = parse_number<double>(value);
+            if (!v || !std::isfinite(*v) || *v <= 0)
+                return bad("--cloudwatch-qps: expected a positive number, got \"" + std::string(value) + "\"");
+            o.cloudwatch_qps = *v;
+        } else if (flag == "cloudwatch-burst") {
+            auto v = parse_number<int>(value);
+            if (!v || *v < 1 || *v > 1000)
+                return bad("--cloudwatch-burst: expected an integer from 1 to 1000, got \"" + std::string(value) +
+                           "\"");
+            o.cloudwatch_burst = *v;
         } else {
             return bad("unknown flag --" + flag);
         }
@@ -337,6 +360,15 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
             return bad("--datadog-url: " + o.datadog_url + " is not https: the Datadog keys go with every query");
         if (auto e = core::check_endpoint_url("--datadog-url", o.datadog_url, o.allow_local_metrics_addresses))
             return bad(e->message);
+    }
+    // Signed requests and the web identity token: only over https, and only
+    // to an address the SSRF rule allows, as for Datadog.
+    for (const auto& [flag, url] : {std::pair<const char*, const std::string*>("--cloudwatch-url", &o.cloudwatch_url),
+                                    std::pair<const char*, const std::string*>("--sts-url", &o.sts_url)}) {
+        if (url->empty()) continue;
+        if (!url->starts_with("https://"))
+            return bad(std::string(flag) + ": " + *url + " is not https: AWS credentials go with every request");
+        if (auto e = core::check_endpoint_url(flag, *url, o.allow_local_metrics_addresses)) return bad(e->message);
     }
     // The manager's token in the clear is refused here, at start, rather
     // than on every policy that points there.
@@ -406,7 +438,7 @@ std::string usage() {
                                      namespace: Roles there suffice; default: cluster-wide)
   --start-informers A,B              also run these informers although no enabled feature reads them
                                      (pods, nodes, namespaces, ...: benchmarks and cache tests)
-  --prometheus-query-timeout D       budget of one Prometheus (or Datadog) query, 1s to 10m (default 30s)
+  --prometheus-query-timeout D       budget of one Prometheus (or Datadog, CloudWatch) query, 1s to 10m (default 30s)
   --prometheus-bearer-token-file F   a token mounted into the manager, sent only to the addresses in
                                      --prometheus-token-addresses, and only to a policy that names no
                                      bearerTokenSecret (default: none)
@@ -423,6 +455,15 @@ std::string usage() {
   --datadog-ca-file F                a PEM CA bundle to trust for Datadog (default: the system store)
   --datadog-qps N                    Datadog queries per second per API key (default 0.08: 300 an hour)
   --datadog-burst N                  Datadog queries at once per API key (default 3)
+  --cloudwatch-url https://HOST[:PORT]
+                                     send every CloudWatch policy's GetMetricData calls here instead of
+                                     https://monitoring.<region>.amazonaws.com (https only, the address
+                                     rules apply; default: the policy's region)
+  --sts-url https://HOST[:PORT]      send AssumeRoleWithWebIdentity here instead of
+                                     https://sts.<region>.amazonaws.com (the same rules)
+  --cloudwatch-ca-file F             a PEM CA bundle to trust for CloudWatch and STS (default: the system store)
+  --cloudwatch-qps N                 CloudWatch queries per second per region (default 5)
+  --cloudwatch-burst N               CloudWatch queries at once per region (default 10)
   -h, --help                         this text
 )";
 }

@@ -105,6 +105,15 @@ struct ManagerOptions {
     std::string datadog_ca_file;
     double datadog_qps = 0.08;
     int datadog_burst = 3;
+    // CloudWatch (docs/recommender.md#cloudwatch): endpoints for every
+    // CloudWatch policy instead of the region's GetMetricData and STS ones
+    // (""), a CA bundle to trust for both, and the request budget per
+    // region (the Go original's 5/s, bursts of 10).
+    std::string cloudwatch_url;
+    std::string sts_url;
+    std::string cloudwatch_ca_file;
+    double cloudwatch_qps = 5;
+    int cloudwatch_burst = 10;
     bool help = false;
 };
 

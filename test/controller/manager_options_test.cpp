@@ -167,6 +167,24 @@ TEST(ManagerOptions, EveryFlagBothSpellings) {
     EXPECT_FALSE(v.protobuf_lists);
 }
 
+TEST(ManagerOptions, CloudWatchFlags) {
+    auto o = parse({});
+    ASSERT_TRUE(o.ok());
+    EXPECT_EQ(o.value().cloudwatch_url, "");
+    EXPECT_EQ(o.value().sts_url, "");
+    EXPECT_DOUBLE_EQ(o.value().cloudwatch_qps, 5);  // the Go original's
+    EXPECT_EQ(o.value().cloudwatch_burst, 10);
+    o = parse({"--cloudwatch-url=https://vpce-1.monitoring.eu-west-1.vpce.amazonaws.com/", "--sts-url",
+               "https://127.0.0.1:8443", "--allow-local-metrics-addresses", "--cloudwatch-ca-file=/ca.pem",
+               "--cloudwatch-qps=2.5", "--cloudwatch-burst", "4"});
+    ASSERT_TRUE(o.ok()) << o.error().message;
+    EXPECT_EQ(o.value().cloudwatch_url, "https://vpce-1.monitoring.eu-west-1.vpce.amazonaws.com");
+    EXPECT_EQ(o.value().sts_url, "https://127.0.0.1:8443");
+    EXPECT_EQ(o.value().cloudwatch_ca_file, "/ca.pem");
+    EXPECT_DOUBLE_EQ(o.value().cloudwatch_qps, 2.5);
+    EXPECT_EQ(o.value().cloudwatch_burst, 4);
+}
+
 TEST(ManagerOptions, DatadogFlags) {
     auto o = parse({});
     ASSERT_TRUE(o.ok());
@@ -222,6 +240,14 @@ TEST(ManagerOptions, BadFlagsNameTheProblem) {
         {{"--datadog-ca-file="}, "must not be empty"},
         {{"--datadog-qps=0"}, "--datadog-qps: expected a positive number"},
         {{"--datadog-burst=0"}, "--datadog-burst: expected an integer from 1 to 1000"},
+        {{"--cloudwatch-url=http://monitoring.internal"},
+         "--cloudwatch-url: http://monitoring.internal is not https: AWS credentials go with every request"},
+        {{"--sts-url=http://sts.internal"}, "--sts-url: http://sts.internal is not https"},
+        {{"--cloudwatch-url=https://169.254.169.254"}, "169.254.169.254 is a cloud metadata endpoint"},
+        {{"--sts-url=https://127.0.0.1:8443"}, "loopback is allowed only when the manager runs with"},
+        {{"--cloudwatch-ca-file="}, "must not be empty"},
+        {{"--cloudwatch-qps=-1"}, "--cloudwatch-qps: expected a positive number"},
+        {{"--cloudwatch-burst=1001"}, "--cloudwatch-burst: expected an integer from 1 to 1000"},
     };
     for (const auto& [args, want] : cases) {
         auto o = parse(args);

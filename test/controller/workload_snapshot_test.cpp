@@ -109,7 +109,7 @@ TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStep) {
         {"Observe", policy(kPrometheus, R"(,"updateStrategy":{"type":"Observe"})"), true, WorkloadStep::Observe, ""},
         {"no source anywhere", policy("{}"), true, WorkloadStep::SourceFailed, "no metrics source"},
         {"CloudWatch", policy(R"({"cloudwatch":{"region":"eu-west-1","clusterName":"c"}})"), true,
-         WorkloadStep::SourceFailed, "not implemented"},
+         WorkloadStep::QuerySource, ""},
         {"Datadog without Secret reads", policy(R"({"datadog":{"apiKeySecretRef":{"name":"d","key":"k"}}})"), true,
          WorkloadStep::ConfigFailed, "needs Secret reads"},
         {"VPA without the VPA API", policy(R"({"vpa":{"name":"web"}})"), true, WorkloadStep::QuerySource, "not served"},

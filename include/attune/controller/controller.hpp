@@ -9,6 +9,7 @@
 // here: the store is what the apply path reads.
 #include <attune/controller/event_queue.hpp>
 #include <attune/controller/metrics.hpp>
+#include <attune/controller/cloudwatch_clients.hpp>
 #include <attune/controller/datadog_clients.hpp>
 #include <attune/controller/prometheus_clients.hpp>
 #include <attune/controller/recommendation_exporter.hpp>
@@ -45,6 +46,7 @@ struct ControllerOptions {
     core::PolicyValidationOptions validation;
     PrometheusClientsOptions prometheus;
     DatadogClientsOptions datadog;
+    CloudWatchClientsOptions cloudwatch;
     std::size_t event_queue_capacity = 1024;
     // A pod added or deleted looks at its workload again after this (the
     // workqueue keeps the earliest due time, so a rollout's burst of pod
@@ -132,6 +134,7 @@ private:
     std::unique_ptr<SecretReader> secrets_;
     PrometheusClients prometheus_;
     DatadogClients datadog_;
+    CloudWatchClients cloudwatch_;
     WorkloadRecommender recommender_;
     core::Capabilities capabilities_ = core::safe_defaults();
     bool capabilities_probed_ = false;

@@ -7,7 +7,7 @@
 // first use, dropped once unused for a while, bounded in number.
 #include <attune/core/policy/policy.hpp>
 #include <attune/kube/datadog_client.hpp>
-#include <attune/kube/token_bucket.hpp>
+#include <attune/controller/query_budget.hpp>
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -53,10 +53,7 @@ public:
     // (a token of the budget is reserved for it). nullopt: do not send it;
     // `why` says why (held back after a 429 or an unanswered query, or the
     // budget is spent for longer than `max_wait`).
-    struct Admission {
-        std::optional<std::chrono::nanoseconds> wait;
-        std::string why;
-    };
+    using Admission = QueryBudget::Admission;
     Admission admit(const std::shared_ptr<kube::DatadogClient>& client, Clock::time_point now,
                     std::chrono::nanoseconds max_wait);
 
@@ -72,18 +69,9 @@ public:
     const DatadogClientsOptions& options() const noexcept { return opts_; }
 
 private:
-    struct Entry {
-        std::shared_ptr<kube::DatadogClient> client;
-        kube::TokenBucket budget;
-        Clock::time_point used;
-        Clock::time_point held_until{};
-        std::string failure;
-    };
-    Entry* find(const std::shared_ptr<kube::DatadogClient>& client);
-
     boost::asio::any_io_executor ex_;
     DatadogClientsOptions opts_;
-    std::map<std::string, Entry> clients_;  // by endpoint and keys
+    BudgetedClients<kube::DatadogClient> clients_;  // by endpoint and keys
     bool stopped_ = false;
 };
 

@@ -1,11 +1,13 @@
 #pragma once
 // Asks a workload's source for its recommendation: the two Prometheus range
 // queries (one per resource, batched over the workload's containers), the
-// two Datadog queries (the same, decoded to the same series), the VPA object
+// two Datadog queries and the two CloudWatch GetMetricData searches (the
+// same, decoded to the same series), the VPA object
 // the snapshot holds, or the manual overlay. The only I/O of the
 // recommendation path; every figure is the core's
 // (core/recommend/workload_recommendation.hpp). Expected failures come back as a state
 // and a message for the policy's Ready condition, never as an exception.
+#include <attune/controller/cloudwatch_clients.hpp>
 #include <attune/controller/datadog_clients.hpp>
 #include <attune/controller/metrics.hpp>
 #include <attune/controller/prometheus_clients.hpp>
@@ -28,7 +30,7 @@ struct SourceResult {
     // recommended | collecting | SourceUnavailable | InvalidConfig
     RecommendationState state = RecommendationState::Recommended;
     std::string message;
-    std::string source;                           // prometheus | datadog | vpa | manual
+    std::string source;                           // prometheus | datadog | cloudwatch | vpa | manual
     core::WorkloadRecommendation recommendation;  // when recommended (or collecting, with no containers)
 };
 
@@ -37,8 +39,8 @@ public:
     using WallClock = std::function<std::chrono::system_clock::time_point()>;
     // `secrets` may be null when Secret reads are off (validation refuses
     // such a policy before it gets here).
-    WorkloadRecommender(PrometheusClients& clients, DatadogClients& datadog, SecretReader* secrets,
-                        ControllerMetrics* metrics, WallClock now);
+    WorkloadRecommender(PrometheusClients& clients, DatadogClients& datadog, CloudWatchClients& cloudwatch,
+                        SecretReader* secrets, ControllerMetrics* metrics, WallClock now);
 
     // Only for a snapshot whose next_step() is QuerySource.
     boost::asio::awaitable<SourceResult> recommend(std::shared_ptr<const WorkloadSnapshot> s);
@@ -63,6 +65,9 @@ private:
     // The Datadog source: its keys from the policy's Secret, each query
     // through the key's request budget (DatadogClients::admit).
     boost::asio::awaitable<SourceResult> from_datadog(std::shared_ptr<const WorkloadSnapshot> s);
+    // The CloudWatch source: its credentials (the environment or STS), each
+    // query through the region's request budget (CloudWatchClients::admit).
+    boost::asio::awaitable<SourceResult> from_cloudwatch(std::shared_ptr<const WorkloadSnapshot> s);
     // Both answers through the core's estimator, as a recommendation or "collecting".
     SourceResult from_usage(const WorkloadSnapshot& s, std::string source, const core::PromResponse& cpu,
                             const core::PromResponse& memory, double now);
@@ -72,6 +77,7 @@ private:
 
     PrometheusClients& clients_;
     DatadogClients& datadog_;
+    CloudWatchClients& cloudwatch_;
     SecretReader* secrets_;
     ControllerMetrics* metrics_;
     WallClock now_;

@@ -69,7 +69,7 @@ private:
 };
 
 // "" when the merged source can be queried; else why not: no source at all
-// (and auto-discovery found none), or Datadog / CloudWatch.
+// (and auto-discovery found none).
 std::string unusable_source(const core::EffectivePolicy& policy);
 
 // The policy's own part of its status, from its resolution.

@@ -11,7 +11,7 @@ LifecycleRecommendation lifecycle_recommendation(const EffectivePolicy& policy, 
         out.containers = manual->containers;
         return out;
     }
-    // Datadog is metrics-backed like Prometheus: the status enum has no name of its own for it.
+    // Datadog and CloudWatch are metrics-backed like Prometheus: the status enum has no name of their own.
     out.source = std::holds_alternative<VpaSource>(policy.metrics.provider) ? RecommendationSource::Vpa
                                                                              : RecommendationSource::Prometheus;
     for (auto& t : resize_targets(rec, policy).targets) out.containers.emplace(t.name, std::move(t.resources));

@@ -217,7 +217,17 @@ MetricsProvider provider(const AttunePolicy& policy, const AttuneDefaults* clust
         d.api_key_secret_ref = m.datadog->api_key_secret_ref;
         return d;
     }
-    if (m.cloudwatch) return UnsupportedMetricsSource{"cloudwatch"};
+    if (m.cloudwatch) {
+        CloudWatchSource c;
+        c.region = m.cloudwatch->region;
+        c.cluster_name = m.cloudwatch->cluster_name;
+        c.role_arn = m.cloudwatch->role_arn;
+        const auto& unit = m.cloudwatch->cpu_unit;
+        if (unit == "Cores") c.cpu_unit = CloudWatchCpuUnit::Cores;
+        else if (unit == "Nanocores") c.cpu_unit = CloudWatchCpuUnit::Nanocores;
+        else if (!unit.empty() && unit != "Millicores") c.invalid_cpu_unit = unit;
+        return c;
+    }
     if (m.prometheus && !m.prometheus->address.empty())
         return to_source(*m.prometheus, "spec.metricsSource.prometheus");
     if (auto d = defaults_prometheus_source(cluster, ns)) return std::move(*d);

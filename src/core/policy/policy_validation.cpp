@@ -243,6 +243,29 @@ std::optional<Error> validate_effective_policy(const EffectivePolicy& policy, co
             return needs_secret_reads(field + ".apiKeySecretRef",
                                       "use another metrics source (Datadog keys are read only from a Secret)");
     }
+    if (const auto* c = std::get_if<CloudWatchSource>(&policy.metrics.provider)) {
+        const std::string field = "spec.metricsSource.cloudwatch";
+        // The region names the endpoint's host (monitoring.<region>.amazonaws.com).
+        const auto region_ok = !c->region.empty() && std::all_of(c->region.begin(), c->region.end(), [](char ch) {
+            return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+        });
+        if (!region_ok)
+            return make_error("invalid_config", field + ".region \"" + c->region + "\" is not an AWS region name");
+        // The cluster name is quoted inside a SEARCH expression, which has no escape for quotes.
+        const auto cluster_ok =
+            !c->cluster_name.empty() && std::all_of(c->cluster_name.begin(), c->cluster_name.end(), [](char ch) {
+                return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                       ch == '_' || ch == '.';
+            });
+        if (!cluster_ok)
+            return make_error("invalid_config", field + ".clusterName \"" + c->cluster_name +
+                                                    "\" holds a character an EKS cluster name cannot have");
+        if (!c->invalid_cpu_unit.empty())
+            return make_error("invalid_config",
+                              field + ".cpuUnit \"" + c->invalid_cpu_unit + "\" is not Millicores, Cores or Nanocores");
+        if (!c->role_arn.empty() && !c->role_arn.starts_with("arn:"))
+            return make_error("invalid_config", field + ".roleArn \"" + c->role_arn + "\" is not an IAM role ARN");
+    }
     // The schema checks minAllowed <= maxAllowed on cpu and memory, but not per
     // containerPolicies entry (the CEL cost budget): here, after the overlay.
     for (const auto& t : policy.container_tunings) {

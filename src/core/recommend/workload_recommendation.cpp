@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "attune/core/recommend/cloudwatch_query.hpp"
 #include "attune/core/recommend/datadog_query.hpp"
 #include "attune/core/recommend/manual_source.hpp"
 #include "attune/core/recommend/promql.hpp"
@@ -75,6 +76,29 @@ Result<UsageQueries> datadog_usage_queries(const EffectivePolicy& policy, std::s
     q.end = std::floor(now);
     q.start = q.end - std::floor(std::chrono::duration<double>(policy.metrics.history_window).count());
     q.step = std::max(whole_seconds(policy.metrics.query_step), std::chrono::seconds(1));
+    return q;
+}
+
+Result<CloudWatchQueries> cloudwatch_usage_queries(const EffectivePolicy& policy, std::string_view kind,
+                                                   std::string_view name, double now) {
+    const auto* source = std::get_if<CloudWatchSource>(&policy.metrics.provider);
+    CloudWatchQuerySpec spec;
+    spec.cluster_name = source ? source->cluster_name : std::string();
+    spec.namespace_ = policy.namespace_;
+    spec.period = cloudwatch_period(whole_seconds(policy.metrics.rate_window));
+    auto cpu = cloudwatch_search_expression(ResourceKind::Cpu, spec);
+    if (!cpu) return cpu.error();
+    auto memory = cloudwatch_search_expression(ResourceKind::Memory, spec);
+    if (!memory) return memory.error();
+    CloudWatchQueries q;
+    q.usage.cpu = std::move(cpu).value();
+    q.usage.memory = std::move(memory).value();
+    q.usage.end = std::floor(now);
+    q.usage.start = q.usage.end - std::floor(std::chrono::duration<double>(policy.metrics.history_window).count());
+    q.usage.step = std::max(whole_seconds(policy.metrics.query_step), std::chrono::seconds(1));
+    q.period = spec.period;
+    // The same prefix as Datadog's pod_name filter: the Go original's literal prefix of the pod regex.
+    q.pod_prefix = datadog_pod_prefix(kind, name);
     return q;
 }
 

@@ -212,8 +212,15 @@ TEST(DefaultsMerge, VpaAndManualComeFromThePolicyOnly) {
         policy(R"({"metricsSource":{"datadog":{"site":"datadoghq.eu","apiKeySecretRef":{"name":"dd","key":"k"}}}})"));
     EXPECT_EQ(std::get<DatadogSource>(e.metrics.provider).site, "datadoghq.eu");
     e = merge(policy(R"({"metricsSource":{"cloudwatch":{"region":"eu-west-1","clusterName":"c"}}})"));
-    ASSERT_TRUE(std::holds_alternative<UnsupportedMetricsSource>(e.metrics.provider));
-    EXPECT_EQ(std::get<UnsupportedMetricsSource>(e.metrics.provider).provider, "cloudwatch");
+    const auto* cw = std::get_if<CloudWatchSource>(&e.metrics.provider);
+    ASSERT_NE(cw, nullptr);
+    EXPECT_EQ(cw->region, "eu-west-1");
+    EXPECT_EQ(cw->cluster_name, "c");
+    EXPECT_EQ(cw->cpu_unit, CloudWatchCpuUnit::Millicores);  // the default when cpuUnit is unset
+    e = merge(policy(
+        R"({"metricsSource":{"cloudwatch":{"region":"eu-west-1","clusterName":"c","roleArn":"arn:aws:iam::1:role/r","cpuUnit":"Nanocores"}}})"));
+    EXPECT_EQ(std::get<CloudWatchSource>(e.metrics.provider).cpu_unit, CloudWatchCpuUnit::Nanocores);
+    EXPECT_EQ(std::get<CloudWatchSource>(e.metrics.provider).role_arn, "arn:aws:iam::1:role/r");
 }
 
 // Both scopes exist: scalars merge, the cluster's prometheus block is dropped.

@@ -186,6 +186,29 @@ TEST(PolicyValidation, DatadogNeedsSecretReadsAKnownSiteAndASecretOfItsNamespace
     for (const auto& c : cases) expect_verdict(c.spec, c.options, c.refusal);
 }
 
+// The region becomes the endpoint's host and the cluster name goes into a
+// SEARCH expression: both are refused unless they are plain names.
+TEST(PolicyValidation, CloudWatchRegionClusterNameAndCpuUnitArePlainNames) {
+    const auto cw = [](const char* region, const char* cluster, const char* extra = "") {
+        return std::string(R"({"metricsSource":{"cloudwatch":{"region":")") + region + R"(","clusterName":")" +
+               cluster + "\"" + extra + "}}}";
+    };
+    const struct {
+        std::string spec;
+        const char* refusal;  // "" : accepted
+    } cases[] = {
+        {cw("eu-west-1", "prod-cluster_1"), ""},
+        {cw("us-gov-west-1", "c", R"(,"cpuUnit":"Nanocores","roleArn":"arn:aws:iam::123:role/r")"), ""},
+        {cw("evil.example.com/", "c"),
+         "spec.metricsSource.cloudwatch.region \"evil.example.com/\" is not an AWS region"},
+        {cw("eu-west-1", "c\\\" OR x=\\\""), "spec.metricsSource.cloudwatch.clusterName"},
+        {cw("eu-west-1", "c", R"(,"cpuUnit":"Picocores")"),
+         "cpuUnit \"Picocores\" is not Millicores, Cores or Nanocores"},
+        {cw("eu-west-1", "c", R"(,"roleArn":"my-role")"), "roleArn \"my-role\" is not an IAM role ARN"},
+    };
+    for (const auto& c : cases) expect_verdict(c.spec, {}, c.refusal);
+}
+
 // A credential in the clear and a skipped certificate check are the
 // operator's to allow, not a policy author's: each needs its manager flag.
 TEST(PolicyValidation, PlaintextTokensAndSkippedVerificationNeedTheManagersOptIn) {

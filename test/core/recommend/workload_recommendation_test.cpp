@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include "attune/core/recommend/cloudwatch_response.hpp"
 #include "attune/core/recommend/datadog_response.hpp"
 #include "test_pods.hpp"
 
@@ -86,6 +87,54 @@ TEST(WorkloadRecommendation, UsageQueriesCoverTheHistoryWindowAtTheQueryStep) {
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().code, "invalid_recording_metric");
     EXPECT_FALSE(usage_queries(policy(), "Pod", "web", {}, kNow).ok());
+}
+
+TEST(WorkloadRecommendation, CloudWatchQueriesSpanTheHistoryWindowAtTheRateWindowInMinutes) {
+    auto p = policy();
+    CloudWatchSource cw;
+    cw.region = "eu-west-1";
+    cw.cluster_name = "prod";
+    p.metrics.provider = cw;
+    p.metrics.rate_window = seconds(90);
+    const auto q = cloudwatch_usage_queries(p, "Deployment", "web", kNow + 0.75);
+    ASSERT_TRUE(q.ok()) << q.error().message;
+    EXPECT_EQ(q.value().usage.end, kNow);
+    EXPECT_EQ(q.value().usage.start, kNow - 7200);
+    EXPECT_EQ(q.value().usage.step, seconds(30));
+    EXPECT_EQ(q.value().period, seconds(120));
+    EXPECT_EQ(q.value().pod_prefix, "web-");
+    EXPECT_EQ(q.value().usage.cpu,
+              "SEARCH('{ContainerInsights,ClusterName,Namespace,PodName,ContainerName} "
+              "MetricName=\"container_cpu_usage_total\" ClusterName=\"prod\" Namespace=\"shop\"', 'Average', 120)");
+    EXPECT_NE(q.value().usage.memory.find("container_memory_working_set"), std::string::npos);
+    EXPECT_EQ(cloudwatch_usage_queries(p, "StatefulSet", "db", kNow).value().pod_prefix, "db-");
+}
+
+// The CloudWatch answer ends in the same estimator: one pod's containers,
+// another workload's pod left out, millicores in cores.
+TEST(WorkloadRecommendation, CloudWatchAnswersRecommendPerContainer) {
+    auto p = policy();
+    p.metrics.minimum_data_points = 3;
+    auto page = [](const char* label, double value) {
+        std::string ts, vs;
+        for (int i = 0; i < 6; ++i) {
+            ts += (i ? "," : "") + std::to_string(static_cast<long long>(kNow) - 600 + 60 * i);
+            vs += (i ? "," : "") + std::to_string(value);
+        }
+        return std::string(R"({"Id":"search0","Label":")") + label + R"(","StatusCode":"Complete","Timestamps":[)" +
+               ts + "],\"Values\":[" + vs + "]}";
+    };
+    CloudWatchAnswer cpu(ResourceKind::Cpu, CloudWatchCpuUnit::Millicores, "web-");
+    ASSERT_TRUE(
+        cpu.add_page(R"({"MetricDataResults":[)" + page("web-1 app", 250) + "," + page("webhook-1 app", 900) + "]}"));
+    CloudWatchAnswer memory(ResourceKind::Memory, CloudWatchCpuUnit::Millicores, "web-");
+    ASSERT_TRUE(memory.add_page(R"({"MetricDataResults":[)" + page("web-1 app", 104857600) + "]}"));
+    const auto w = recommend_from_usage(p, baseline(), cpu.take(), memory.take(), kNow);
+    ASSERT_EQ(w.containers.size(), 1u);
+    EXPECT_EQ(w.containers[0].name, "app");
+    EXPECT_EQ(w.containers[0].cpu_points, 6) << "the other workload's pod is not counted";
+    EXPECT_EQ(w.containers[0].cpu->raw_percentile, qty("250m"));
+    EXPECT_EQ(w.containers[0].memory->raw_percentile, qty("100Mi"));
 }
 
 TEST(WorkloadRecommendation, DatadogQueriesCoverTheHistoryWindowInWholeSeconds) {

@@ -160,7 +160,7 @@ struct DatadogSpec {
     friend bool operator==(const DatadogSpec&, const DatadogSpec&) = default;
 };
 
-struct CloudWatchSpec {  // accepted, not implemented
+struct CloudWatchSpec {
     std::string region;
     std::string cluster_name;
     std::string role_arn;
@@ -393,14 +393,25 @@ struct DatadogSource {
 inline constexpr std::string_view kDatadogSites[] = {"datadoghq.com",     "datadoghq.eu",      "us3.datadoghq.com",
                                                      "us5.datadoghq.com", "ap1.datadoghq.com", "ddog-gov.com"};
 
-// CloudWatch: part of the API, accepted, not implemented.
-struct UnsupportedMetricsSource {
-    std::string provider;  // "cloudwatch"
-    friend bool operator==(const UnsupportedMetricsSource&, const UnsupportedMetricsSource&) = default;
+// What one point of Container Insights' container_cpu_usage_total is
+// counted in (spec.metricsSource.cloudwatch.cpuUnit, Millicores by default).
+enum class CloudWatchCpuUnit { Millicores, Cores, Nanocores };
+
+// Amazon CloudWatch Container Insights through GetMetricData
+// (docs/recommender.md#cloudwatch). Credentials come from the manager's
+// environment or IRSA (core/aws/aws_credentials.hpp), never from the policy.
+struct CloudWatchSource {
+    std::string region;
+    std::string cluster_name;
+    std::string role_arn;  // "" : the manager's own credentials
+    CloudWatchCpuUnit cpu_unit = CloudWatchCpuUnit::Millicores;
+    // The cpuUnit as written when it is none of the three (validation refuses it).
+    std::string invalid_cpu_unit;
+    friend bool operator==(const CloudWatchSource&, const CloudWatchSource&) = default;
 };
 
 using MetricsProvider =
-    std::variant<NoMetricsSource, PrometheusSource, VpaSource, ManualSource, DatadogSource, UnsupportedMetricsSource>;
+    std::variant<NoMetricsSource, PrometheusSource, VpaSource, ManualSource, DatadogSource, CloudWatchSource>;
 
 struct EffectiveMetricsSource {
     Duration history_window = std::chrono::hours(168);

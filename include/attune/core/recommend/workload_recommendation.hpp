@@ -44,7 +44,20 @@ Result<UsageQueries> usage_queries(const EffectivePolicy& policy, std::string_vi
 Result<UsageQueries> datadog_usage_queries(const EffectivePolicy& policy, std::string_view kind, std::string_view name,
                                            double now);
 
-// The answers (Prometheus', or Datadog's decoded to the same shape) grouped by container; every baseline container is recommended
+// The CloudWatch source's two SEARCH expressions (cloudwatch_query.hpp)
+// over [now - historyWindow, now] in whole seconds, at a period of
+// rateWindow in whole minutes, and the pod name prefix that keeps the
+// workload's own pods in the answer. `step` is queryStep, for the ETA.
+// Error "invalid_dimension_value".
+struct CloudWatchQueries {
+    UsageQueries usage;  // cpu and memory are the SEARCH expressions
+    std::chrono::seconds period{300};
+    std::string pod_prefix;
+};
+Result<CloudWatchQueries> cloudwatch_usage_queries(const EffectivePolicy& policy, std::string_view kind,
+                                                   std::string_view name, double now);
+
+// The answers (Prometheus', or Datadog's and CloudWatch's decoded to the same shape) grouped by container; every baseline container is recommended
 // with its own settings (a container the answers do not mention has no
 // points: InsufficientData). Series of other containers (excluded ones, the
 // pod cgroup) are ignored. The NaN/Inf samples the decoder dropped are
