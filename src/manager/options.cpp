@@ -173,7 +173,8 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
                                                            "datadog-url",
                                                            "datadog-ca-file",
                                                            "datadog-qps",
-                                                           "datadog-burst"};
+                                                           "datadog-burst",
+                                                           "gitops-ca-file"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
@@ -316,6 +317,9 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
         } else if (flag == "datadog-ca-file") {
             if (value.empty()) return bad("--datadog-ca-file must not be empty");
             o.datadog_ca_file = std::string(value);
+        } else if (flag == "gitops-ca-file") {
+            if (value.empty()) return bad("--gitops-ca-file must not be empty");
+            o.gitops_ca_file = std::string(value);
         } else if (flag == "datadog-qps") {
             auto v = parse_number<double>(value);
             if (!v || !std::isfinite(*v) || *v <= 0)
@@ -423,6 +427,8 @@ std::string usage() {
   --datadog-ca-file F                a PEM CA bundle to trust for Datadog (default: the system store)
   --datadog-qps N                    Datadog queries per second per API key (default 0.08: 300 an hour)
   --datadog-burst N                  Datadog queries at once per API key (default 3)
+  --gitops-ca-file F                 a PEM CA bundle to trust for export.pullRequest.apiUrl (default: the
+                                     system store)
   -h, --help                         this text
 )";
 }

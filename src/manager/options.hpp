@@ -105,6 +105,9 @@ struct ManagerOptions {
     std::string datadog_ca_file;
     double datadog_qps = 0.08;
     int datadog_burst = 3;
+    // export.pullRequest: a CA bundle trusted for every policy's apiUrl (a
+    // self-hosted forge behind a private CA); "" : the system store.
+    std::string gitops_ca_file;
     bool help = false;
 };
 
