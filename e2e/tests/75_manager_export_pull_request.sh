@@ -122,7 +122,7 @@ jq -r .body <<<"$gh_pull" | grep -qF "| web | Deployment | app | memory | 256Mi 
 jq -r .body <<<"$gh_pull" | grep -qF "apps/$ns/web.yaml" || fail "the body does not name the file"
 expect_eq "the commits" "$(jq -c '[.["org/manifests"].commits[] | {branch, files}]' <<<"$st")" \
   "[{\"branch\":\"$branch\",\"files\":[\"apps/$ns/web.yaml\"]}]"
-jq -r --arg f "apps/$ns/web.yaml" '.["org/manifests"].branches.main[$f]' <<<"$st" | cmp -s - "$dir/web.yaml" \
+jq -j --arg f "apps/$ns/web.yaml" '.["org/manifests"].branches.main[$f]' <<<"$st" | cmp -s - "$dir/web.yaml" \
   || fail "main changed: the commit went to the base branch"
 jq -r --arg b "$branch" --arg f "apps/$ns/web.yaml" '.["org/manifests"].branches[$b][$f]' <<<"$st" >"$dir/web.new.yaml"
 python3 - "$dir/web.new.yaml" <<'PY' || fail "the committed manifest: $(cat "$dir/web.new.yaml")"

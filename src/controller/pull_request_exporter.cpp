@@ -35,7 +35,25 @@ std::string redact(std::string text, const std::string& token) {
     return text;
 }
 
-// One workload of the policy that drifted, with what its file needs.
+// Braced lists stay out of the coroutines below: GCC 12 miscompiles some
+// in a coroutine frame ("array used as initializer").
+std::string annotation_of(const json::value& policy, std::string_view key) {
+    return std::string(core::string_at(policy, {"metadata", "annotations", key}));
+}
+
+std::int64_t generation_of(const json::value& policy) {
+    return core::int_at(policy, {"metadata", "generation"}).value_or(0);
+}
+
+// The merge patch of the policy's annotations an attempt sets.
+std::string annotation_patch(const core::PullRequestRecord& r) {
+    json::object ann{{std::string(core::kPullRequestLastAttemptAnnotation), core::format_timestamp(*r.last_attempt)}};
+    if (!r.url.empty()) ann[std::string(core::kPullRequestUrlAnnotation)] = r.url;
+    return json::serialize(json::object{{"metadata", json::object{{"annotations", std::move(ann)}}}});
+}
+
+// One workload of the policy that drifted, with what its file needs (the
+// object as the apiserver serves it, read just before the calls).
 struct Drifted {
     const StoredRecommendation* entry = nullptr;
     kube::ObjectCache::ObjectPtr workload;
@@ -114,8 +132,8 @@ void PullRequestExporter::publish(const std::string& ns, const std::string& poli
     aggregator_.set_pull_request(ns, policy, PullRequestStatus{std::move(c), m.record});
 }
 
-asio::awaitable<void> PullRequestExporter::record_attempt(const kube::ObjectCache::ObjectPtr& policy, Memory& m,
-                                                          const core::PullRequestOutcome& o) {
+void PullRequestExporter::note_attempt(const kube::ObjectCache::ObjectPtr& policy, Memory& m,
+                                       const core::PullRequestOutcome& o) {
     const auto ns = std::string(kube::meta_string(*policy, "namespace"));
     const auto name = std::string(kube::meta_string(*policy, "name"));
     m.record = o.record;
@@ -124,15 +142,19 @@ asio::awaitable<void> PullRequestExporter::record_attempt(const kube::ObjectCach
     if (event_id != m.event) {
         m.event = event_id;
         events_.push(policy_event(policy_reference(policy), o.event,
-                                  std::string(core::string_at(*policy, {"metadata", "annotations",
-                                                                        core::kSuppressWarningsAnnotation}))));
+                                  annotation_of(*policy, core::kSuppressWarningsAnnotation)));
     }
     publish(ns, name, m, o.condition);
+}
+
+asio::awaitable<void> PullRequestExporter::record_attempt(kube::ObjectCache::ObjectPtr policy, Memory& m,
+                                                          core::PullRequestOutcome o) {
+    note_attempt(policy, m, o);
+    const auto ns = std::string(kube::meta_string(*policy, "namespace"));
+    const auto name = std::string(kube::meta_string(*policy, "name"));
     // The cooldown's anchor survives a restart in the annotations, as the Go Attune keeps it.
-    json::object ann{{std::string(core::kPullRequestLastAttemptAnnotation), core::format_timestamp(*o.record.last_attempt)}};
-    if (!o.record.url.empty()) ann[std::string(core::kPullRequestUrlAnnotation)] = o.record.url;
     auto r = co_await client_.patch(kube::resources::attune_policies(), ns, name, kube::PatchType::JsonMerge,
-                                    json::serialize(json::object{{"metadata", json::object{{"annotations", ann}}}}));
+                                    annotation_patch(o.record));
     if (!r && !r.error().is_fenced())
         spdlog::warn("pull request annotations not written namespace={} policy={} error=\"{}\"", ns, name,
                      r.error().message);
@@ -155,13 +177,13 @@ asio::awaitable<void> PullRequestExporter::look_at(const std::string& ns, const 
     const auto* settings = effective && effective->update_strategy.export_.pull_request
                                ? &*effective->update_strategy.export_.pull_request
                                : nullptr;
-    const auto generation = core::int_at(*policy, {"metadata", "generation"}).value_or(0);
+    const auto generation = generation_of(*policy);
 
     // The drift of every workload of the policy that has a recommendation, in workload order.
     std::vector<core::ResourceDrift> drifts;
     std::vector<Drifted> drifted;
     std::string path_error;
-    const auto path_template = core::string_at(*policy, {"metadata", "annotations", core::kPullRequestPathAnnotation});
+    const auto path_template = annotation_of(*policy, core::kPullRequestPathAnnotation);
     for (const auto* e : store_.in_namespace(ns)) {
         if (!settings || e->policy != name || !e->effective) continue;
         const auto* cache = caches_.for_kind(e->workload.kind);
@@ -174,7 +196,7 @@ asio::awaitable<void> PullRequestExporter::look_at(const std::string& ns, const 
         if (d.empty()) continue;
         auto path = core::manifest_path(path_template, ns, e->workload.kind, e->workload.name);
         if (!path && path_error.empty()) path_error = path.error().message;
-        drifted.push_back({e, std::move(workload), path ? path.value() : ""});
+        drifted.push_back(Drifted{e, std::move(workload), path ? path.value() : std::string()});
         drifts.insert(drifts.end(), d.begin(), d.end());
     }
 
@@ -255,6 +277,21 @@ asio::awaitable<void> PullRequestExporter::look_at(const std::string& ns, const 
         co_return;
     }
 
+    // A file the repository lacks is created from the live object: the
+    // cache keeps only what the manager reads (no image, no env).
+    for (auto& d : drifted) {
+        auto rt = kube::workload_resource(d.entry->workload.kind);
+        if (!rt) continue;
+        auto live = co_await client_.get(rt.value(), ns, d.entry->workload.name);
+        if (!live) {
+            co_await record_attempt(policy, m,
+                                    failed("reading " + d.entry->workload.kind + " " + d.entry->workload.name + ": " +
+                                           live.error().message));
+            co_return;
+        }
+        d.workload = std::make_shared<const json::value>(std::move(live).value());
+    }
+
     core::ForgeSessionInputs si;
     si.provider = fs.provider;
     si.repository = settings->repository;
@@ -272,7 +309,7 @@ asio::awaitable<void> PullRequestExporter::look_at(const std::string& ns, const 
     while (auto* req = std::get_if<core::ForgeRequest>(&step)) {
         // Bounded: a session makes a few calls per file, never an endless exchange.
         if (++calls > 8 + 3 * static_cast<int>(drifted.size())) {
-            step = core::ForgeFailed{"too many calls", 0};
+            step = core::ForgeFailed{std::string("too many calls"), 0};
             break;
         }
         spdlog::debug("forge call namespace={} policy={} method={} target={}", ns, name, req->method, req->target);

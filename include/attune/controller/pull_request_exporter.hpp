@@ -67,8 +67,10 @@ private:
     };
     boost::asio::awaitable<void> look_at(const std::string& ns, const std::string& policy);
     void publish(const std::string& ns, const std::string& policy, Memory& m, std::optional<core::Condition> c);
-    boost::asio::awaitable<void> record_attempt(const kube::ObjectCache::ObjectPtr& policy, Memory& m,
-                                                const core::PullRequestOutcome& o);
+    // The metric, the Event and the status of an attempt, then its annotations.
+    void note_attempt(const kube::ObjectCache::ObjectPtr& policy, Memory& m, const core::PullRequestOutcome& o);
+    boost::asio::awaitable<void> record_attempt(kube::ObjectCache::ObjectPtr policy, Memory& m,
+                                                core::PullRequestOutcome o);
 
     kube::Client& client_;
     const policy::CacheViews& caches_;

@@ -268,7 +268,8 @@ PullRequestOutcome dry_run_outcome(const PullRequestAttempt& a) {
 }
 
 PullRequestOutcome sent_outcome(const PullRequestAttempt& a, const std::string& url, bool updated) {
-    const std::string msg = std::string(updated ? "Updated pull request " : "Opened pull request ") + url + " (" +
+    const std::string what = a.settings->provider == "gitlab" ? "merge request " : "pull request ";
+    const std::string msg = std::string(updated ? "Updated " : "Opened ") + what + url + " (" +
                             std::to_string(a.drifts) + " drifted resources)";
     PullRequestOutcome o{condition("True", "PullRequestOpen", msg, a.generation), updated ? "updated" : "created",
                          EventIntent{"Normal", "PullRequestOpen", "export", msg, false}, attempted(a)};
