@@ -128,3 +128,16 @@ idle_deployment() {  # idle_deployment NAME
   k -n "$ns" label deployment "$1" tier=web >/dev/null
 }
 idle_names() { k -n "$ns" get attunepolicy web -o json | jq -c '[(.status.idleWorkloads // [])[].workload] | sort'; }
+
+# harness_tls DIR CN: HARNESS (a fake service's, not Attune's): a throwaway CA
+# "CN" in DIR/ca.crt and a certificate for 127.0.0.1 that it signs,
+# DIR/tls.crt and DIR/tls.key.
+harness_tls() {
+  local dir=$1
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=$2" \
+    -keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null || fail "HARNESS: openssl could not make the CA"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$dir/tls.key" -out "$dir/tls.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$dir/ext"
+  openssl x509 -req -in "$dir/tls.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial -CAserial "$dir/ca.srl" \
+    -days 1 -extfile "$dir/ext" -out "$dir/tls.crt" 2>/dev/null || fail "HARNESS: openssl could not sign the certificate"
+}

@@ -81,7 +81,7 @@ int write_files(Invocation& inv, const std::string& dir, const std::vector<Expor
         return kExitError;
     }
     for (const auto& e : items) {
-        const auto path = std::filesystem::path(dir) / export_file_name(e.ns, e.kind, e.name, as_json);
+        const auto path = std::filesystem::path(dir) / manifest_file_name(e.ns, e.kind, e.name, as_json);
         std::ofstream f(path, std::ios::trunc);
         f << (as_json ? to_pretty_json(e.manifest) : to_yaml(e.manifest));
         f.close();

@@ -2,9 +2,10 @@
 
 #include "object_fields.hpp"
 
+#include <attune/kube/yaml_json.hpp>
+
 #include <boost/json.hpp>
 
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
@@ -83,52 +84,6 @@ void pretty(const boost::json::value& v, std::string& out, int depth) {
     }
 }
 
-// Would a plain YAML scalar with this text be read as something other than
-// a string (number, bool, null), or is it otherwise unsafe unquoted?
-bool needs_quotes(std::string_view s) {
-    if (s.empty()) return true;
-    static constexpr std::string_view kWords[] = {"true", "false", "yes", "no", "on", "off", "null", "~", "y", "n"};
-    for (auto w : kWords)
-        if (iequals(s, w)) return true;
-    double d = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
-    if (ec == std::errc{} && p == s.data() + s.size()) return true;
-    if (s.find_first_of(":#{}[],&*!|>'\"%@`\n") != std::string_view::npos) return true;
-    if (s.front() == ' ' || s.back() == ' ' || s.front() == '-' || s.front() == '?') return true;
-    return s.find('.') != std::string_view::npos && std::all_of(s.begin(), s.end(), [](char c) {
-               return std::isdigit(static_cast<unsigned char>(c)) || c == '.';
-           });
-}
-
-void emit_yaml(YAML::Emitter& e, const boost::json::value& v) {
-    switch (v.kind()) {
-        case boost::json::kind::object:
-            e << YAML::BeginMap;
-            for (const auto& kv : v.get_object()) {
-                e << YAML::Key;
-                const std::string k(kv.key());
-                if (needs_quotes(k)) e << YAML::DoubleQuoted;
-                e << k << YAML::Value;
-                emit_yaml(e, kv.value());
-            }
-            e << YAML::EndMap;
-            break;
-        case boost::json::kind::array:
-            e << YAML::BeginSeq;
-            for (const auto& x : v.get_array()) emit_yaml(e, x);
-            e << YAML::EndSeq;
-            break;
-        case boost::json::kind::string: {
-            const std::string s(v.get_string());
-            if (needs_quotes(s)) e << YAML::DoubleQuoted;
-            e << s;
-            break;
-        }
-        case boost::json::kind::bool_: e << (v.get_bool() ? "true" : "false"); break;
-        case boost::json::kind::null: e << YAML::Null; break;
-        default: e << boost::json::serialize(v); break;
-    }
-}
 }  // namespace
 
 core::Result<OutputFormat> parse_output_format(std::string_view value) {
@@ -230,16 +185,7 @@ std::string to_pretty_json(const boost::json::value& v) {
     return out;
 }
 
-std::string to_yaml(const boost::json::value& v) {
-    YAML::Emitter e;
-    e.SetIndent(2);
-    e.SetSeqFormat(YAML::Block);
-    e.SetMapFormat(YAML::Block);
-    emit_yaml(e, v);
-    std::string out = e.c_str();
-    if (out.empty() || out.back() != '\n') out += "\n";
-    return out;
-}
+std::string to_yaml(const boost::json::value& v) { return kube::to_yaml(v); }
 
 bool colour_enabled(bool is_tty, const char* no_color_env, const char* term_env) {
     if (!is_tty) return false;

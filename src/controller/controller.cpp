@@ -29,6 +29,10 @@ CloudWatchClientsOptions with_validation_flags(CloudWatchClientsOptions o, const
     o.allow_local_addresses = v.allow_local_metrics_addresses;
     return o;
 }
+PullRequestOptions with_validation_flags(PullRequestOptions o, const core::PolicyValidationOptions& v) {
+    o.allow_local_addresses = v.allow_local_metrics_addresses;
+    return o;
+}
 }  // namespace
 namespace asio = boost::asio;
 
@@ -74,7 +78,13 @@ Controller::Controller(asio::any_io_executor ex, kube::Client& client, kube::Eve
       prometheus_(ex, with_validation_flags(opts_.prometheus, opts_.validation)),
       datadog_(ex, with_validation_flags(opts_.datadog, opts_.validation)),
       cloudwatch_(ex, with_validation_flags(opts_.cloudwatch, opts_.validation)),
-      recommender_(prometheus_, datadog_, cloudwatch_, secrets_.get(), &metrics, now_) {
+      recommender_(prometheus_, datadog_, cloudwatch_, secrets_.get(), &metrics, now_),
+      pull_requests_(
+          ex, client, caches_, store_, aggregator_, events_, &metrics, secrets_.get(),
+          [this](const kube::ObjectCache::ObjectPtr& p) { return policies_.resolve(caches_, p).effective; },
+          [this] { return now_seconds(); }, with_validation_flags(opts_.pull_requests, opts_.validation)) {
+    aggregator_.on_pass_complete(
+        [this](const std::string& ns, const std::string& policy) { pull_requests_.policy_changed(ns, policy); });
     // The recommendation gauges follow the store: set with an entry, gone with it.
     store_.on_change([this](const ObjectKey& k) { publish_gauges(k); });
 }
@@ -407,6 +417,7 @@ void Controller::shut_down() {
     queue_.shut_down();
     aggregator_.stop();
     exporter_.stop();
+    pull_requests_.stop();
     events_.stop();
     prometheus_.shutdown();
     datadog_.shutdown();

@@ -89,6 +89,10 @@ ControllerMetrics::ControllerMetrics(Registry& r)
                         .Name("attune_policy_events_total")
                         .Help("Events decided by the controller, by what became of them")
                         .Register(r)),
+      gitops_pr(BuildCounter()
+                    .Name("attune_gitops_pr_total")
+                    .Help("GitOps pull request attempts by result (created, updated, dry_run, failed)")
+                    .Register(r)),
       event_queue_depth(
           BuildGauge().Name("attune_event_queue_depth").Help("Events waiting to be sent").Register(r).Add({})) {}
 

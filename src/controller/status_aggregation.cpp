@@ -191,6 +191,17 @@ CompletedPass StatusAggregation::complete(const std::string& ns, const std::stri
     if (book) rin.inside_schedule_window = book->inside_schedule_window;
     if (book) rin.lifecycle_blocked = ResizeLedger::lifecycle_block(*book);
     core::apply_resize_conditions(st.conditions, rin);
+    if (st.pull_request) {
+        if (auto pr = st.pull_request->condition) {
+            pr->last_transition_time = now;
+            core::set_condition(st.conditions, std::move(*pr));
+        } else {
+            core::remove_condition(st.conditions, core::kConditionGitOpsPullRequest);
+        }
+    }
+    c.status.gitops_pr = st.pull_request && st.pull_request->record ? st.pull_request->record
+                         : st.written                                ? st.written->gitops_pr
+                                                                     : std::nullopt;
     c.status.conditions = st.conditions;
     if (!recs.empty()) {
         core::RequestSavings saved;
@@ -216,6 +227,14 @@ CompletedPass StatusAggregation::complete(const std::string& ns, const std::stri
 
 void StatusAggregation::forget_policy(const std::string& ns, const std::string& policy) {
     policies_.erase({ns, policy});
+}
+
+bool StatusAggregation::set_pull_request(const std::string& ns, const std::string& policy,
+                                         const PullRequestStatus& pr) {
+    auto it = policies_.find({ns, policy});
+    if (it == policies_.end() || it->second.pull_request == pr) return false;
+    it->second.pull_request = pr;
+    return true;
 }
 
 void StatusAggregation::mark_written(const std::string& ns, const std::string& policy, const PolicyStatus& status) {
@@ -267,6 +286,14 @@ PolicyStatus policy_status_from(const json::value& policy) {
         out.cooldown = cd;
     }
     if (auto t = core::parse_timestamp(core::string_at(policy, {"status", "lastReconcileTime"}))) out.last_reconcile_time = t.value();
+    if (core::object_at(policy, {"status", "gitopsPR"})) {
+        core::PullRequestRecord r;
+        r.drift_fingerprint = std::string(core::string_at(policy, {"status", "gitopsPR", "driftFingerprint"}));
+        r.url = std::string(core::string_at(policy, {"status", "gitopsPR", "url"}));
+        if (auto t = core::parse_timestamp(core::string_at(policy, {"status", "gitopsPR", "lastAttempt"})))
+            r.last_attempt = t.value();
+        out.gitops_pr = std::move(r);
+    }
     if (const auto* l = core::json_at(policy, {"status", "lifecycle"})) {
         out.lifecycle_owned = true;
         if (auto decoded = core::decode_lifecycle_status(*l)) out.lifecycle = std::move(decoded).value();
@@ -297,6 +324,7 @@ std::string status_patch_body(const PolicyStatus& status) {
     st["resizeHistory"] = core::history_json(status.resize_history);
     if (status.cooldown) st["cooldown"] = core::cooldown_status_json(*status.cooldown);
     if (status.lifecycle_owned) st["lifecycle"] = core::encode_lifecycle_status(status.lifecycle);
+    if (status.gitops_pr) st["gitopsPR"] = core::pull_request_record_json(*status.gitops_pr);
     if (status.last_reconcile_time) st["lastReconcileTime"] = core::format_timestamp(*status.last_reconcile_time);
     return json::serialize(json::object{{"status", std::move(st)}});
 }

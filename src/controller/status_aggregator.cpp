@@ -41,6 +41,12 @@ void StatusAggregator::refresh(const std::string& ns, const std::string& policy)
     wake(wake_);
 }
 
+void StatusAggregator::set_pull_request(const std::string& ns, const std::string& policy, PullRequestStatus pr) {
+    if (stopping_) return;
+    pull_requests_.insert_or_assign({ns, policy}, std::move(pr));
+    wake(wake_);
+}
+
 void StatusAggregator::stop() {
     stopping_ = true;
     wake(wake_);
@@ -54,7 +60,7 @@ const PolicyStatus* StatusAggregator::latest(const std::string& ns, const std::s
 
 asio::awaitable<void> StatusAggregator::run() {
     while (!stopping_) {
-        if (plans_.empty() && reports_.empty() && refreshes_.empty()) {
+        if (plans_.empty() && reports_.empty() && refreshes_.empty() && pull_requests_.empty()) {
             co_await wake_.async_wait(asio::as_tuple(asio::use_awaitable));
             continue;
         }
@@ -94,6 +100,9 @@ void StatusAggregator::drain() {
     }
     for (const auto& key : report_order)
         for (auto& c : state_.report(reports.at(key), now)) finish(std::move(c));
+    for (const auto& [which, pr] : std::exchange(pull_requests_, {}))
+        if (state_.set_pull_request(which.first, which.second, pr))
+            refreshes_.insert_or_assign(policy_id(which.first, which.second), which);
     for (const auto& [id, which] : std::exchange(refreshes_, {}))
         if (auto c = state_.refresh(which.first, which.second, now)) finish(std::move(*c));
 }
@@ -127,6 +136,7 @@ void StatusAggregator::finish(CompletedPass c) {
     }
     const auto id = policy_id(c.ns, c.policy);
     latest_[id] = c.status;
+    if (on_pass_complete_) on_pass_complete_(c.ns, c.policy);
     if (!c.policy_uid.empty()) policy_uids_[id] = c.policy_uid;
     if (c.changed) {
         queue_write(c.ns, c.policy, c.status);

@@ -1,6 +1,7 @@
 #include <attune/core/util/base64.hpp>
 #include <attune/kube/exec_credential_source.hpp>
 #include <attune/kube/kubeconfig.hpp>
+#include <attune/kube/yaml_json.hpp>
 
 #include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
@@ -71,36 +72,6 @@ std::string material(const Named& e, const std::string& field, const std::string
     return *content;
 }
 
-// YAML to JSON for a cluster's exec extension, which the plugin receives
-// verbatim: quoted scalars stay strings, plain ones become null, booleans or
-// numbers when they read as such (YAML 1.2 core schema).
-boost::json::value to_json(const YAML::Node& n) {
-    switch (n.Type()) {
-        case YAML::NodeType::Map: {
-            boost::json::object o;
-            for (const auto& kv : n) o[kv.first.as<std::string>()] = to_json(kv.second);
-            return o;
-        }
-        case YAML::NodeType::Sequence: {
-            boost::json::array a;
-            for (const auto& item : n) a.push_back(to_json(item));
-            return a;
-        }
-        case YAML::NodeType::Scalar: {
-            const std::string text = n.Scalar();
-            if (n.Tag() != "?") return boost::json::value(text);  // quoted or tagged
-            if (text == "null" || text == "~" || text == "Null" || text == "NULL") return nullptr;
-            if (text == "true" || text == "True" || text == "TRUE") return true;
-            if (text == "false" || text == "False" || text == "FALSE") return false;
-            boost::system::error_code ec;
-            auto num = boost::json::parse(text, ec);
-            if (!ec && num.is_number()) return num;
-            return boost::json::value(text);
-        }
-        default: return nullptr;
-    }
-}
-
 // users[].user.exec, read field by field; check_exec_config judges it.
 ExecConfig read_exec(const Named& u, const std::string& where) {
     const YAML::Node x = u.body["exec"];
@@ -150,7 +121,7 @@ ExecClusterInfo read_exec_cluster(const Named& cl, const std::string& where, con
         for (const auto& ext : exts) {
             if (!ext.IsMap() || !ext["name"] || !ext["name"].IsScalar()) continue;
             if (ext["name"].Scalar() != kExecClusterExtension) continue;
-            if (const auto body = ext["extension"]; body && !body.IsNull()) info.config = to_json(body);
+            if (const auto body = ext["extension"]; body && !body.IsNull()) info.config = yaml_to_json(body);
         }
     }
     return info;

@@ -142,13 +142,13 @@ int run_manager(const ManagerOptions& opts) {
         "prometheus_bearer_token_file=\"{}\" prometheus_token_addresses=\"{}\" "
         "allow_plaintext_prometheus_credentials={} allow_prometheus_insecure_tls={} datadog_url=\"{}\" "
         "datadog_ca_file=\"{}\" datadog_qps={} datadog_burst={} cloudwatch_url=\"{}\" sts_url=\"{}\" "
-        "cloudwatch_ca_file=\"{}\" cloudwatch_qps={} cloudwatch_burst={} watch_namespaces={}",
+        "cloudwatch_ca_file=\"{}\" cloudwatch_qps={} cloudwatch_burst={} gitops_ca_file=\"{}\" watch_namespaces={}",
         cfg.host, cfg.port, cfg.context, opts.workers, opts.leader_elect, opts.kube_qps, opts.kube_burst,
         opts.allow_local_metrics_addresses, opts.allow_secret_reads, opts.prometheus_query_timeout_ms,
         opts.prometheus_bearer_token_file, fmt::join(opts.prometheus_token_origins, ","),
         opts.allow_plaintext_prometheus_credentials, opts.allow_prometheus_insecure_tls, opts.datadog_url,
         opts.datadog_ca_file, opts.datadog_qps, opts.datadog_burst, opts.cloudwatch_url, opts.sts_url,
-        opts.cloudwatch_ca_file, opts.cloudwatch_qps, opts.cloudwatch_burst,
+        opts.cloudwatch_ca_file, opts.cloudwatch_qps, opts.cloudwatch_burst, opts.gitops_ca_file,
         opts.watch_namespaces.empty() ? std::string("*") : join(opts.watch_namespaces));
     if (!opts.prometheus_bearer_token_file.empty() && opts.prometheus_token_origins.empty())
         spdlog::warn("--prometheus-bearer-token-file is set but --prometheus-token-addresses is empty: the token is "

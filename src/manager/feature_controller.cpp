@@ -32,6 +32,8 @@ ControllerFeature::ControllerFeature(ManagerContext& ctx, const policy::CacheVie
     co.cloudwatch.ca_file = opts.cloudwatch_ca_file;
     co.cloudwatch.qps = opts.cloudwatch_qps;
     co.cloudwatch.burst = opts.cloudwatch_burst;
+    co.pull_requests.request_timeout = co.prometheus.query_timeout;
+    co.pull_requests.ca_file = opts.gitops_ca_file;
     co.watch_namespaces = opts.watch_namespaces;
     controller_ = std::make_unique<controller::Controller>(ctx_.io.get_executor(), ctx_.client, &ctx_.events,
                                                            ctx_.metrics.controller, views, co);
@@ -55,6 +57,7 @@ void ControllerFeature::start_workers() {
     ctx_.spawn("status-writer", [this] { return controller_->aggregator().run_writer(); });
     ctx_.spawn("event-queue", [this] { return controller_->events().run(); });
     ctx_.spawn("recommendation-exporter", [this] { return controller_->exporter().run(); });
+    ctx_.spawn("pull-request-exporter", [this] { return controller_->pull_requests().run(); });
     // The workers wait for the first look for a Prometheus, so that a policy
     // with no source is not reported PrometheusUnavailable for the moment
     // before discovery answers (a few GETs).

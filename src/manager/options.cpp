@@ -178,7 +178,8 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
                                                            "sts-url",
                                                            "cloudwatch-ca-file",
                                                            "cloudwatch-qps",
-                                                           "cloudwatch-burst"};
+                                                           "cloudwatch-burst",
+                                                           "gitops-ca-file"};
 
         if (std::find(std::begin(kValueFlags), std::end(kValueFlags), name) == std::end(kValueFlags))
             return bad("unknown flag --" + flag);
@@ -321,6 +322,9 @@ core::Result<ManagerOptions> parse_options(std::span<const std::string_view> arg
         } else if (flag == "datadog-ca-file") {
             if (value.empty()) return bad("--datadog-ca-file must not be empty");
             o.datadog_ca_file = std::string(value);
+        } else if (flag == "gitops-ca-file") {
+            if (value.empty()) return bad("--gitops-ca-file must not be empty");
+            o.gitops_ca_file = std::string(value);
         } else if (flag == "datadog-qps") {
             auto v = parse_number<double>(value);
             if (!v || !std::isfinite(*v) || *v <= 0)
@@ -464,6 +468,8 @@ std::string usage() {
   --cloudwatch-ca-file F             a PEM CA bundle to trust for CloudWatch and STS (default: the system store)
   --cloudwatch-qps N                 CloudWatch queries per second per region (default 5)
   --cloudwatch-burst N               CloudWatch queries at once per region (default 10)
+  --gitops-ca-file F                 a PEM CA bundle to trust for export.pullRequest.apiUrl (default: the
+                                     system store)
   -h, --help                         this text
 )";
 }

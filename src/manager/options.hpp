@@ -114,6 +114,9 @@ struct ManagerOptions {
     std::string cloudwatch_ca_file;
     double cloudwatch_qps = 5;
     int cloudwatch_burst = 10;
+    // export.pullRequest: a CA bundle trusted for every policy's apiUrl (a
+    // self-hosted forge behind a private CA); "" : the system store.
+    std::string gitops_ca_file;
     bool help = false;
 };
 

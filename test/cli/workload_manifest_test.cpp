@@ -185,8 +185,8 @@ TEST(WorkloadManifest, StreamAndFileNames) {
               json::parse(R"({"apiVersion":"v1","kind":"List","items":[{"kind":"Deployment","metadata":{"name":"a"}},
                 {"kind":"StatefulSet","metadata":{"name":"b"}}]})"));
     EXPECT_EQ(render_manifest_stream({}, false), "");
-    EXPECT_EQ(export_file_name("shop", "StatefulSet", "db", false), "shop_statefulset_db.yaml");
-    EXPECT_EQ(export_file_name("shop", "Deployment", "web", true), "shop_deployment_web.json");
+    EXPECT_EQ(manifest_file_name("shop", "StatefulSet", "db", false), "shop_statefulset_db.yaml");
+    EXPECT_EQ(manifest_file_name("shop", "Deployment", "web", true), "shop_deployment_web.json");
 }
 
 TEST(WorkloadManifest, Label) { EXPECT_EQ(workload_label("shop", "Deployment", "web"), "shop/Deployment/web"); }

@@ -12,6 +12,7 @@
 #include <attune/controller/cloudwatch_clients.hpp>
 #include <attune/controller/datadog_clients.hpp>
 #include <attune/controller/prometheus_clients.hpp>
+#include <attune/controller/pull_request_exporter.hpp>
 #include <attune/controller/recommendation_exporter.hpp>
 #include <attune/controller/recommendation_store.hpp>
 #include <attune/controller/reconcile.hpp>
@@ -47,6 +48,9 @@ struct ControllerOptions {
     PrometheusClientsOptions prometheus;
     DatadogClientsOptions datadog;
     CloudWatchClientsOptions cloudwatch;
+    // updateStrategy.export.pullRequest's forge calls (its loopback rule
+    // follows --allow-local-metrics-addresses).
+    PullRequestOptions pull_requests;
     std::size_t event_queue_capacity = 1024;
     // A pod added or deleted looks at its workload again after this (the
     // workqueue keeps the earliest due time, so a rollout's burst of pod
@@ -105,6 +109,7 @@ public:
     EventQueue& events() noexcept { return events_; }
     RecommendationStore& store() noexcept { return store_; }
     RecommendationExporter& exporter() noexcept { return exporter_; }
+    PullRequestExporter& pull_requests() noexcept { return pull_requests_; }
     // The recommendation path's Prometheus access, which the executor's
     // safety monitor shares (guardrails and the throttling ratio).
     WorkloadRecommender& recommender() noexcept { return recommender_; }
@@ -136,6 +141,7 @@ private:
     DatadogClients datadog_;
     CloudWatchClients cloudwatch_;
     WorkloadRecommender recommender_;
+    PullRequestExporter pull_requests_;
     core::Capabilities capabilities_ = core::safe_defaults();
     bool capabilities_probed_ = false;
     bool stopped_ = false;

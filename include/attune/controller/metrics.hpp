@@ -50,6 +50,8 @@ struct ControllerMetrics {
     // Attune's own: what became of each Event a worker or the aggregator
     // decided: queued | deduplicated | suppressed | dropped (queue full).
     prometheus::Family<prometheus::Counter>& policy_events;  // {result}
+    // GitOps pull request attempts (docs/api.md#metrics): created | updated | dry_run | failed.
+    prometheus::Family<prometheus::Counter>& gitops_pr;  // {namespace, policy, result}
     prometheus::Gauge& event_queue_depth;
 
     // Sets attune_workload_idle for both reasons of one policy.

@@ -15,6 +15,7 @@
 // lastReconcileTime, which moves only with another change.
 #include <attune/controller/recommendation_store.hpp>
 #include <attune/controller/executor/resize_ledger.hpp>
+#include <attune/core/followups/pull_request.hpp>
 #include <attune/core/policy/condition.hpp>
 #include <attune/core/resize/cooldown.hpp>
 #include <attune/core/resize/resize_history.hpp>
@@ -70,6 +71,9 @@ struct PolicyStatus {
     // written only once owned, so a policy that never ran Canary has none.
     std::vector<core::LifecycleStatusEntry> lifecycle;
     bool lifecycle_owned = false;
+    // status.gitopsPR (core/followups/pull_request.hpp): kept as written until
+    // the pull request exporter records an attempt.
+    std::optional<core::PullRequestRecord> gitops_pr;
     // Set when the status is written; not part of the comparison (a new
     // heartbeat alone is no reason to write).
     std::optional<core::Timestamp> last_reconcile_time;
@@ -78,7 +82,7 @@ struct PolicyStatus {
         return idle_workloads == o.idle_workloads && observed_generation == o.observed_generation &&
                workloads == o.workloads && conditions == o.conditions && recommendations == o.recommendations &&
                savings == o.savings && resize_history == o.resize_history && cooldown == o.cooldown &&
-               lifecycle == o.lifecycle && lifecycle_owned == o.lifecycle_owned;
+               lifecycle == o.lifecycle && lifecycle_owned == o.lifecycle_owned && gitops_pr == o.gitops_pr;
     }
 };
 
@@ -137,6 +141,14 @@ struct PolicyContext {
     std::chrono::seconds cooldown{3600};  // updateStrategy.cooldown, the base of status.cooldown
 };
 
+// What the pull request exporter says of a policy: its GitOpsPullRequest
+// condition (nullopt: none) and status.gitopsPR (nullopt: as written).
+struct PullRequestStatus {
+    std::optional<core::Condition> condition;
+    std::optional<core::PullRequestRecord> record;
+    friend bool operator==(const PullRequestStatus&, const PullRequestStatus&) = default;
+};
+
 struct CompletedPass {
     std::string ns;
     std::string policy;
@@ -177,6 +189,9 @@ public:
                                             std::optional<PolicyStatus> written, core::Timestamp now);
     std::vector<CompletedPass> report(const WorkloadReport& r, core::Timestamp now);
     void forget_policy(const std::string& ns, const std::string& policy);
+    // The pull request exporter's part of a tracked policy's status, applied
+    // from its next completion on; true when it changed.
+    bool set_pull_request(const std::string& ns, const std::string& policy, const PullRequestStatus& pr);
     // The status write of a completed pass succeeded.
     void mark_written(const std::string& ns, const std::string& policy, const PolicyStatus& status);
 
@@ -199,6 +214,7 @@ private:
         std::vector<core::Condition> conditions;  // as last computed (transition times kept)
         std::set<std::string> hpa_zero_before;  // keys HPAScaledToZero at the previous completed pass
         int with_recommendations_before = 0;
+        std::optional<PullRequestStatus> pull_request;  // the exporter's, once it said something
     };
     CompletedPass complete(const std::string& ns, const std::string& policy, PolicyState& st, core::Timestamp now);
 

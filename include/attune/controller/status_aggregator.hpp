@@ -52,6 +52,14 @@ public:
     // (at most one waiting refresh per policy).
     void refresh(const std::string& ns, const std::string& policy);
 
+    // The pull request exporter's part of a policy's status (at most one
+    // waiting per policy, the newest); written when it changes the status.
+    void set_pull_request(const std::string& ns, const std::string& policy, PullRequestStatus pr);
+    // Called after each completed pass of a policy (synchronously; it must
+    // not block): the pull request exporter looks at the policy again.
+    using PassDoneFn = std::function<void(const std::string& ns, const std::string& policy)>;
+    void on_pass_complete(PassDoneFn fn) { on_pass_complete_ = std::move(fn); }
+
     // Applies the inbox until stop(); never awaits the apiserver.
     boost::asio::awaitable<void> run();
     // Writes the newest status of each changed policy until stop().
@@ -59,7 +67,9 @@ public:
     void stop();
 
     // Pass starts and reports waiting to be applied (at most one per object).
-    std::size_t backlog() const noexcept { return plans_.size() + reports_.size() + refreshes_.size(); }
+    std::size_t backlog() const noexcept {
+        return plans_.size() + reports_.size() + refreshes_.size() + pull_requests_.size();
+    }
     // Policies whose newest status waits for the writer.
     std::size_t pending_writes() const noexcept { return writes_.size(); }
     // The newest status computed for a policy (nullptr before its first pass).
@@ -87,6 +97,8 @@ private:
     std::unordered_map<std::string, WorkloadReport> reports_;
     std::deque<std::string> report_order_;
     std::map<std::string, std::pair<std::string, std::string>> refreshes_;  // "ns/name" -> {ns, name}
+    std::map<std::pair<std::string, std::string>, PullRequestStatus> pull_requests_;
+    PassDoneFn on_pass_complete_;
     // The writer's queue: newest unwritten status per policy.
     std::map<std::string, PendingWrite> writes_;
     std::deque<std::string> write_order_;

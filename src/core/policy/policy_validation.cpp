@@ -278,7 +278,10 @@ std::optional<Error> validate_effective_policy(const EffectivePolicy& policy, co
         }
     }
     if (const auto& pr = policy.update_strategy.export_.pull_request; pr && pr->enabled && !pr->api_url.empty()) {
-        if (auto e = check_endpoint_url("spec.updateStrategy.export.pullRequest.apiUrl", pr->api_url, false)) return e;
+        // Loopback with --allow-local-metrics-addresses, as for Prometheus: the local control plane and e2e.
+        if (auto e = check_endpoint_url("spec.updateStrategy.export.pullRequest.apiUrl", pr->api_url,
+                                        options.allow_local_metrics_addresses))
+            return e;
     }
     return std::nullopt;
 }

@@ -301,6 +301,12 @@ TEST(PolicyValidation, GitOpsApiUrlGetsTheSameHostRule) {
     const auto e = validate_effective_policy(p, {});
     ASSERT_TRUE(e);
     EXPECT_EQ(e->message.rfind("spec.updateStrategy.export.pullRequest.apiUrl", 0), 0u) << e->message;
+    const auto local = merged(R"({"updateStrategy":{"export":{"pullRequest":{"enabled":true,"repository":"o/r",
+        "tokenSecretRef":{"name":"gh","key":"t"},"apiUrl":"https://127.0.0.1:8443/github"}}}})");
+    EXPECT_TRUE(validate_effective_policy(local, {})) << "loopback is refused by default";
+    PolicyValidationOptions allow;
+    allow.allow_local_metrics_addresses = true;
+    EXPECT_FALSE(validate_effective_policy(local, allow)) << "and allowed with --allow-local-metrics-addresses";
 }
 
 }  // namespace

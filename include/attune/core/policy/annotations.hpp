@@ -42,6 +42,12 @@ inline constexpr std::string_view kUpgradeTargetLabel = "attune.io/upgrade-targe
 inline constexpr std::string_view kExportPolicyLabel = "attune.io/policy";
 inline constexpr std::string_view kExportWorkloadLabel = "attune.io/workload";
 inline constexpr std::string_view kExportSchemaLabel = "attune.io/export-schema";
+// updateStrategy.export.pullRequest, on the policy: the cooldown's anchor and
+// the last pull request (the manager's), and where each workload's manifest
+// lives in the repository (the user's; core/followups/pull_request.hpp).
+inline constexpr std::string_view kPullRequestLastAttemptAnnotation = "attune.io/gitops-pr-last-attempt";
+inline constexpr std::string_view kPullRequestUrlAnnotation = "attune.io/gitops-pr-url";
+inline constexpr std::string_view kPullRequestPathAnnotation = "attune.io/gitops-pr-path";
 
 // The table docs/api.md documents: each key, whether it is a label, an
 // annotation or both, and whether it is a prefix (the rest of the key names
@@ -77,6 +83,9 @@ inline constexpr std::array kAnnotationKeys = {
     AnnotationKey{kExportPolicyLabel, "label"},
     AnnotationKey{kExportWorkloadLabel, "label"},
     AnnotationKey{kExportSchemaLabel, "label"},
+    AnnotationKey{kPullRequestLastAttemptAnnotation, "annotation"},
+    AnnotationKey{kPullRequestUrlAnnotation, "annotation"},
+    AnnotationKey{kPullRequestPathAnnotation, "annotation"},
 };
 
 // Exactly "true" (the Go original compares the string): "True" or "1" do
