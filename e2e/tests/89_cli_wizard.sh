@@ -62,7 +62,9 @@ exit_code() { cat "$tmp/$1.rc" 2>/dev/null; }
 
 wizard_session one
 type_answer one "" "Namespace [$ns]: "
-seen one "1) Deployment web (2 replicas)"
+# The list comes from the cluster after the answer: wait for it.
+wait_until 20 on_screen one "1) Deployment web (2 replicas)" || fail "the wizard never listed the Deployment:
+$(screen one)"
 seen one "2) StatefulSet db (1 replica)"
 type_answer one 9 "Target: a number, KIND/NAME, or a label selector key=value[,key=value] [1]: "
 type_answer one 1 "choose a number from 1 to 2"

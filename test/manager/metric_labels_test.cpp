@@ -167,6 +167,7 @@ TEST(MetricLabels, TheManagerRegistersExactlyTheseFamilies) {
                                             "attune_envelope_raised_total",
                                             "attune_event_queue_depth",
                                             "attune_eviction_total",
+                                            "attune_gitops_pr_total",
                                             "attune_infeasible_skipped_total",
                                             "attune_informers_synced",
                                             "attune_kube_events_written_total",
