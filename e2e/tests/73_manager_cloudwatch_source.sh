@@ -29,13 +29,7 @@ apply_policy_crd
 test_namespace
 
 dir=$(mktemp -d); at_exit "rm -rf $dir"
-# HARNESS: a throwaway CA and a certificate for 127.0.0.1 that it signs.
-openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=e2e-73 fake CloudWatch CA" \
-  -keyout "$dir/ca.key" -out "$dir/ca.crt" 2>/dev/null || fail "HARNESS: openssl could not make the CA"
-openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" -keyout "$dir/tls.key" -out "$dir/tls.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' >"$dir/ext"
-openssl x509 -req -in "$dir/tls.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" -CAcreateserial -CAserial "$dir/ca.srl" \
-  -days 1 -extfile "$dir/ext" -out "$dir/tls.crt" 2>/dev/null || fail "HARNESS: openssl could not sign the certificate"
+harness_tls "$dir" "e2e-73 fake CloudWatch CA"
 
 # The served series, per pod and container: cpu in millicores, memory in bytes, constant.
 app_cpu=250 app_mem=104857600 side_cpu=40 side_mem=33554432
