@@ -50,20 +50,7 @@ curl -sS --cacert "$dir/ca.crt" -X POST -H 'X-Amz-Target: GraniteServiceVersion2
   | grep -q UnrecognizedClientException || fail "HARNESS: the fake does not answer over TLS"
 : >"$requests"
 
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: app, image: attune.local/app:1, resources: {requests: {cpu: 400m, memory: 210Mi}}}
-      - {name: sidecar, image: attune.local/app:1, resources: {requests: {cpu: 60m, memory: 40Mi}}}
-YAML
+two_container_web
 loaded_deployment other 100m 64Mi 1 1 900Mi
 cloudwatch_source() {  # cloudwatch_source [ROLE_ARN]
   jq -cn --arg r "${1:-}" '{cloudwatch: ({region: "eu-west-1", clusterName: "e2e-cluster"} + (if $r == "" then {} else {roleArn: $r} end)),

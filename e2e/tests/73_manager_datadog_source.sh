@@ -51,20 +51,7 @@ curl -fsS --cacert "$dir/ca.crt" -H "DD-API-KEY: $api_key" -H "DD-APPLICATION-KE
 k -n "$ns" create secret generic dd-keys --from-literal=api-key="$api_key" --from-literal=app-key="$app_key" >/dev/null
 k -n "$ns" create secret generic dd-wrong --from-literal=api-key=not-the-key --from-literal=app-key="$app_key" >/dev/null
 loaded_deployment other 100m 64Mi
-k -n "$ns" apply -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - {name: app, image: attune.local/app:1, resources: {requests: {cpu: 400m, memory: 210Mi}}}
-      - {name: sidecar, image: attune.local/app:1, resources: {requests: {cpu: 60m, memory: 40Mi}}}
-YAML
+two_container_web
 datadog_source() {  # datadog_source SECRET
   jq -cn --arg s "$1" '{datadog: {site: "datadoghq.com", apiKeySecretRef: {name: $s, key: "api-key"}},
     queryStep: "10s", rateWindow: "30s", historyWindow: "1h", minimumDataPoints: 3}'

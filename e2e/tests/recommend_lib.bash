@@ -140,3 +140,23 @@ pods_untouched() {
   [ -z "$bad" ] || fail "pods changed since their creation: $bad"
   log "pods untouched: $(k -n "$ns" get pods -o json | jq -c '[.items[] | {(.metadata.name): (.metadata.generation // "n/a")}] | add')"
 }
+
+# two_container_web: Deployment "web" in $ns, one replica, containers app
+# (400m/210Mi) and sidecar (60m/40Mi), for the sources that answer per
+# container (the Datadog and CloudWatch tests).
+two_container_web() {
+  k -n "$ns" apply -f - >/dev/null <<'YAML'
+  apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - {name: app, image: attune.local/app:1, resources: {requests: {cpu: 400m, memory: 210Mi}}}
+        - {name: sidecar, image: attune.local/app:1, resources: {requests: {cpu: 60m, memory: 40Mi}}}
+YAML
+}
