@@ -41,9 +41,13 @@ std::string ObjectCache::key_of(const json::value& obj) {
 
 ObjectCache::ObjectPtr ObjectCache::admit(json::value&& object, Entry& e) const {
     if (transform_ && object.is_object()) transform_(object.get_object());
-    // Copy into default storage, sized exactly: the event's parse buffer
-    // (sized for the untransformed object) is released with the event.
-    auto snap = std::make_shared<const json::value>(object, json::storage_ptr());
+    // A tree kept in the cache is copied into default storage, sized
+    // exactly: the event's parse buffer (sized for the untransformed object)
+    // is released with the event. Compact text keeps no tree: the snapshot
+    // handed to the handlers stays in the event's buffer, one block freed
+    // with it, instead of a copy made of a malloc per string and object.
+    auto snap = storage_ == CacheStorage::CompactText ? std::make_shared<const json::value>(std::move(object))
+                                                      : std::make_shared<const json::value>(object, json::storage_ptr());
     e.resource_version = std::string(meta_string(*snap, "resourceVersion"));
     e.ns = std::string(meta_string(*snap, "namespace"));
     e.owners = owner_uids(*snap);
@@ -66,7 +70,12 @@ ObjectCache::ObjectPtr ObjectCache::materialize(const Entry& e) const {
     if (e.object) return e.object;
     if (!e.text) return nullptr;
     boost::system::error_code ec;
-    auto v = json::parse(*e.text, ec);
+    // One block sized to the text holds the whole tree, freed with it: a
+    // read is one allocation instead of one per string, object and array
+    // (malloc was most of a pass's CPU: bench/RESULTS.md, "Cost that follows
+    // change"). The tree is read-only, so the block never grows much.
+    auto storage = json::make_shared_resource<json::monotonic_resource>(e.text->size() * 2 + 256);
+    auto v = json::parse(*e.text, ec, storage);
     // The text was produced by serialize(): a parse failure is a bug, not data.
     if (ec) throw std::logic_error("object_cache: stored JSON does not parse: " + ec.message());
     return std::make_shared<const json::value>(std::move(v));

@@ -76,7 +76,11 @@ std::variant<WatchEvent, DecodeError> decode_watch_line(std::string_view line) {
     auto storage = json::make_shared_resource<json::monotonic_resource>(line.size() * 2 + 256);
     json::parse_options po;
     po.max_depth = 64;
-    json::parser p(storage, po);
+    json::parser p({}, po);
+    // reset() names where the value lives; the constructor's storage is the
+    // parser's scratch only, so without it every string and object of the
+    // event would be its own malloc.
+    p.reset(storage);
     boost::system::error_code ec;
     p.write(line.data(), line.size(), ec);  // a complete document, trailing bytes are an error
     if (ec) return DecodeError{"invalid watch event JSON: " + ec.message()};

@@ -132,6 +132,18 @@ TEST(ObjectCache, CompactTextStorageBehavesLikeTrees) {
 namespace attune::kube {
 namespace {
 
+// A compact-text read parses into one block sized to the text, freed with
+// the tree: one allocation per read, not one per string and object.
+TEST(ObjectCache, ACompactTextReadLivesInOneBlockNotTheDefaultHeap) {
+    ObjectCache c(strip_pod, CacheStorage::CompactText);
+    c.apply(WatchEventType::Added, pod("shop", "a-pod-name-longer-than-sso", "1"));
+    const auto obj = c.get("shop/a-pod-name-longer-than-sso");
+    ASSERT_TRUE(obj);
+    const auto* heap = boost::json::storage_ptr().get();
+    EXPECT_NE(obj->storage().get(), heap);
+    EXPECT_EQ(obj->at("metadata").at("name").storage().get(), obj->storage().get());
+}
+
 TEST(ObjectCache, ResyncItemByItemAppliesAsItGoesAndDropsWhatWasNotListed) {
     ObjectCache c(strip_pod, CacheStorage::CompactText);
     c.apply(WatchEventType::Added, pod("ns", "kept", "1"));
