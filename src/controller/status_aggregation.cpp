@@ -91,6 +91,13 @@ std::optional<CompletedPass> StatusAggregation::begin_pass(const std::string& ns
 
 std::vector<CompletedPass> StatusAggregation::report(const WorkloadReport& r, core::Timestamp now) {
     std::vector<CompletedPass> out;
+    for (const auto& [ns, policy] : absorb(r))
+        if (auto c = refresh(ns, policy, now)) out.push_back(std::move(*c));
+    return out;
+}
+
+std::vector<std::pair<std::string, std::string>> StatusAggregation::absorb(const WorkloadReport& r) {
+    std::vector<std::pair<std::string, std::string>> out;
     const auto key = r.key();
     for (auto& [id, st] : policies_) {
         if (id.first != r.ns) continue;
@@ -109,7 +116,7 @@ std::vector<CompletedPass> StatusAggregation::report(const WorkloadReport& r, co
             continue;  // nothing to do with this policy
         }
         st.pending.erase(key);
-        if (st.pending.empty()) out.push_back(complete(id.first, id.second, st, now));
+        if (st.pending.empty()) out.push_back(id);
     }
     return out;
 }

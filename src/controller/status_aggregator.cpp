@@ -17,7 +17,7 @@ StatusAggregator::StatusAggregator(asio::any_io_executor ex, kube::Client& clien
                                    WriteOutcomeFn on_write, WallClock now)
     : client_(client), events_(events), metrics_(metrics), on_write_(std::move(on_write)), now_(std::move(now)),
       state_(store), wake_(ex, asio::steady_timer::time_point::max()),
-      wake_writer_(ex, asio::steady_timer::time_point::max()) {}
+      wake_writer_(ex, asio::steady_timer::time_point::max()), batch_(ex) {}
 
 void StatusAggregator::begin_pass(PolicyPassPlan plan) {
     if (stopping_) return;
@@ -49,6 +49,7 @@ void StatusAggregator::set_pull_request(const std::string& ns, const std::string
 
 void StatusAggregator::stop() {
     stopping_ = true;
+    batch_.cancel();
     wake(wake_);
     wake(wake_writer_);
 }
@@ -65,6 +66,13 @@ asio::awaitable<void> StatusAggregator::run() {
             continue;
         }
         drain();
+        // What arrives within the window is applied together, so a policy's
+        // status is computed at most once a window however many of its
+        // workloads report (docs/manager.md, "What a pass reads").
+        if (batch_window_.count() > 0 && !stopping_) {
+            batch_.expires_after(batch_window_);
+            co_await batch_.async_wait(asio::as_tuple(asio::use_awaitable));
+        }
     }
 }
 
@@ -98,8 +106,11 @@ void StatusAggregator::drain() {
         if (auto c = state_.begin_pass(p.ns, p.name, plan.context, plan.targets, plan.written, now))
             finish(std::move(*c));
     }
+    // Each policy a report leaves complete is completed once below, with the
+    // refreshes: not once per report of the batch.
     for (const auto& key : report_order)
-        for (auto& c : state_.report(reports.at(key), now)) finish(std::move(c));
+        for (auto& which : state_.absorb(reports.at(key)))
+            refreshes_.insert_or_assign(policy_id(which.first, which.second), std::move(which));
     for (const auto& [which, pr] : std::exchange(pull_requests_, {}))
         if (state_.set_pull_request(which.first, which.second, pr))
             refreshes_.insert_or_assign(policy_id(which.first, which.second), which);

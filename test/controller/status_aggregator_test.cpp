@@ -3,7 +3,8 @@
 // status goes to the status subresource as a merge patch, an unchanged status
 // is not written again, a failed write hands the policy back for a retry, and
 // a slow apiserver neither grows the inbox nor holds up aggregation: only the
-// newest status is sent once it answers.
+// newest status is sent once it answers. Reports are applied in batches: a
+// policy's status is computed once per batch window, not once per report.
 #include <attune/controller/status_aggregator.hpp>
 
 #include "../runtime/run_coro.hpp"
@@ -53,6 +54,12 @@ PolicyPassPlan plan(std::vector<std::string> targets) {
     return p;
 }
 
+std::vector<std::string> keys(int n) {
+    std::vector<std::string> out;
+    for (int i = 0; i < n; ++i) out.push_back("shop/Deployment/w" + std::to_string(i));
+    return out;
+}
+
 struct Harness {
     asio::io_context io;
     attune::test::ScriptedTlsServer server{io, attune::test::pki().server_cert_pem, test::pki().server_key_pem};
@@ -64,10 +71,12 @@ struct Harness {
     std::vector<std::pair<std::string, bool>> outcomes;
     std::unique_ptr<StatusAggregator> agg;
 
-    Harness() {
+    // window: the aggregator's batch window (0 in the tests that are not about it).
+    explicit Harness(std::chrono::milliseconds window = 0ms) {
         agg = std::make_unique<StatusAggregator>(
             io.get_executor(), *client, &events, &metrics, nullptr,
             [this](const std::string& k, bool failed) { outcomes.emplace_back(k, failed); }, [] { return kT0; });
+        agg->set_batch_window(window);
         asio::co_spawn(io, agg->run(), asio::detached);
         asio::co_spawn(io, agg->run_writer(), asio::detached);
     }
@@ -116,6 +125,40 @@ TEST(StatusAggregator, WritesTheStatusSubresourceOnceThePassCompletes) {
     h.settle();
     EXPECT_EQ(h.server.requests().size(), 1u);
     EXPECT_EQ(h.events.pending().size(), 1u);
+}
+
+double completions(Harness& h) { return h.metrics.passes.Add({{"result", "complete"}}).Value(); }
+
+TEST(StatusAggregator, ABatchOfReportsCompletesEachPolicyOnce) {
+    Harness h;
+    h.server.script(ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"9"}})"));
+    h.agg->begin_pass(plan(keys(20)));
+    for (int i = 0; i < 20; ++i) h.agg->report(rep("w" + std::to_string(i), core::IdleKind::None));
+    h.settle();
+    EXPECT_EQ(completions(h), 1.0);
+    // The pass is complete; twenty reports arriving together (a resync) are
+    // one completion, not twenty.
+    for (int i = 0; i < 20; ++i) h.agg->report(rep("w" + std::to_string(i), core::IdleKind::None));
+    h.settle();
+    EXPECT_EQ(completions(h), 2.0);
+}
+
+TEST(StatusAggregator, ReportsSpreadOverAWindowCompleteThePolicyOncePerWindow) {
+    Harness h(1500ms);  // far longer than the reports take, even on a loaded machine
+    h.server.script(ScriptedReply::http(200, R"({"metadata":{"resourceVersion":"9"}})"));
+    h.agg->begin_pass(plan(keys(10)));
+    for (int i = 0; i < 10; ++i) h.agg->report(rep("w" + std::to_string(i), core::IdleKind::None));
+    h.settle(50ms);
+    EXPECT_EQ(completions(h), 1.0);
+    // One report every 20 ms for 200 ms, all inside the window that began
+    // with the first completion: applied together when it ends.
+    for (int i = 0; i < 10; ++i) {
+        h.agg->report(rep("w" + std::to_string(i), core::IdleKind::None));
+        h.settle(20ms);
+    }
+    EXPECT_EQ(completions(h), 1.0) << "completed before the window ended";
+    h.settle(1700ms);
+    EXPECT_EQ(completions(h), 2.0);
 }
 
 TEST(StatusAggregator, FailedWriteHandsThePolicyBack) {

@@ -188,6 +188,11 @@ public:
                                             const PolicyContext& context, const std::vector<std::string>& target_keys,
                                             std::optional<PolicyStatus> written, core::Timestamp now);
     std::vector<CompletedPass> report(const WorkloadReport& r, core::Timestamp now);
+    // report() without completing: the policies ({ns, name}) whose pass the
+    // report leaves with nothing pending, to be completed by refresh(). A
+    // batch of reports then costs one completion per policy, not one per
+    // report (a completion reads every member and recommendation).
+    std::vector<std::pair<std::string, std::string>> absorb(const WorkloadReport& r);
     void forget_policy(const std::string& ns, const std::string& policy);
     // The pull request exporter's part of a tracked policy's status, applied
     // from its next completion on; true when it changed.

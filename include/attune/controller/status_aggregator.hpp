@@ -23,6 +23,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -59,6 +60,11 @@ public:
     // not block): the pull request exporter looks at the policy again.
     using PassDoneFn = std::function<void(const std::string& ns, const std::string& policy)>;
     void on_pass_complete(PassDoneFn fn) { on_pass_complete_ = std::move(fn); }
+
+    // After applying its inbox the aggregator waits this long before the
+    // next batch (0: applies each arrival at once).
+    static constexpr std::chrono::milliseconds kDefaultBatchWindow{250};
+    void set_batch_window(std::chrono::milliseconds w) { batch_window_ = w; }
 
     // Applies the inbox until stop(); never awaits the apiserver.
     boost::asio::awaitable<void> run();
@@ -104,7 +110,8 @@ private:
     std::deque<std::string> write_order_;
     std::map<std::string, PolicyStatus> latest_;      // "ns/name" -> newest computed
     std::map<std::string, std::string> policy_uids_;  // "ns/name" -> uid, for Events about a failed write
-    boost::asio::steady_timer wake_, wake_writer_;
+    boost::asio::steady_timer wake_, wake_writer_, batch_;
+    std::chrono::milliseconds batch_window_ = kDefaultBatchWindow;
     bool stopping_ = false;
 };
 
