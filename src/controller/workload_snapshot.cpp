@@ -158,6 +158,12 @@ WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolici
     const auto* cache = caches.for_kind(key.kind);
     const auto workload = cache ? cache->get(key.cache_key()) : nullptr;
     if (!workload) return s;
+    s.hpa_conflict = core::check_hpa_conflict(hpas_targeting(caches, key), key.name, key.kind);
+    // Only a workload whose source is queried needs its pods and baseline:
+    // without a baseline, next_step answers NothingToSize exactly when the
+    // baseline would decide; Paused, Observe and an unusable source do not
+    // read a pod (docs/manager.md, "What a pass reads").
+    if (next_step(s) != WorkloadStep::NothingToSize) return s;
     std::vector<core::Pod> pods;
     for (const auto& obj : pods_of(caches, key.kind, s.report.uid)) {
         auto pod = core::decode_pod(*obj);
@@ -173,7 +179,6 @@ WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolici
     auto tmpl = core::decode_pod_template(key.kind, *workload);
     s.baseline = core::workload_baseline(pods, tmpl ? &tmpl.value() : nullptr, effective.excluded_containers);
     if (!tmpl && !core::baseline_pod(pods)) s.baseline_error = tmpl.error().message;
-    s.hpa_conflict = core::check_hpa_conflict(hpas_targeting(caches, key), key.name, key.kind);
 
     if (const auto* vpa = std::get_if<core::VpaSource>(&effective.metrics.provider)) {
         const auto vns = vpa->namespace_.empty() ? key.ns : vpa->namespace_;

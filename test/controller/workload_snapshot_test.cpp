@@ -90,31 +90,32 @@ TEST(WorkloadSnapshot, TheSettingsPointerStaysWhileNothingItDependsOnMoved) {
     EXPECT_EQ(c->memory.overhead_percent, 50);
 }
 
-TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStep) {
+TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStepAndOnlyAQueryReadsThePods) {
     struct Row {
         const char* what;
         std::string policy;
         bool defaults_synced;
         WorkloadStep want;
         const char* message;  // part of ConfigError / source_error / vpa_problem
+        bool reads_pods;      // only a step that depends on the baseline reads the pods
     };
     const std::vector<Row> rows = {
         {"loopback Prometheus without the flag", policy(R"({"prometheus":{"address":"http://127.0.0.1:9090"}})"), true,
-         WorkloadStep::ConfigFailed, "loopback"},
-        {"defaults not listed yet", policy(kPrometheus), false, WorkloadStep::ConfigFailed, "Failed to fetch defaults"},
+         WorkloadStep::ConfigFailed, "loopback", false},
+        {"defaults not listed yet", policy(kPrometheus), false, WorkloadStep::ConfigFailed, "Failed to fetch defaults", false},
         {"a Secret without Secret reads",
          policy(R"({"prometheus":{"address":"http://prom:9090","bearerTokenSecret":{"name":"s","key":"t"}}})"), true,
-         WorkloadStep::ConfigFailed, "needs Secret reads"},
-        {"paused", policy(kPrometheus, R"(,"paused":true)"), true, WorkloadStep::Paused, ""},
-        {"Observe", policy(kPrometheus, R"(,"updateStrategy":{"type":"Observe"})"), true, WorkloadStep::Observe, ""},
-        {"no source anywhere", policy("{}"), true, WorkloadStep::SourceFailed, "no metrics source"},
+         WorkloadStep::ConfigFailed, "needs Secret reads", false},
+        {"paused", policy(kPrometheus, R"(,"paused":true)"), true, WorkloadStep::Paused, "", false},
+        {"Observe", policy(kPrometheus, R"(,"updateStrategy":{"type":"Observe"})"), true, WorkloadStep::Observe, "", false},
+        {"no source anywhere", policy("{}"), true, WorkloadStep::SourceFailed, "no metrics source", false},
         {"CloudWatch", policy(R"({"cloudwatch":{"region":"eu-west-1","clusterName":"c"}})"), true,
-         WorkloadStep::QuerySource, ""},
+         WorkloadStep::QuerySource, "", true},
         {"Datadog without Secret reads", policy(R"({"datadog":{"apiKeySecretRef":{"name":"d","key":"k"}}})"), true,
-         WorkloadStep::ConfigFailed, "needs Secret reads"},
-        {"VPA without the VPA API", policy(R"({"vpa":{"name":"web"}})"), true, WorkloadStep::QuerySource, "not served"},
+         WorkloadStep::ConfigFailed, "needs Secret reads", false},
+        {"VPA without the VPA API", policy(R"({"vpa":{"name":"web"}})"), true, WorkloadStep::QuerySource, "not served", true},
         {"every container excluded", policy(kPrometheus, R"(,"excludedContainers":["app"])"), true,
-         WorkloadStep::NothingToSize, ""},
+         WorkloadStep::NothingToSize, "", true},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);
@@ -126,6 +127,7 @@ TEST(WorkloadSnapshot, EachPolicyStateLeadsToItsStep) {
         EXPECT_EQ(next_step(s), r.want);
         const auto said = s.policy.config_error + s.policy.source_error + s.vpa_problem;
         EXPECT_NE(said.find(r.message), std::string::npos) << said;
+        EXPECT_EQ(!s.pod_names.empty(), r.reads_pods);
     }
 }
 
