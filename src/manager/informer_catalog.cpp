@@ -1,5 +1,6 @@
 #include "informer_catalog.hpp"
 
+#include <attune/controller/executor/resize_snapshot.hpp>
 #include <attune/controller/reconcile.hpp>
 #include <attune/kube/informer_registry.hpp>
 #include <attune/kube/pod_protobuf.hpp>
@@ -48,7 +49,7 @@ void define_informers(kube::InformerRegistry& registry, bool watch_list, bool pr
     define(
         "horizontalpodautoscalers", kube::resources::horizontal_pod_autoscalers(),
         kube::strip_hpa, controller::index_hpas);
-    define("nodes", kube::resources::nodes(), kube::strip_node);
+    define("nodes", kube::resources::nodes(), kube::strip_node, controller::decode_nodes);
     define("namespaces", kube::resources::namespaces(), kube::strip_namespace);
     // Decoded once per change: every workload event selects among its
     // namespace's policies.

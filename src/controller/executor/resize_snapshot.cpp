@@ -50,17 +50,26 @@ std::optional<ExecutorSnapshot> take_executor_snapshot(const ExecutorCaches& cac
     return s;
 }
 
-NodeView node_of(const ExecutorCaches& caches, std::string_view node_name) {
+NodeView decode_node_view(const boost::json::value& node) {
     NodeView v;
-    if (!caches.nodes || node_name.empty()) return v;
-    auto obj = caches.nodes->get(node_name);
-    if (!obj) return v;
-    v.probe = core::decode_node_probe(*obj);
-    auto facts = core::decode_node_facts(*obj);
+    v.probe = core::decode_node_probe(node);
+    auto facts = core::decode_node_facts(node);
     if (facts) v.facts = std::move(facts).value();
-    else spdlog::warn("node does not decode; its pods' increases wait name={} error=\"{}\"", node_name,
-                      facts.error().message);
+    else spdlog::warn("node does not decode; its pods' increases wait name={} error=\"{}\"",
+                      kube::meta_string(node, "name"), facts.error().message);
     return v;
+}
+
+void decode_nodes(kube::ObjectCache& nodes) {
+    nodes.decode_as<NodeView>([](const boost::json::value& node) -> std::shared_ptr<const void> {
+        return std::make_shared<const NodeView>(decode_node_view(node));
+    });
+}
+
+NodeView node_of(const ExecutorCaches& caches, std::string_view node_name) {
+    if (!caches.nodes || node_name.empty()) return {};
+    const auto v = caches.nodes->decoded<NodeView>(node_name);
+    return v ? *v : NodeView{};
 }
 
 }  // namespace attune::controller

@@ -104,6 +104,7 @@ struct Harness {
         c.views.hpas = &hpas;
         c.views.policies = &policies;
         c.views.pods = &pods;
+        decode_nodes(nodes);
         c.nodes = &nodes;
         c.namespaces = &namespaces;
         c.limit_ranges = &limit_ranges;

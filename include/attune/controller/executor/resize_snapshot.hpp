@@ -51,6 +51,12 @@ struct NodeView {
     std::optional<core::NodeFacts> facts;  // nullopt: not cached, or does not decode (increases fail closed)
     std::optional<core::NodeProbe> probe;  // the pod-level resize rule's input (PlanOptions::node)
 };
+// A node's view, decoded once per change: the nodes cache keeps it
+// (decode_nodes, called once on the nodes informer's cache), and node_of
+// reads it, so an executor pass parses no node (docs/manager.md, "What a
+// pass reads").
+NodeView decode_node_view(const boost::json::value& node);
+void decode_nodes(kube::ObjectCache& nodes);
 NodeView node_of(const ExecutorCaches& caches, std::string_view node_name);
 
 }  // namespace attune::controller
