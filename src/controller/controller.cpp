@@ -121,7 +121,7 @@ kube::Informer::Handler Controller::on_defaults_change(bool cluster_scoped) {
 kube::Informer::Handler Controller::on_pod_change() {
     return [this](const kube::ObjectCache::Delta& d) {
         for (const auto& k : keys_for_pod_change(d, caches_.replicasets, caches_.jobs))
-            queue_.add_after(k, opts_.pod_change_delay);
+            queue_.add_settled(k, opts_.pod_change_delay);
     };
 }
 

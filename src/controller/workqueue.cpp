@@ -24,6 +24,13 @@ void Workqueue::add_after(const std::string& key, std::chrono::milliseconds dela
     publish();
 }
 
+void Workqueue::add_settled(const std::string& key, std::chrono::milliseconds delay) {
+    if (delay.count() <= 0) return add(key);
+    state_.add_settled(key, WorkqueueState::Clock::now() + delay);
+    if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
+    publish();
+}
+
 void Workqueue::add_rate_limited(const std::string& key) {
     if (metrics_) metrics_->workqueue_retries.Increment();
     state_.add_rate_limited(key, WorkqueueState::Clock::now());

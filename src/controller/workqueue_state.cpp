@@ -18,6 +18,7 @@ bool WorkqueueState::add(const std::string& key) {
 
 void WorkqueueState::add_after(const std::string& key, time_point when) {
     if (shutting_down_) return;
+    settled_.erase(key);
     if (auto it = delayed_at_.find(key); it != delayed_at_.end()) {
         if (it->second <= when) return;
         delayed_.erase({it->second, key});
@@ -26,6 +27,13 @@ void WorkqueueState::add_after(const std::string& key, time_point when) {
         delayed_at_.emplace(key, when);
     }
     delayed_.emplace(when, key);
+}
+
+void WorkqueueState::add_settled(const std::string& key, time_point when) {
+    if (shutting_down_) return;
+    const bool pending_timer = delayed_at_.contains(key) && !settled_.contains(key);
+    add_after(key, when);
+    if (!pending_timer) settled_.insert(key);
 }
 
 std::chrono::milliseconds WorkqueueState::add_rate_limited(const std::string& key, time_point now) {
@@ -48,6 +56,7 @@ std::size_t WorkqueueState::promote(time_point now) {
     while (!delayed_.empty() && delayed_.begin()->first <= now) {
         auto node = delayed_.extract(delayed_.begin());
         delayed_at_.erase(node.value().second);
+        settled_.erase(node.value().second);
         if (add(node.value().second)) ++n;
     }
     return n;
@@ -60,6 +69,11 @@ std::optional<std::string> WorkqueueState::take(time_point now) {
     auto key = std::move(queue_.front());
     queue_.pop_front();
     dirty_.erase(key);
+    if (settled_.erase(key)) {
+        // Requested before this processing began, which answers it.
+        delayed_.erase({delayed_at_.at(key), key});
+        delayed_at_.erase(key);
+    }
     processing_.insert(key);
     return key;
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <vector>
+
 namespace attune::controller {
 namespace {
 using namespace std::chrono_literals;
@@ -62,6 +65,53 @@ TEST(WorkqueueState, DelayedKeyAlreadyQueuedIsNotDuplicated) {
     q.add_after("k", kT0 + 1s);
     EXPECT_EQ(q.take(kT0 + 2s), "k");
     EXPECT_EQ(q.take(kT0 + 2s), std::nullopt);
+}
+
+// A settled add (a pod event's workload, after the burst settles) is
+// answered by any processing that starts before it falls due; a timer
+// (add_after) is not.
+TEST(WorkqueueState, ASettledAddIsAnsweredByAnEarlierProcessingATimerIsNot) {
+    struct Row {
+        const char* what;
+        std::function<void(WorkqueueState&)> requests;  // all made at kT0, before the processing
+        bool again_at_10s;                              // handed out again once the delay has passed
+    };
+    const std::vector<Row> rows = {
+        {"settled", [](WorkqueueState& q) { q.add_settled("k", kT0 + 10s); }, false},
+        {"timer", [](WorkqueueState& q) { q.add_after("k", kT0 + 10s); }, true},
+        {"settled, then a timer", [](WorkqueueState& q) {
+             q.add_settled("k", kT0 + 10s);
+             q.add_after("k", kT0 + 10s);
+         }, true},
+        {"a timer, then settled", [](WorkqueueState& q) {
+             q.add_after("k", kT0 + 10s);
+             q.add_settled("k", kT0 + 5s);
+         }, true},
+        {"settled twice", [](WorkqueueState& q) {
+             q.add_settled("k", kT0 + 10s);
+             q.add_settled("k", kT0 + 8s);
+         }, false},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(r.what);
+        WorkqueueState q;
+        r.requests(q);
+        q.add("k");  // another cause processes it first
+        ASSERT_EQ(q.take(kT0 + 1s), "k");
+        q.done("k");
+        EXPECT_EQ(q.take(kT0 + 10s) == std::optional<std::string>("k"), r.again_at_10s);
+        EXPECT_EQ(q.delayed(), 0u);
+    }
+}
+
+TEST(WorkqueueState, ASettledAddMadeDuringProcessingStillFallsDue) {
+    WorkqueueState q;
+    q.add("k");
+    ASSERT_EQ(q.take(kT0), "k");
+    q.add_settled("k", kT0 + 10s);  // a change the running processing may not have seen
+    q.done("k");
+    EXPECT_EQ(q.take(kT0 + 9s), std::nullopt);
+    EXPECT_EQ(q.take(kT0 + 10s), "k");
 }
 
 TEST(WorkqueueState, RateLimitedRequeueBacksOffPerKeyExponentially) {

@@ -74,7 +74,8 @@ public:
     kube::Informer::Handler on_policy_change();
     // AttuneDefaults (cluster: every policy) / AttuneNamespaceDefaults (its namespace's).
     kube::Informer::Handler on_defaults_change(bool cluster_scoped);
-    // A pod added or deleted: its workload, after pod_change_delay.
+    // A pod added or deleted: its workload, after pod_change_delay unless a
+    // worker takes it before then (the pod is in what it reads).
     kube::Informer::Handler on_pod_change();
     kube::Informer::Handler on_vpa_change();
 

@@ -21,6 +21,8 @@ public:
 
     void add(const std::string& key);
     void add_after(const std::string& key, std::chrono::milliseconds delay);
+    // After `delay`, unless a worker takes the key first (WorkqueueState::add_settled).
+    void add_settled(const std::string& key, std::chrono::milliseconds delay);
     // After a failure: retried after this key's backoff.
     void add_rate_limited(const std::string& key);
     void forget(const std::string& key);

@@ -4,7 +4,8 @@
 //  - dedupe: a key waiting to be processed is queued once;
 //  - per-key serialisation: a key being processed is never handed out again;
 //    an add while it is processed marks it dirty and it is re-queued by done();
-//  - delayed adds and a per-key exponential backoff for failed keys.
+//  - delayed adds and a per-key exponential backoff for failed keys;
+//  - settled adds: delayed, and answered by any processing that starts first.
 #include <chrono>
 #include <deque>
 #include <optional>
@@ -33,6 +34,12 @@ public:
     bool add(const std::string& key);
     // Makes the key ready at `when` (the earliest of several requests wins).
     void add_after(const std::string& key, time_point when);
+    // Makes the key ready at `when` unless it is taken before then: the
+    // processing that takes it reads every change made before it, so it
+    // answers this request too. For coalescing delays (a burst of pod
+    // events settling), not for timers (a refresh, a backoff), which stay
+    // with add_after. A later add_after makes the request a timer.
+    void add_settled(const std::string& key, time_point when);
     // add_after(now + backoff of this key), and counts one more failure.
     std::chrono::milliseconds add_rate_limited(const std::string& key, time_point now);
     // The key succeeded: its backoff starts over.
@@ -63,6 +70,7 @@ private:
     std::unordered_set<std::string> processing_;
     std::set<std::pair<time_point, std::string>> delayed_;
     std::unordered_map<std::string, time_point> delayed_at_;
+    std::unordered_set<std::string> settled_;  // delayed keys that taking answers (add_settled)
     std::unordered_map<std::string, unsigned> failures_;
     bool shutting_down_ = false;
 };
