@@ -349,10 +349,7 @@ void Controller::apply(const WorkloadSnapshot& s, WorkloadStep step, const Sourc
                 }
                 // The working set has its points before rate() has: until every
                 // resource has its own, look again every queryStep.
-                refresh = (got->source == "prometheus" || got->source == "datadog" || got->source == "cloudwatch") &&
-                                  core::partly_collecting(got->recommendation)
-                              ? core::RefreshReason::Collecting
-                              : core::RefreshReason::Recommended;
+                refresh = core::refresh_after_recommendation(got->source, core::partly_collecting(got->recommendation));
             } else if (got->state == RecommendationState::Collecting) {
                 store_.erase(s.key);  // minimumDataPoints may have been raised
                 refresh = core::RefreshReason::Collecting;

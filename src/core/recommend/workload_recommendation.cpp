@@ -171,4 +171,9 @@ std::optional<std::chrono::seconds> refresh_delay(RefreshReason why, Duration qu
     return std::nullopt;
 }
 
+RefreshReason refresh_after_recommendation(std::string_view source, bool partly_collecting) {
+    if (source == "manual" || source == "vpa") return RefreshReason::None;
+    return partly_collecting ? RefreshReason::Collecting : RefreshReason::Recommended;
+}
+
 }  // namespace attune::core

@@ -291,5 +291,23 @@ TEST(WorkloadRecommendation, RefreshDelays) {
     }
 }
 
+TEST(WorkloadRecommendation, OnlyAMetricsBackendIsAskedAgainWithTime) {
+    struct Row {
+        const char* source;
+        bool partly_collecting;
+        RefreshReason want;
+    };
+    const Row rows[] = {
+        {"prometheus", false, RefreshReason::Recommended}, {"prometheus", true, RefreshReason::Collecting},
+        {"datadog", false, RefreshReason::Recommended},    {"datadog", true, RefreshReason::Collecting},
+        {"cloudwatch", false, RefreshReason::Recommended}, {"cloudwatch", true, RefreshReason::Collecting},
+        {"vpa", false, RefreshReason::None},               {"manual", false, RefreshReason::None},
+    };
+    for (const auto& r : rows) {
+        SCOPED_TRACE(std::string(r.source) + (r.partly_collecting ? " collecting" : ""));
+        EXPECT_EQ(refresh_after_recommendation(r.source, r.partly_collecting), r.want);
+    }
+}
+
 }  // namespace
 }  // namespace attune::core

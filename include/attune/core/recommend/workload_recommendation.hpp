@@ -95,5 +95,12 @@ enum class RefreshReason {
 };
 // nullopt for None.
 std::optional<std::chrono::seconds> refresh_delay(RefreshReason why, Duration query_step);
+// After a recommendation from `source` ("prometheus", "datadog",
+// "cloudwatch", "vpa", "manual"): a metrics backend brings new points with
+// time, so it is asked again (Collecting while partly collecting, else
+// Recommended). A manual or VPA recommendation reads only watched objects
+// (the policy, the VerticalPodAutoscaler, the pods), whose changes queue the
+// workload at once: None, so an unchanged cluster costs nothing.
+RefreshReason refresh_after_recommendation(std::string_view source, bool partly_collecting);
 
 }  // namespace attune::core
