@@ -6,6 +6,7 @@
 #   hack/bench-scale.sh [--pods 10000] [--churn 120] [--k8s 1.36] [--keep] [--reuse]
 #                       [--alloc glibc|jemalloc|mimalloc] [--heaptrack] [--runs 1]
 #                       [--manager-flags "..."] [--summary-only] [--cold-starts 5]
+#                       [--policy auto|observe-vpa] [--perf]
 #
 # Steps: bring the cluster up (pods/100 simulated nodes, no Prometheus, kubesim
 # with its full resync off so it costs what changes), measure the manager on
@@ -19,13 +20,20 @@
 # and prints the min, median and max of cold start to /readyz (one run is
 # noise on a shared machine: the apiserver's own list time varies by
 # +-0.5 s from one run to the next). --reuse keeps an existing cluster with the pods
-# already there; --keep leaves the cluster up afterwards.
+# already there; --keep leaves the cluster up afterwards. --policy picks the
+# namespaces' AttunePolicy: auto (default: Auto with a Manual source restating
+# the live sizes, so the executor plans every pod and sends nothing) or
+# observe-vpa (Observe with a VPA source, the VPA CRD installed: the setting
+# the Go operator supports too, with nothing to resize); it is applied on
+# every run, so one cluster serves both. --perf records run 1's first minute
+# after sync with `perf record --call-graph dwarf` and prints the top of the
+# report (inclusive, by symbol) from it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 export ATTUNE_PORT_BASE=${ATTUNE_PORT_BASE:-16440}
 # The manager runs as deployed: every informer its features read (the
 # executor's pods, nodes, namespaces, LimitRanges and ResourceQuotas included).
-pods=10000 churn=120 minor=1.36 keep=0 reuse=0 alloc=glibc heap=0 runs=1 summary_only=0 cold_starts=5
+pods=10000 churn=120 minor=1.36 keep=0 reuse=0 alloc=glibc heap=0 runs=1 summary_only=0 cold_starts=5 policy=auto perf=0
 mflags=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -40,6 +48,8 @@ while [ $# -gt 0 ]; do
     --manager-flags) mflags=${2?}; shift 2;;
     --summary-only) summary_only=1; shift;;
     --cold-starts) cold_starts=${2:?}; shift 2;;
+    --policy) policy=${2:?}; shift 2;;
+    --perf) perf=1; shift;;
     *) echo "bench-scale: unknown flag '$1' (see the header of $0)" >&2; exit 2;;
   esac
 done
@@ -144,7 +154,6 @@ if [ "$have" -lt "$pods" ]; then
   python3 "$here/bench/scale/workload.py" namespaces "$ns_count" | k apply -f - >/dev/null
   for n in $(seq 0 $((ns_count - 1))); do
     ns=$(printf 'bench-%02d' "$n")
-    python3 "$here/bench/scale/workload.py" policy "$ns" | k apply -f - >/dev/null
     python3 "$here/bench/scale/workload.py" deployments "$ns" "$per_ns" "$replicas" $((n * per_ns)) \
       | k apply --server-side -f - >/dev/null
   done
@@ -161,9 +170,19 @@ else
   empty_rss=""
 fi
 
+case $policy in
+  auto) ;;
+  observe-vpa) k apply -f "$here/e2e/crds/verticalpodautoscaler.yaml" >/dev/null
+    k wait --for=condition=Established crd/verticalpodautoscalers.autoscaling.k8s.io --timeout=60s >/dev/null;;
+  *) echo "bench-scale: --policy auto|observe-vpa" >&2; exit 2;;
+esac
+for n in $(seq 0 $((ns_count - 1))); do
+  python3 "$here/bench/scale/workload.py" policy "$(printf 'bench-%02d' "$n")" "$policy" | k apply -f - >/dev/null
+done
+
 objects=$(k get pods,replicasets,deployments -A --no-headers 2>/dev/null | wc -l)
 load=$(cut -d' ' -f1-3 /proc/loadavg)
-[ $summary_only = 1 ] || echo "== bench-scale: k8s $minor, $have pods Running, $objects pods+ReplicaSets+Deployments, $nodes nodes, alloc $alloc, load $load"
+[ $summary_only = 1 ] || echo "== bench-scale: k8s $minor, $have pods Running, $objects pods+ReplicaSets+Deployments, $nodes nodes, policy $policy, alloc $alloc, load $load"
 [ -n "$empty_rss" ] && [ $summary_only = 0 ] && echo "   empty-cluster manager RSS: $empty_rss MiB"
 
 for run in $(seq 1 "$runs"); do
@@ -182,7 +201,14 @@ for run in $(seq 1 "$runs"); do
              p, r, e, (r - e) * 1024 / p, t }'
   fi
   [ $summary_only = 1 ] && { stop_manager; continue; }
-  sleep 60
+  if [ $perf = 1 ] && [ "$run" = 1 ]; then
+    perf record -F 199 --call-graph dwarf,16384 -o "$out/perf.data" -p "$pid" -- sleep 60 >/dev/null 2>&1
+    perf report -i "$out/perf.data" --no-children --sort symbol --stdio 2>/dev/null | grep -E '^ +[0-9]' | head -25 > "$out/perf-self.txt" || true
+    perf report -i "$out/perf.data" --children --sort symbol --stdio -g none 2>/dev/null | grep -E '^ +[0-9]' | head -60 > "$out/perf-children.txt" || true
+    echo "run $run: perf of the first minute in $out/perf.data (top: $out/perf-self.txt, $out/perf-children.txt)"
+  else
+    sleep 60
+  fi
   echo "run $run: +60s RSS $(vm "$pid" VmRSS) MiB  HWM $(vm "$pid" VmHWM) MiB  cpu $(cpu_s "$pid")s"
   if [ "$churn" -gt 0 ]; then
     c0=$(cpu_s "$pid"); t_end=$(( $(date +%s) + churn )); rss_min=1e9; rss_max=0; i=0

@@ -4,7 +4,7 @@ scale benchmark as one kubectl List per namespace.
 
     workload.py namespaces NS_COUNT                 -> Namespaces
     workload.py deployments NS DEPLOYS REPLICAS     -> Deployments of one namespace
-    workload.py policy NS                           -> the namespace's AttunePolicy
+    workload.py policy NS [auto|observe-vpa]        -> the namespace's AttunePolicy
 
 Pods are shaped like real Deployment pods: several labels and annotations,
 about 15 environment variables, config/secret/emptyDir volumes, probes, and a
@@ -15,7 +15,24 @@ import json
 import sys
 
 
-def policy(ns):
+def policy(ns, kind="auto"):
+    if kind == "observe-vpa":
+        # Observe with a VPA source: the setting both this manager and the Go
+        # operator support, where neither has anything to resize.
+        return {
+            "apiVersion": "attune.io/v1alpha1",
+            "kind": "AttunePolicy",
+            "metadata": {"name": "bench", "namespace": ns},
+            "spec": {
+                "targetRef": {"kind": "Deployment", "selector": {"matchLabels": {"attune.io/bench": "true"}}},
+                "metricsSource": {"vpa": {"name": "bench"}},
+                "cpu": {},
+                "memory": {},
+                "updateStrategy": {"type": "Observe"},
+            },
+        }
+    if kind != "auto":
+        raise SystemExit(f"workload.py: unknown policy kind {kind!r} (auto, observe-vpa)")
     # Auto with a Manual source that restates the live sizes (omitted keys are
     # inherited), so the executor plans every pod each cycle but has nothing to
     # send: the bench measures the manager with the executor running, not
@@ -109,7 +126,7 @@ def main(argv):
         first = int(argv[5]) if len(argv) > 5 else 0
         items = [deployment(ns, first + i, replicas) for i in range(count)]
     elif what == "policy":
-        items = [policy(argv[2])]
+        items = [policy(argv[2], argv[3] if len(argv) > 3 else "auto")]
     else:
         sys.exit(f"workload.py: unknown kind {what!r}")
     json.dump({"apiVersion": "v1", "kind": "List", "items": items}, sys.stdout)
