@@ -19,34 +19,25 @@ def policy(ns, kind="auto"):
     if kind == "observe-vpa":
         # Observe with a VPA source: the setting both this manager and the Go
         # operator support, where neither has anything to resize.
-        return {
-            "apiVersion": "attune.io/v1alpha1",
-            "kind": "AttunePolicy",
-            "metadata": {"name": "bench", "namespace": ns},
-            "spec": {
-                "targetRef": {"kind": "Deployment", "selector": {"matchLabels": {"attune.io/bench": "true"}}},
-                "metricsSource": {"vpa": {"name": "bench"}},
-                "cpu": {},
-                "memory": {},
-                "updateStrategy": {"type": "Observe"},
-            },
-        }
-    if kind != "auto":
+        source, mode = {"vpa": {"name": "bench"}}, "Observe"
+    elif kind == "auto":
+        # Auto with a Manual source that restates the live sizes (omitted keys
+        # are inherited), so the executor plans every pod each cycle but has
+        # nothing to send: the bench measures the manager with the executor
+        # running, not 10,000 resizes.
+        source, mode = {"manual": {"containers": [{"name": "app", "resources": {}}]}}, "Auto"
+    else:
         raise SystemExit(f"workload.py: unknown policy kind {kind!r} (auto, observe-vpa)")
-    # Auto with a Manual source that restates the live sizes (omitted keys are
-    # inherited), so the executor plans every pod each cycle but has nothing to
-    # send: the bench measures the manager with the executor running, not
-    # 10,000 resizes.
     return {
         "apiVersion": "attune.io/v1alpha1",
         "kind": "AttunePolicy",
         "metadata": {"name": "bench", "namespace": ns},
         "spec": {
             "targetRef": {"kind": "Deployment", "selector": {"matchLabels": {"attune.io/bench": "true"}}},
-            "metricsSource": {"manual": {"containers": [{"name": "app", "resources": {}}]}},
+            "metricsSource": source,
             "cpu": {},
             "memory": {},
-            "updateStrategy": {"type": "Auto"},
+            "updateStrategy": {"type": mode},
         },
     }
 
