@@ -211,7 +211,8 @@ for run in $(seq 1 "$runs"); do
   fi
   echo "run $run: +60s RSS $(vm "$pid" VmRSS) MiB  HWM $(vm "$pid" VmHWM) MiB  cpu $(cpu_s "$pid")s"
   if [ "$churn" -gt 0 ]; then
-    c0=$(cpu_s "$pid"); t_end=$(( $(date +%s) + churn )); rss_min=1e9; rss_max=0; i=0
+    watch_events() { metrics | awk '/^attune_kube_watch_events_total\{/ {s += $2} END {print s + 0}'; }
+    c0=$(cpu_s "$pid"); e0=$(watch_events); t_end=$(( $(date +%s) + churn )); rss_min=1e9; rss_max=0; i=0
     mapfile -t nss < <(k get ns -l attune.io/bench=true -o name | sed 's|namespace/||')
     while [ "$(date +%s)" -lt "$t_end" ]; do
       ns=${nss[$((RANDOM % ${#nss[@]}))]}
@@ -227,7 +228,9 @@ for run in $(seq 1 "$runs"); do
       i=$((i + 1)); sleep 2
     done
     [ $((i % 2)) = 1 ] && k -n "$scaled_ns" scale "$scaled" --replicas=$replicas >/dev/null
-    echo "run $run: churn ${churn}s ($i rounds): RSS min $rss_min max $rss_max end $(vm "$pid" VmRSS) MiB  HWM $(vm "$pid" VmHWM) MiB  cpu $(awk -v a="$c0" -v b="$(cpu_s "$pid")" 'BEGIN {printf "%.2f", b - a}')s  events: $(metrics | awk '/^attune_kube_watch_events_total\{/ {s += $2} END {print s + 0}')"
+    # CPU and watch events of the churn window alone, and their ratio.
+    c1=$(cpu_s "$pid"); e1=$(watch_events)
+    echo "run $run: churn ${churn}s ($i rounds): RSS min $rss_min max $rss_max end $(vm "$pid" VmRSS) MiB  HWM $(vm "$pid" VmHWM) MiB  cpu $(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.2f", b - a}')s  events: $((e1 - e0)) ($(awk -v a="$c0" -v b="$c1" -v n=$((e1 - e0)) 'BEGIN {printf "%.0f", n > 0 ? (b - a) * 1e6 / n : 0}') us of CPU per event)"
   fi
   grep -E "informers synced|malloc" "$log" | sed 's/^/   log: /' | head -5 || true
   stop_manager
