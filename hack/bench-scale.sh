@@ -230,7 +230,7 @@ for run in $(seq 1 "$runs"); do
     [ $((i % 2)) = 1 ] && k -n "$scaled_ns" scale "$scaled" --replicas=$replicas >/dev/null
     # CPU and watch events of the churn window alone, and their ratio.
     c1=$(cpu_s "$pid"); e1=$(watch_events)
-    echo "run $run: churn ${churn}s ($i rounds): RSS min $rss_min max $rss_max end $(vm "$pid" VmRSS) MiB  HWM $(vm "$pid" VmHWM) MiB  cpu $(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.2f", b - a}')s  events: $((e1 - e0)) ($(awk -v a="$c0" -v b="$c1" -v n=$((e1 - e0)) 'BEGIN {printf "%.0f", n > 0 ? (b - a) * 1e6 / n : 0}') us of CPU per event)"
+    echo "run $run: churn ${churn}s ($i rounds): RSS min $rss_min max $rss_max end $(vm "$pid" VmRSS) MiB  HWM $(vm "$pid" VmHWM) MiB  cpu $(awk -v a="$c0" -v b="$c1" 'BEGIN {printf "%.2f", b - a}')s  events: $((e1 - e0)) ($(awk -v a="$c0" -v b="$c1" -v n=$((e1 - e0)) 'BEGIN {printf "%.0f", (n > 0) ? (b - a) * 1e6 / n : 0}') us of CPU per event)"
   fi
   grep -E "informers synced|malloc" "$log" | sed 's/^/   log: /' | head -5 || true
   stop_manager
