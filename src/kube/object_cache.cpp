@@ -46,8 +46,9 @@ ObjectCache::ObjectPtr ObjectCache::admit(json::value&& object, Entry& e) const 
     // is released with the event. Compact text keeps no tree: the snapshot
     // handed to the handlers stays in the event's buffer, one block freed
     // with it, instead of a copy made of a malloc per string and object.
-    auto snap = storage_ == CacheStorage::CompactText ? std::make_shared<const json::value>(std::move(object))
-                                                      : std::make_shared<const json::value>(object, json::storage_ptr());
+    auto snap = storage_ == CacheStorage::CompactText
+                    ? std::make_shared<const json::value>(std::move(object))
+                    : std::make_shared<const json::value>(object, json::storage_ptr());
     e.resource_version = std::string(meta_string(*snap, "resourceVersion"));
     e.ns = std::string(meta_string(*snap, "namespace"));
     e.owners = owner_uids(*snap);

@@ -79,18 +79,24 @@ TEST(WorkqueueState, ASettledAddIsAnsweredByAnEarlierProcessingATimerIsNot) {
     const std::vector<Row> rows = {
         {"settled", [](WorkqueueState& q) { q.add_settled("k", kT0 + 10s); }, false},
         {"timer", [](WorkqueueState& q) { q.add_after("k", kT0 + 10s); }, true},
-        {"settled, then a timer", [](WorkqueueState& q) {
+        {"settled, then a timer",
+         [](WorkqueueState& q) {
              q.add_settled("k", kT0 + 10s);
              q.add_after("k", kT0 + 10s);
-         }, true},
-        {"a timer, then settled", [](WorkqueueState& q) {
+         },
+         true},
+        {"a timer, then settled",
+         [](WorkqueueState& q) {
              q.add_after("k", kT0 + 10s);
              q.add_settled("k", kT0 + 5s);
-         }, true},
-        {"settled twice", [](WorkqueueState& q) {
+         },
+         true},
+        {"settled twice",
+         [](WorkqueueState& q) {
              q.add_settled("k", kT0 + 10s);
              q.add_settled("k", kT0 + 8s);
-         }, false},
+         },
+         false},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(r.what);

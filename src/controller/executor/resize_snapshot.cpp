@@ -55,8 +55,9 @@ NodeView decode_node_view(const boost::json::value& node) {
     v.probe = core::decode_node_probe(node);
     auto facts = core::decode_node_facts(node);
     if (facts) v.facts = std::move(facts).value();
-    else spdlog::warn("node does not decode; its pods' increases wait name={} error=\"{}\"",
-                      kube::meta_string(node, "name"), facts.error().message);
+    else
+        spdlog::warn("node does not decode; its pods' increases wait name={} error=\"{}\"",
+                     kube::meta_string(node, "name"), facts.error().message);
     return v;
 }
 

@@ -298,10 +298,14 @@ TEST(WorkloadRecommendation, OnlyAMetricsBackendIsAskedAgainWithTime) {
         RefreshReason want;
     };
     const Row rows[] = {
-        {"prometheus", false, RefreshReason::Recommended}, {"prometheus", true, RefreshReason::Collecting},
-        {"datadog", false, RefreshReason::Recommended},    {"datadog", true, RefreshReason::Collecting},
-        {"cloudwatch", false, RefreshReason::Recommended}, {"cloudwatch", true, RefreshReason::Collecting},
-        {"vpa", false, RefreshReason::None},               {"manual", false, RefreshReason::None},
+        {"prometheus", false, RefreshReason::Recommended},
+        {"prometheus", true, RefreshReason::Collecting},
+        {"datadog", false, RefreshReason::Recommended},
+        {"datadog", true, RefreshReason::Collecting},
+        {"cloudwatch", false, RefreshReason::Recommended},
+        {"cloudwatch", true, RefreshReason::Collecting},
+        {"vpa", false, RefreshReason::None},
+        {"manual", false, RefreshReason::None},
     };
     for (const auto& r : rows) {
         SCOPED_TRACE(std::string(r.source) + (r.partly_collecting ? " collecting" : ""));
