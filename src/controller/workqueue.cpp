@@ -19,21 +19,23 @@ void Workqueue::add(const std::string& key) {
 void Workqueue::add_after(const std::string& key, std::chrono::milliseconds delay) {
     if (delay.count() <= 0) return add(key);
     state_.add_after(key, WorkqueueState::Clock::now() + delay);
-    // An earlier due time than the one waiters sleep until: wake them to re-arm.
-    if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
-    publish();
+    delayed_added();
 }
 
 void Workqueue::add_settled(const std::string& key, std::chrono::milliseconds delay) {
     if (delay.count() <= 0) return add(key);
     state_.add_settled(key, WorkqueueState::Clock::now() + delay);
-    if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
-    publish();
+    delayed_added();
 }
 
 void Workqueue::add_rate_limited(const std::string& key) {
     if (metrics_) metrics_->workqueue_retries.Increment();
     state_.add_rate_limited(key, WorkqueueState::Clock::now());
+    delayed_added();
+}
+
+void Workqueue::delayed_added() {
+    // An earlier due time than the one waiters sleep until: wake them to re-arm.
     if (auto due = state_.next_due(); due && *due < timer_.expiry()) wake();
     publish();
 }

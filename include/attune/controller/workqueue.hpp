@@ -40,6 +40,8 @@ public:
 private:
     void wake();
     void publish();
+    // After any delayed add: re-arms the waiters if the key falls due sooner.
+    void delayed_added();
 
     WorkqueueState state_;
     boost::asio::steady_timer timer_;

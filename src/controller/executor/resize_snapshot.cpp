@@ -50,6 +50,7 @@ std::optional<ExecutorSnapshot> take_executor_snapshot(const ExecutorCaches& cac
     return s;
 }
 
+namespace {
 NodeView decode_node_view(const boost::json::value& node) {
     NodeView v;
     v.probe = core::decode_node_probe(node);
@@ -60,6 +61,7 @@ NodeView decode_node_view(const boost::json::value& node) {
                      kube::meta_string(node, "name"), facts.error().message);
     return v;
 }
+}  // namespace
 
 void decode_nodes(kube::ObjectCache& nodes) {
     nodes.decode_as<NodeView>([](const boost::json::value& node) -> std::shared_ptr<const void> {

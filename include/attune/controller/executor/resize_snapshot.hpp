@@ -55,7 +55,6 @@ struct NodeView {
 // (decode_nodes, called once on the nodes informer's cache), and node_of
 // reads it, so an executor pass parses no node (docs/manager.md, "What a
 // pass reads").
-NodeView decode_node_view(const boost::json::value& node);
 void decode_nodes(kube::ObjectCache& nodes);
 NodeView node_of(const ExecutorCaches& caches, std::string_view node_name);
 
