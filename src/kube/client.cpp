@@ -220,6 +220,7 @@ struct Client::impl : std::enable_shared_from_this<impl> {
             o.method = req.method;
             o.transport = r.kind;
             o.request_sent = r.request_sent;
+            o.replay_safe = req.replay_safe;
             o.status = r.resp.status;
             if (r.ok()) o.retry_after = r.resp.header_value("Retry-After");
             // Part of a streamed body was consumed: a replay would hand the
@@ -440,6 +441,7 @@ Client::Task<Client::JsonResult> Client::create(ResourceType rt, std::string ns,
     req.target = collection_path(rt, ns) + write_query(wo, false).encode();
     req.headers.push_back({"Content-Type", "application/json"});
     req.body = json::serialize(obj);
+    req.replay_safe = wo.replay_named_create;
     auto r = co_await execute(std::move(req), "create");
     if (!r) co_return r.error();
     co_return parse_json(std::move(r).value());

@@ -100,8 +100,13 @@ asio::awaitable<bool> EventRecorder::create(const std::string& key, const K8sEve
                         {"type", ev.type},
                         {"note", note},
                         {"regarding", std::move(regarding)}};
-    auto res = co_await client_.create(resources::events(), ns, body);
-    if (!res) {
+    // The name is ours and unique, so a create whose response was lost (the
+    // apiserver restarting under it) is sent again; AlreadyExists then means
+    // the lost attempt landed.
+    WriteOptions wo;
+    wo.replay_named_create = true;
+    auto res = co_await client_.create(resources::events(), ns, body, wo);
+    if (!res && !res.error().is_already_exists()) {
         client_.metrics().k8s_events.Add({{"result", "error"}}).Increment();
         spdlog::warn("event create failed namespace={} name={} reason={} error=\"{}\"", r.ns, r.name, ev.reason,
                      res.error().describe());

@@ -19,7 +19,7 @@ RetryDecision decide_retry(const RetryOptions& opts, const AttemptOutcome& o, un
                            const RandomSource& rnd) {
     RetryDecision d;
     if (retries_done >= opts.max_retries) return d;
-    const bool idempotent = http::is_idempotent(o.method);
+    const bool idempotent = http::is_idempotent(o.method) || o.replay_safe;
 
     if (o.transport != http::Failure::None) {
         switch (o.transport) {

@@ -94,5 +94,37 @@ TEST(EventRecorder, CreatesThenPatchesSeriesCount) {
     EXPECT_EQ(json::parse(r[1].body).at("series").at("count").as_int64(), 2);
 }
 
+TEST(EventRecorder, ACreateLostToAResetIsSentAgainAndAlreadyExistsCountsAsCreated) {
+    using test::ScriptedReply;
+    asio::io_context io;
+    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
+    ScriptedReply lost;  // the apiserver goes away after reading the request
+    lost.after = ScriptedReply::Then::Reset;
+    server.script(lost);
+    server.script(ScriptedReply::status(409, "AlreadyExists", "events.events.k8s.io already exists"));
+    server.script(ScriptedReply::http(200, "{}"));
+    RestConfig rc;
+    rc.host = "127.0.0.1";
+    rc.port = std::to_string(server.port());
+    rc.tls.ca_pem = test::pki().ca_pem;
+    ClientSettings fast;
+    fast.retry.backoff = {std::chrono::milliseconds(1), 1.0, std::chrono::milliseconds(1), 0.0};
+    Client c(io.get_executor(), rc, fast);
+    EventRecorder rec(c, "attune.io/manager", "attune-0", {360s, 0s, 100});
+    test::run_coro(io, [&]() -> asio::awaitable<void> {
+        co_await rec.emit(resized());
+        co_await rec.emit(resized());
+    }());
+    const auto& r = server.requests();
+    ASSERT_EQ(r.size(), 3u);
+    EXPECT_EQ(r[0].method, "POST");
+    EXPECT_EQ(r[1].method, "POST");
+    EXPECT_EQ(r[1].body, r[0].body);  // the same name: a replay, never a second Event
+    const std::string name(json::parse(r[0].body).at("metadata").at("name").as_string());
+    // The series goes on from the Event the lost attempt created.
+    EXPECT_EQ(r[2].method, "PATCH");
+    EXPECT_EQ(r[2].target, "/apis/events.k8s.io/v1/namespaces/shop/events/" + name + "?fieldManager=attune");
+}
+
 }  // namespace
 }  // namespace attune::kube

@@ -94,6 +94,23 @@ TEST(RetryPolicy, TransportFailuresAfterSendingRetryIdempotentOnly) {
     EXPECT_FALSE(decide_retry(opts(), transport(Verb::Patch, Failure::Timeout, true), 0, kZero).retry);
 }
 
+TEST(RetryPolicy, ReplaySafeCreateRetriesAfterSendingLikeAnIdempotentVerb) {
+    auto named = [](Failure f) {
+        auto o = transport(Verb::Post, f, true);
+        o.replay_safe = true;
+        return o;
+    };
+    EXPECT_TRUE(decide_retry(opts(), named(Failure::ConnectionReset), 0, kZero).retry);
+    EXPECT_TRUE(decide_retry(opts(), named(Failure::Timeout), 0, kZero).retry);
+    EXPECT_FALSE(decide_retry(opts(), named(Failure::TlsHandshake), 0, kZero).retry);
+    auto unavailable = status(Verb::Post, 503);
+    unavailable.replay_safe = true;
+    EXPECT_TRUE(decide_retry(opts(), unavailable, 0, kZero).retry);
+    auto conflict = status(Verb::Post, 409);
+    conflict.replay_safe = true;
+    EXPECT_FALSE(decide_retry(opts(), conflict, 0, kZero).retry);
+}
+
 TEST(RetryPolicy, PermanentTransportFailuresAreNotRetried) {
     EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::TlsHandshake, false), 0, kZero).retry);
     EXPECT_FALSE(decide_retry(opts(), transport(Verb::Get, Failure::BodyTooLarge, true), 0, kZero).retry);

@@ -38,6 +38,10 @@ struct Request {
     std::string target;  // path + query, already encoded
     std::vector<Header> headers;
     std::string body;  // always held in memory, hence always replayable
+    // Safe to send again after a lost response although the verb is not
+    // idempotent: a create that names its object (the server refuses a
+    // second copy with AlreadyExists).
+    bool replay_safe = false;
     // Budget for the whole exchange (pool wait, resolve, connect, handshake,
     // write and read), on top of the per-phase limits; 0: those alone.
     std::chrono::milliseconds timeout{0};

@@ -83,6 +83,9 @@ struct WriteOptions {
     std::string field_manager = "attune";  // required for apply; recorded for other writes
     bool force = false;                     // apply only: take ownership of conflicting fields
     bool dry_run = false;
+    // create only, for a body that names its object: replay after a lost
+    // response (reset, timeout); the caller takes AlreadyExists as its own.
+    bool replay_named_create = false;
 };
 
 struct DeleteOptions {

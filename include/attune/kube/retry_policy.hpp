@@ -9,6 +9,9 @@
 //    Retry-After (it asks for a replay; our bodies are always replayable).
 //  * transport failure before the request went out (resolve, connect, pool):
 //    any verb. After it went out (reset, timeout): idempotent verbs only.
+//  * a replay-safe request (a create whose body names its object) counts as
+//    idempotent: if the lost attempt landed, the replay meets AlreadyExists
+//    and never makes a second copy.
 //  * everything else, including 409 and 410, goes back to the caller.
 #include <attune/http/message.hpp>
 #include <attune/kube/backoff.hpp>
@@ -29,6 +32,7 @@ struct AttemptOutcome {
     http::Verb method = http::Verb::Get;
     http::Failure transport = http::Failure::None;
     bool request_sent = true;
+    bool replay_safe = false;  // http::Request::replay_safe
     unsigned status = 0;  // valid when transport == none
     std::optional<std::string_view> retry_after;
 };
