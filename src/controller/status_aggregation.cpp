@@ -130,6 +130,7 @@ CompletedPass StatusAggregation::complete(const std::string& ns, const std::stri
     c.status.observed_generation = st.context.generation;
     PassFacts facts;
     std::vector<const StoredRecommendation*> recs;
+    recs.reserve(st.members.size());
     std::set<std::string> hpa_zero_now;
     for (const auto& [key, m] : st.members) {
         if (!m.reported) continue;

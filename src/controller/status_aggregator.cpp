@@ -56,7 +56,7 @@ void StatusAggregator::stop() {
 
 const PolicyStatus* StatusAggregator::latest(const std::string& ns, const std::string& policy) const {
     auto it = latest_.find(policy_id(ns, policy));
-    return it == latest_.end() ? nullptr : &it->second;
+    return it == latest_.end() ? nullptr : it->second.get();
 }
 
 asio::awaitable<void> StatusAggregator::run() {
@@ -146,20 +146,21 @@ void StatusAggregator::finish(CompletedPass c) {
                                    intent, ""));
     }
     const auto id = policy_id(c.ns, c.policy);
-    latest_[id] = c.status;
+    auto status = std::make_shared<const PolicyStatus>(std::move(c.status));
+    latest_[id] = status;
     if (on_pass_complete_) on_pass_complete_(c.ns, c.policy);
     if (!c.policy_uid.empty()) policy_uids_[id] = c.policy_uid;
     if (c.changed) {
-        queue_write(c.ns, c.policy, c.status);
+        queue_write(c.ns, c.policy, std::move(status));
     } else if (writes_.erase(id)) {
         // Back to what the server holds: the pending write is moot.
         std::erase(write_order_, id);
     }
 }
 
-void StatusAggregator::queue_write(const std::string& ns, const std::string& policy, const PolicyStatus& status) {
+void StatusAggregator::queue_write(const std::string& ns, const std::string& policy, SharedStatus status) {
     const auto id = policy_id(ns, policy);
-    auto [it, fresh] = writes_.insert_or_assign(id, PendingWrite{ns, policy, status});
+    auto [it, fresh] = writes_.insert_or_assign(id, PendingWrite{ns, policy, std::move(status)});
     if (fresh) write_order_.push_back(id);
     wake(wake_writer_);
 }
@@ -176,23 +177,23 @@ asio::awaitable<void> StatusAggregator::run_writer() {
         if (node.empty()) continue;
         auto w = std::move(node.mapped());
         const auto policy_key = w.ns + "/" + std::string(kPolicyKind) + "/" + w.policy;
-        const auto body = status_patch_body(w.status);
+        const auto body = status_patch_body(*w.status);
         auto r = co_await client_.patch(kube::resources::attune_policies(), w.ns, w.policy, kube::PatchType::JsonMerge,
                                         body, "status");
         if (r) {
-            state_.mark_written(w.ns, w.policy, w.status);
+            state_.mark_written(w.ns, w.policy, *w.status);
             if (on_write_) on_write_(policy_key, false);
             if (metrics_) metrics_->status_writes.Add({{"result", "ok"}}).Increment();
-            const auto* ready = core::find_condition(w.status.conditions, "Ready");
-            spdlog::info("policy status written namespace={} name={} resourceVersion={} idleWorkloads={} "
-                         "recommendations={} ready={} observedGeneration={}",
-                         w.ns, w.policy, kube::meta_string(r.value(), "resourceVersion"),
-                         w.status.idle_workloads.size(), w.status.recommendations.size(),
-                         ready ? ready->reason : "", w.status.observed_generation);
+            const auto* ready = core::find_condition(w.status->conditions, "Ready");
+            spdlog::info(
+                "policy status written namespace={} name={} resourceVersion={} idleWorkloads={} "
+                "recommendations={} ready={} observedGeneration={}",
+                w.ns, w.policy, kube::meta_string(r.value(), "resourceVersion"), w.status->idle_workloads.size(),
+                w.status->recommendations.size(), ready ? ready->reason : "", w.status->observed_generation);
             // A newer status computed while this one was on the wire, and
             // then found equal to the older written one, was not queued:
             // queue it now, so the server ends at the newest.
-            if (auto it = latest_.find(id); it != latest_.end() && !(it->second == w.status) && !writes_.contains(id))
+            if (auto it = latest_.find(id); it != latest_.end() && !(*it->second == *w.status) && !writes_.contains(id))
                 queue_write(w.ns, w.policy, it->second);
         } else if (r.error().is_not_found()) {
             if (metrics_) metrics_->status_writes.Add({{"result", "not_found"}}).Increment();

@@ -34,7 +34,11 @@ boost::json::array status_recommendations(std::vector<const StoredRecommendation
         for (const auto* e : entries) ranked.emplace_back(change_magnitude(e->recommendation), e);
         std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
             if (a.first != b.first) return a.first > b.first;
-            return a.second->workload.str() < b.second->workload.str();
+            const auto& x = a.second->workload;
+            const auto& y = b.second->workload;
+            // The order of "ns/kind/name" without building the strings: one
+            // namespace per policy, no kind a prefix of another, name last.
+            return std::tie(x.ns, x.kind, x.name) < std::tie(y.ns, y.kind, y.name);
         });
         ranked.resize(cap);
         entries.clear();

@@ -27,6 +27,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -82,13 +83,17 @@ public:
     const PolicyStatus* latest(const std::string& ns, const std::string& policy) const;
 
 private:
+    // One computed status, shared by the newest-computed map and the
+    // writer's queue: a status of a hundred recommendations is not copied
+    // per completion.
+    using SharedStatus = std::shared_ptr<const PolicyStatus>;
     struct PendingWrite {
         std::string ns, policy;
-        PolicyStatus status;
+        SharedStatus status;
     };
     void drain();
     void finish(CompletedPass c);
-    void queue_write(const std::string& ns, const std::string& policy, const PolicyStatus& status);
+    void queue_write(const std::string& ns, const std::string& policy, SharedStatus status);
     void wake(boost::asio::steady_timer& t) { t.cancel(); }
 
     kube::Client& client_;
@@ -108,7 +113,7 @@ private:
     // The writer's queue: newest unwritten status per policy.
     std::map<std::string, PendingWrite> writes_;
     std::deque<std::string> write_order_;
-    std::map<std::string, PolicyStatus> latest_;      // "ns/name" -> newest computed
+    std::map<std::string, SharedStatus> latest_;      // "ns/name" -> newest computed
     std::map<std::string, std::string> policy_uids_;  // "ns/name" -> uid, for Events about a failed write
     boost::asio::steady_timer wake_, wake_writer_, batch_;
     std::chrono::milliseconds batch_window_ = kDefaultBatchWindow;
