@@ -1,5 +1,7 @@
 #include <attune/controller/workload_snapshot.hpp>
 
+#include <attune/controller/listed_pod.hpp>
+
 #include <attune/core/policy/annotations.hpp>
 #include <attune/core/util/json_path.hpp>
 #include <attune/core/model/pod_model.hpp>
@@ -126,21 +128,42 @@ std::string WorkloadSnapshot::suppress_warnings() const {
     return annotation(policy.object, core::kSuppressWarningsAnnotation);
 }
 
-std::vector<ObjectPtr> pods_of(const policy::CacheViews& caches, std::string_view kind, std::string_view uid) {
-    std::vector<ObjectPtr> out;
+namespace {
+
+// The uids a workload's pods name as owner: its own, or (Deployment,
+// CronJob) those of the ReplicaSets / Jobs it owns.
+std::vector<std::string> pod_owner_uids(const policy::CacheViews& caches, std::string_view kind, std::string_view uid) {
+    std::vector<std::string> out;
     if (!caches.pods || uid.empty()) return out;
-    const kube::ObjectCache* middle = kind == "Deployment" ? caches.replicasets
-                                      : kind == "CronJob"  ? caches.jobs
-                                                           : nullptr;
-    if (kind == "Deployment" || kind == "CronJob") {
-        if (!middle) return out;
-        for (const auto& owned : middle->owned_by(uid)) {
-            auto pods = caches.pods->owned_by(kube::meta_string(*owned, "uid"));
-            out.insert(out.end(), pods.begin(), pods.end());
-        }
+    if (kind != "Deployment" && kind != "CronJob") {
+        out.emplace_back(uid);
         return out;
     }
-    return caches.pods->owned_by(uid);
+    const kube::ObjectCache* middle = kind == "Deployment" ? caches.replicasets : caches.jobs;
+    if (!middle) return out;
+    for (const auto& owned : middle->owned_by(uid)) out.emplace_back(kube::meta_string(*owned, "uid"));
+    return out;
+}
+
+}  // namespace
+
+std::vector<ObjectPtr> pods_of(const policy::CacheViews& caches, std::string_view kind, std::string_view uid) {
+    std::vector<ObjectPtr> out;
+    for (const auto& owner : pod_owner_uids(caches, kind, uid)) {
+        auto pods = caches.pods->owned_by(owner);
+        out.insert(out.end(), pods.begin(), pods.end());
+    }
+    return out;
+}
+
+std::vector<std::shared_ptr<const ListedPod>> listed_pods_of(const policy::CacheViews& caches, std::string_view kind,
+                                                             std::string_view uid) {
+    std::vector<std::shared_ptr<const ListedPod>> out;
+    for (const auto& owner : pod_owner_uids(caches, kind, uid)) {
+        auto pods = caches.pods->decoded_owned_by<ListedPod>(owner);
+        out.insert(out.end(), pods.begin(), pods.end());
+    }
+    return out;
 }
 
 WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolicies& policies, const ObjectKey& key) {
@@ -164,18 +187,22 @@ WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolici
     // baseline would decide; Paused, Observe and an unusable source do not
     // read a pod (docs/manager.md, "What a pass reads").
     if (next_step(s) != WorkloadStep::NothingToSize) return s;
-    std::vector<core::Pod> pods;
-    for (const auto& obj : pods_of(caches, key.kind, s.report.uid)) {
+    // Every pod's name, and the baseline from the first candidate by name
+    // that decodes: one pod decoded, not all of them.
+    auto listed = listed_pods_of(caches, key.kind, s.report.uid);
+    std::sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+    std::vector<core::Pod> pods;  // the baseline pod, when one runs
+    for (const auto& p : listed) {
+        s.pod_names.push_back(p->name);
+        if (!pods.empty() || !p->can_hold_baseline) continue;
+        const auto obj = caches.pods->get(key.ns + "/" + p->name);
+        if (!obj) continue;
         auto pod = core::decode_pod(*obj);
-        if (!pod) {
-            spdlog::debug("skipping undecodable pod namespace={} name={} error=\"{}\"", key.ns,
-                          kube::meta_string(*obj, "name"), pod.error().message);
-            continue;
-        }
-        s.pod_names.push_back(pod.value().name);
-        pods.push_back(std::move(pod).value());
+        if (pod) pods.push_back(std::move(pod).value());
+        else
+            spdlog::debug("skipping undecodable pod namespace={} name={} error=\"{}\"", key.ns, p->name,
+                          pod.error().message);
     }
-    std::sort(s.pod_names.begin(), s.pod_names.end());
     auto tmpl = core::decode_pod_template(key.kind, *workload);
     s.baseline = core::workload_baseline(pods, tmpl ? &tmpl.value() : nullptr, effective.excluded_containers);
     if (!tmpl && !core::baseline_pod(pods)) s.baseline_error = tmpl.error().message;

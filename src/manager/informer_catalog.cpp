@@ -1,6 +1,7 @@
 #include "informer_catalog.hpp"
 
 #include <attune/controller/executor/resize_snapshot.hpp>
+#include <attune/controller/listed_pod.hpp>
 #include <attune/controller/reconcile.hpp>
 #include <attune/kube/informer_registry.hpp>
 #include <attune/kube/pod_protobuf.hpp>
@@ -35,7 +36,9 @@ void define_informers(kube::InformerRegistry& registry, bool watch_list, bool pr
     };
     // Pods are nine tenths of what the manager lists: their pages come in
     // protobuf, decoded into what strip_pod keeps (watch events stay JSON).
-    define("pods", kube::resources::pods(), kube::strip_pod, nullptr,
+    // Each keeps its name and phase listed, so a recommendation pass decodes
+    // only its baseline pod.
+    define("pods", kube::resources::pods(), kube::strip_pod, controller::keep_listed_pods,
            protobuf_lists ? kube::ProtobufListDecoder::ItemDecoder(kube::pod_from_protobuf) : nullptr);
     define("deployments", kube::resources::deployments(), kube::strip_workload);
     define("statefulsets", kube::resources::statefulsets(), kube::strip_workload);

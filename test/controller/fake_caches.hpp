@@ -1,6 +1,7 @@
 #pragma once
 // Informer caches filled by hand, and the views the controller reads them
 // through: the controller tests' stand-in for the manager's informers.
+#include <attune/controller/listed_pod.hpp>
 #include <attune/controller/reconcile.hpp>
 #include <attune/kube/object_cache.hpp>
 
@@ -16,6 +17,7 @@ struct FakeCaches {
         policy::index_policies(policies);
         policy::index_defaults(cluster_defaults);
         policy::index_defaults(namespace_defaults);
+        controller::keep_listed_pods(pods);
     }
     kube::ObjectCache deployments, statefulsets, replicasets, daemonsets, jobs, cronjobs, hpas{kube::strip_hpa},
         policies, pods, cluster_defaults, namespace_defaults, vpas;

@@ -250,6 +250,38 @@ TEST(WorkloadSnapshot, PodsOfEveryKind) {
     EXPECT_EQ(pods_of(f.views(), "ReplicaSet", "rs-uid").size(), 2u);
     EXPECT_TRUE(pods_of(f.views(), "StatefulSet", "web-uid").empty());
     EXPECT_TRUE(pods_of(f.views(), "Deployment", "").empty());
+    EXPECT_EQ(listed_pods_of(f.views(), "Deployment", "web-uid").size(), 2u);
+    EXPECT_EQ(listed_pods_of(f.views(), "ReplicaSet", "rs-uid").size(), 2u);
+    EXPECT_TRUE(listed_pods_of(f.views(), "StatefulSet", "web-uid").empty());
+}
+
+// Only the baseline pod is decoded: a pod that does not decode is still
+// named for the source's query, and when it is the first candidate the
+// next running pod by name holds the baseline.
+TEST(WorkloadSnapshot, TheBaselineComesFromTheFirstRunningPodThatDecodesAndEveryPodIsNamed) {
+    Fixture f;
+    f.set_policy(policy(kPrometheus));
+    f.pods.apply(WatchEventType::Added, parse(pod("web-abc-0", "Running", "not-a-quantity")));
+    f.pods.apply(WatchEventType::Added, parse(pod("web-abc-3", "Running", "700m")));
+    EffectivePolicies policies({});
+    const auto s = take_snapshot(f.views(), policies, kWeb);
+    ASSERT_NE(s.effective(), nullptr) << s.policy.config_error;
+    EXPECT_EQ(s.pod_names, (std::vector<std::string>{"web-abc-0", "web-abc-1", "web-abc-2", "web-abc-3"}));
+    ASSERT_EQ(s.baseline.containers.count("app"), 1u);
+    EXPECT_EQ(s.baseline.containers.at("app").requests.at("cpu"), core::Quantity::parse("300m").value());
+
+    // web-abc-1 stops running: the baseline moves on to web-abc-3, never to
+    // the Pending web-abc-2.
+    f.pods.apply(WatchEventType::Modified,
+                 parse(
+                     R"({"metadata":{"namespace":"ns","name":"web-abc-1","uid":"web-abc-1-uid","resourceVersion":"2",)"
+                     R"("deletionTimestamp":"2026-01-01T00:00:00Z","ownerReferences":[{"apiVersion":"apps/v1",)"
+                     R"("kind":"ReplicaSet","name":"web-abc","uid":"rs-uid","controller":true}]},)"
+                     R"("spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"300m"}}}]},)"
+                     R"("status":{"phase":"Running"}})"));
+    const auto moved = take_snapshot(f.views(), policies, kWeb);
+    ASSERT_EQ(moved.baseline.containers.count("app"), 1u);
+    EXPECT_EQ(moved.baseline.containers.at("app").requests.at("cpu"), core::Quantity::parse("700m").value());
 }
 
 }  // namespace

@@ -23,6 +23,8 @@
 
 namespace attune::controller {
 
+struct ListedPod;
+
 // A policy object with the defaults objects now in the caches.
 struct ResolvedPolicy {
     kube::ObjectCache::ObjectPtr object;
@@ -110,6 +112,10 @@ WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolici
 // ReplicaSets / Jobs it owns.
 std::vector<kube::ObjectCache::ObjectPtr> pods_of(const policy::CacheViews& caches, std::string_view kind,
                                                   std::string_view uid);
+// The same pods as kept listed (listed_pod.hpp): the pods cache must keep
+// them (keep_listed_pods).
+std::vector<std::shared_ptr<const ListedPod>> listed_pods_of(const policy::CacheViews& caches, std::string_view kind,
+                                                             std::string_view uid);
 
 // What the worker does next with a snapshot.
 enum class WorkloadStep {

@@ -115,6 +115,10 @@ public:
         return decoded_of<T>(by_namespace_, ns);
     }
     template <class T>
+    std::vector<std::shared_ptr<const T>> decoded_owned_by(std::string_view owner_uid) const {
+        return decoded_of<T>(by_owner_, owner_uid);
+    }
+    template <class T>
     std::vector<std::shared_ptr<const T>> decoded_by_index(std::string_view value) const {
         return decoded_of<T>(by_index_, value);
     }

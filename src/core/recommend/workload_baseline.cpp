@@ -26,10 +26,12 @@ Result<Pod> decode_pod_template(std::string_view kind, const boost::json::value&
     return decoded;
 }
 
+bool can_hold_baseline(std::string_view phase, bool deleting) { return phase == "Running" && !deleting; }
+
 const Pod* baseline_pod(std::span<const Pod> pods) {
     const Pod* best = nullptr;
     for (const auto& p : pods) {
-        if (p.phase != "Running" || !p.deletion_timestamp.empty()) continue;
+        if (!can_hold_baseline(p.phase, !p.deletion_timestamp.empty())) continue;
         if (!best || p.name < best->name) best = &p;
     }
     return best;

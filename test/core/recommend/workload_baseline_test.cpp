@@ -54,6 +54,19 @@ TEST(WorkloadBaseline, TheTemplateOfEveryKind) {
     }
 }
 
+TEST(WorkloadBaseline, OnlyARunningPodNotBeingDeletedCanHoldTheBaseline) {
+    const struct {
+        const char* phase;
+        bool deleting;
+        bool can;
+    } rows[] = {
+        {"Running", false, true},    {"Running", true, false}, {"Pending", false, false},
+        {"Succeeded", false, false}, {"Failed", false, false}, {"", false, false},
+    };
+    for (const auto& r : rows)
+        EXPECT_EQ(can_hold_baseline(r.phase, r.deleting), r.can) << r.phase << " deleting=" << r.deleting;
+}
+
 TEST(WorkloadBaseline, ThePodIsTheSmallestRunningNameNotBeingDeleted) {
     const std::vector<Pod> pods = {running("web-c", "300m"), running("web-a", "100m", "Pending"),
                                    running("web-b", "200m", "Running", "2026-01-01T00:00:00Z"),

@@ -20,7 +20,10 @@ namespace attune::core {
 // "invalid_workload" when the kind has no template or it does not decode.
 Result<Pod> decode_pod_template(std::string_view kind, const boost::json::value& workload);
 
-// The pod the baseline is read from: Running, not being deleted, the
+// Whether a pod may hold the baseline: Running and not being deleted.
+bool can_hold_baseline(std::string_view phase, bool deleting);
+
+// The pod the baseline is read from: one that can_hold_baseline(), the
 // smallest name (the same pod from one refresh to the next); nullptr when
 // none runs.
 const Pod* baseline_pod(std::span<const Pod> pods);
