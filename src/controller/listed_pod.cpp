@@ -5,14 +5,19 @@
 
 namespace attune::controller {
 
-std::optional<ListedPod> list_pod(const boost::json::value& pod) {
-    auto name = kube::meta_string(pod, "name");
-    if (name.empty()) return std::nullopt;
+ListedPod list_pod(const boost::json::value& pod) {
     const auto phase = core::string_at(pod, {"status", "phase"});
     const bool deleting = !kube::meta_string(pod, "deletionTimestamp").empty();
-    return ListedPod{std::string(name), core::can_hold_baseline(phase, deleting)};
+    return ListedPod{core::can_hold_baseline(phase, deleting)};
 }
 
-void keep_listed_pods(kube::ObjectCache& pods) { pods.decode_as<ListedPod>(kube::decoded_view<ListedPod>(list_pod)); }
+void keep_listed_pods(kube::ObjectCache& pods) {
+    pods.decode_as<ListedPod>([](const boost::json::value& pod) -> std::shared_ptr<const void> {
+        static const ListedPod kCandidate{true}, kOther{false};
+        // Non-owning pointers to the constants (shared_ptr's aliasing
+        // constructor with no owner).
+        return {std::shared_ptr<const void>(), list_pod(pod).can_hold_baseline ? &kCandidate : &kOther};
+    });
+}
 
 }  // namespace attune::controller

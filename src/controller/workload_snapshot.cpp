@@ -156,9 +156,9 @@ std::vector<ObjectPtr> pods_of(const policy::CacheViews& caches, std::string_vie
     return out;
 }
 
-std::vector<std::shared_ptr<const ListedPod>> listed_pods_of(const policy::CacheViews& caches, std::string_view kind,
-                                                             std::string_view uid) {
-    std::vector<std::shared_ptr<const ListedPod>> out;
+std::vector<kube::ObjectCache::KeyedView<ListedPod>> listed_pods_of(const policy::CacheViews& caches,
+                                                                    std::string_view kind, std::string_view uid) {
+    std::vector<kube::ObjectCache::KeyedView<ListedPod>> out;
     for (const auto& owner : pod_owner_uids(caches, kind, uid)) {
         auto pods = caches.pods->decoded_owned_by<ListedPod>(owner);
         out.insert(out.end(), pods.begin(), pods.end());
@@ -187,20 +187,21 @@ WorkloadSnapshot take_snapshot(const policy::CacheViews& caches, EffectivePolici
     // baseline would decide; Paused, Observe and an unusable source do not
     // read a pod (docs/manager.md, "What a pass reads").
     if (next_step(s) != WorkloadStep::NothingToSize) return s;
-    // Every pod's name, and the baseline from the first candidate by name
-    // that decodes: one pod decoded, not all of them.
+    // Every pod's name (its key is "ns/name"), and the baseline from the
+    // first candidate by name that decodes: one pod decoded, not all of them.
     auto listed = listed_pods_of(caches, key.kind, s.report.uid);
-    std::sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+    std::sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
     std::vector<core::Pod> pods;  // the baseline pod, when one runs
     for (const auto& p : listed) {
-        s.pod_names.push_back(p->name);
-        if (!pods.empty() || !p->can_hold_baseline) continue;
-        const auto obj = caches.pods->get(key.ns + "/" + p->name);
+        const auto name = p.key.substr(p.key.find('/') + 1);
+        s.pod_names.emplace_back(name);
+        if (!pods.empty() || !p.view->can_hold_baseline) continue;
+        const auto obj = caches.pods->get(p.key);
         if (!obj) continue;
         auto pod = core::decode_pod(*obj);
         if (pod) pods.push_back(std::move(pod).value());
         else
-            spdlog::debug("skipping undecodable pod namespace={} name={} error=\"{}\"", key.ns, p->name,
+            spdlog::debug("skipping undecodable pod namespace={} name={} error=\"{}\"", key.ns, name,
                           pod.error().message);
     }
     auto tmpl = core::decode_pod_template(key.kind, *workload);

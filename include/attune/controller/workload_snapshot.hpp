@@ -114,8 +114,8 @@ std::vector<kube::ObjectCache::ObjectPtr> pods_of(const policy::CacheViews& cach
                                                   std::string_view uid);
 // The same pods as kept listed (listed_pod.hpp): the pods cache must keep
 // them (keep_listed_pods).
-std::vector<std::shared_ptr<const ListedPod>> listed_pods_of(const policy::CacheViews& caches, std::string_view kind,
-                                                             std::string_view uid);
+std::vector<kube::ObjectCache::KeyedView<ListedPod>> listed_pods_of(const policy::CacheViews& caches,
+                                                                    std::string_view kind, std::string_view uid);
 
 // What the worker does next with a snapshot.
 enum class WorkloadStep {

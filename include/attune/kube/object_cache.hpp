@@ -114,9 +114,22 @@ public:
     std::vector<std::shared_ptr<const T>> decoded_in_namespace(std::string_view ns) const {
         return decoded_of<T>(by_namespace_, ns);
     }
+    // The views of the objects owned by `owner_uid`, each with its key (the
+    // keys stay valid until the cache next changes).
     template <class T>
-    std::vector<std::shared_ptr<const T>> decoded_owned_by(std::string_view owner_uid) const {
-        return decoded_of<T>(by_owner_, owner_uid);
+    struct KeyedView {
+        std::string_view key;
+        std::shared_ptr<const T> view;
+    };
+    template <class T>
+    std::vector<KeyedView<T>> decoded_owned_by(std::string_view owner_uid) const {
+        check_type(typeid(T));
+        std::vector<KeyedView<T>> out;
+        auto it = by_owner_.find(std::string(owner_uid));
+        if (it == by_owner_.end()) return out;
+        for (const auto& k : it->second)
+            if (const auto& d = objects_.at(k).decoded) out.push_back({k, std::static_pointer_cast<const T>(d)});
+        return out;
     }
     template <class T>
     std::vector<std::shared_ptr<const T>> decoded_by_index(std::string_view value) const {
