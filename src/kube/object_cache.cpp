@@ -70,6 +70,9 @@ ObjectCache::ObjectPtr ObjectCache::admit(json::value&& object, Entry& e) const 
 ObjectCache::ObjectPtr ObjectCache::materialize(const Entry& e) const {
     if (e.object) return e.object;
     if (!e.text) return nullptr;
+    // The same text (not only the same key): a changed object has new text.
+    for (const auto& r : remembered_)
+        if (r.text == e.text) return r.tree;
     boost::system::error_code ec;
     // One block sized to the text holds the whole tree, freed with it: a
     // read is one allocation instead of one per string, object and array
@@ -79,7 +82,19 @@ ObjectCache::ObjectPtr ObjectCache::materialize(const Entry& e) const {
     auto v = json::parse(*e.text, ec, storage);
     // The text was produced by serialize(): a parse failure is a bug, not data.
     if (ec) throw std::logic_error("object_cache: stored JSON does not parse: " + ec.message());
-    return std::make_shared<const json::value>(std::move(v));
+    auto tree = std::make_shared<const json::value>(std::move(v));
+    if (remember_ > 0) {
+        if (remembered_.size() < remember_) remembered_.push_back({e.text, tree});
+        else remembered_[remembered_next_] = {e.text, tree};
+        remembered_next_ = (remembered_next_ + 1) % remember_;
+    }
+    return tree;
+}
+
+void ObjectCache::remember_reads(std::size_t n) {
+    remember_ = n;
+    remembered_.clear();
+    remembered_next_ = 0;
 }
 
 void ObjectCache::index(const std::string& key, const Entry& e) {

@@ -40,9 +40,12 @@ void define_informers(kube::InformerRegistry& registry, bool watch_list, bool pr
     // only its baseline pod.
     define("pods", kube::resources::pods(), kube::strip_pod, controller::keep_listed_pods,
            protobuf_lists ? kube::ProtobufListDecoder::ItemDecoder(kube::pod_from_protobuf) : nullptr);
-    define("deployments", kube::resources::deployments(), kube::strip_workload);
-    define("statefulsets", kube::resources::statefulsets(), kube::strip_workload);
-    define("daemonsets", kube::resources::daemonsets(), kube::strip_workload);
+    // A workload is read by the classification, the recommendation pass and
+    // the executor in turn: the last few trees stay parsed.
+    const auto remember_workloads = [](kube::ObjectCache& c) { c.remember_reads(4); };
+    define("deployments", kube::resources::deployments(), kube::strip_workload, remember_workloads);
+    define("statefulsets", kube::resources::statefulsets(), kube::strip_workload, remember_workloads);
+    define("daemonsets", kube::resources::daemonsets(), kube::strip_workload, remember_workloads);
     define("replicasets", kube::resources::replicasets(), kube::strip_replicaset);
     // Jobs and CronJobs are targets too (recommendations only).
     define("jobs", kube::resources::jobs(), kube::strip_workload);
@@ -56,7 +59,12 @@ void define_informers(kube::InformerRegistry& registry, bool watch_list, bool pr
     define("namespaces", kube::resources::namespaces(), kube::strip_namespace);
     // Decoded once per change: every workload event selects among its
     // namespace's policies.
-    define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic, policy::index_policies);
+    // A policy (its status holds up to 100 recommendations: tens of KiB) is
+    // read once per workload of its pass: the last few stay parsed.
+    define("attunepolicies", kube::resources::attune_policies(), kube::strip_generic, [](kube::ObjectCache& c) {
+        policy::index_policies(c);
+        c.remember_reads(4);
+    });
     // The two defaults tiers of the merge (built-in < AttuneDefaults <
     // AttuneNamespaceDefaults < policy). Decoded once per change: the
     // webhook merges them on every review that finds a policy.

@@ -134,6 +134,30 @@ namespace {
 
 // A compact-text read parses into one block sized to the text, freed with
 // the tree: one allocation per read, not one per string and object.
+// remember_reads(n): an unchanged object read again is the same tree (no
+// parse); a changed one is read afresh; only the last n are kept.
+TEST(ObjectCache, RememberedReadsParseAnUnchangedObjectOnce) {
+    ObjectCache plain(strip_pod, CacheStorage::CompactText);
+    plain.apply(WatchEventType::Added, pod("ns", "a", "1"));
+    EXPECT_NE(plain.get("ns/a"), plain.get("ns/a"));  // each read parses
+
+    ObjectCache c(strip_pod, CacheStorage::CompactText);
+    c.remember_reads(2);
+    for (const char* n : {"a", "b", "c"}) c.apply(WatchEventType::Added, pod("ns", n, "1"));
+    const auto a1 = c.get("ns/a");
+    EXPECT_EQ(c.get("ns/a"), a1);
+    c.apply(WatchEventType::Modified, pod("ns", "a", "2"));
+    const auto a2 = c.get("ns/a");
+    EXPECT_NE(a2, a1);
+    EXPECT_EQ(meta_string(*a2, "resourceVersion"), "2");
+    EXPECT_EQ(meta_string(*a1, "resourceVersion"), "1");  // a reader's snapshot stays as it was
+    const auto b = c.get("ns/b");
+    EXPECT_EQ(c.get("ns/a"), a2);  // a2 and b are the two kept
+    c.get("ns/c");                  // c pushes a2 out
+    EXPECT_EQ(c.get("ns/b"), b);
+    EXPECT_NE(c.get("ns/a"), a2);  // parsed again: the same content, a new tree
+}
+
 TEST(ObjectCache, ACompactTextReadLivesInOneBlockNotTheDefaultHeap) {
     ObjectCache c(strip_pod, CacheStorage::CompactText);
     c.apply(WatchEventType::Added, pod("shop", "a-pod-name-longer-than-sso", "1"));

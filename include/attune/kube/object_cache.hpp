@@ -137,6 +137,13 @@ public:
     }
     std::vector<ObjectPtr> by_index(std::string_view value) const;
 
+    // Compact storage: keep the parsed trees of the last `n` objects read,
+    // so reading one again while it is unchanged parses nothing. For objects
+    // read once per member of a batch (a policy, once per workload of its
+    // pass), whose parse cost more than the member's own reading; at most
+    // `n` trees stay alive beyond their readers.
+    void remember_reads(std::size_t n);
+
     // Bytes of stored object text (compact storage), for metrics.
     std::size_t stored_bytes() const noexcept { return stored_bytes_; }
 
@@ -203,6 +210,13 @@ private:
     std::uint64_t stamp_ = 0;
     std::unordered_map<SourceId, std::uint64_t> resync_began_;
     std::size_t stored_bytes_ = 0;
+    struct Remembered {
+        std::shared_ptr<const std::string> text;
+        ObjectPtr tree;
+    };
+    std::size_t remember_ = 0;
+    mutable std::vector<Remembered> remembered_;  // a ring of the last trees read
+    mutable std::size_t remembered_next_ = 0;
 };
 
 // metadata.<field> as a string view ("" when absent).
