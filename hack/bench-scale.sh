@@ -6,7 +6,7 @@
 #   hack/bench-scale.sh [--pods 10000] [--churn 120] [--k8s 1.36] [--keep] [--reuse]
 #                       [--alloc glibc|jemalloc|mimalloc] [--heaptrack] [--runs 1]
 #                       [--manager-flags "..."] [--summary-only] [--cold-starts 5]
-#                       [--policy auto|observe-vpa] [--perf]
+#                       [--policy auto|observe-vpa] [--perf] [--full-passes 0]
 #
 # Steps: bring the cluster up (pods/100 simulated nodes, no Prometheus, kubesim
 # with its full resync off so it costs what changes), measure the manager on
@@ -27,13 +27,17 @@
 # the Go operator supports too, with nothing to resize); it is applied on
 # every run, so one cluster serves both. --perf records run 1's first minute
 # after sync with `perf record --call-graph dwarf` and prints the top of the
-# report (inclusive, by symbol) from it.
+# report (inclusive, by symbol) from it. --full-passes N, after the first
+# minute, makes N deliberate full passes: every policy's spec changes
+# (updateStrategy.maxStatusRecommendations set to its default 100, then
+# unset again), so every workload is looked at again with nothing to change;
+# each prints the manager's CPU above its idle rate until it is quiet again.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 export ATTUNE_PORT_BASE=${ATTUNE_PORT_BASE:-16440}
 # The manager runs as deployed: every informer its features read (the
 # executor's pods, nodes, namespaces, LimitRanges and ResourceQuotas included).
-pods=10000 churn=120 minor=1.36 keep=0 reuse=0 alloc=glibc heap=0 runs=1 summary_only=0 cold_starts=5 policy=auto perf=0
+pods=10000 churn=120 minor=1.36 keep=0 reuse=0 alloc=glibc heap=0 runs=1 summary_only=0 cold_starts=5 policy=auto perf=0 full_passes=0
 mflags=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
     --cold-starts) cold_starts=${2:?}; shift 2;;
     --policy) policy=${2:?}; shift 2;;
     --perf) perf=1; shift;;
+    --full-passes) full_passes=${2:?}; shift 2;;
     *) echo "bench-scale: unknown flag '$1' (see the header of $0)" >&2; exit 2;;
   esac
 done
@@ -210,6 +215,32 @@ for run in $(seq 1 "$runs"); do
     sleep 60
   fi
   echo "run $run: +60s RSS $(vm "$pid" VmRSS) MiB  HWM $(vm "$pid" VmHWM) MiB  cpu $(cpu_s "$pid")s"
+  if [ "$full_passes" -gt 0 ]; then
+    mapfile -t pnss < <(k get ns -l attune.io/bench=true -o name | sed 's|namespace/||')
+    workloads=$(k get deploy -A -l attune.io/bench=true --no-headers 2>/dev/null | wc -l)
+    i0=$(cpu_s "$pid"); sleep 10; i1=$(cpu_s "$pid")
+    idle=$(awk -v a="$i0" -v b="$i1" 'BEGIN {printf "%.4f", (b - a) / 10}')
+    for fp in $(seq 1 "$full_passes"); do
+      [ $((fp % 2)) = 1 ] && v=100 || v=null
+      c0=$(cpu_s "$pid"); t0=$(now)
+      for ns in "${pnss[@]}"; do
+        k -n "$ns" patch attunepolicy bench --type merge \
+          -p "{\"spec\":{\"updateStrategy\":{\"maxStatusRecommendations\":$v}}}" >/dev/null
+      done
+      # Quiet: three seconds in a row within 10 ms of the idle rate.
+      prev=$c0 quiet=0 busy_end=$c0 t_busy=$t0 deadline=$(( $(date +%s) + 180 ))
+      while [ $quiet -lt 3 ] && [ "$(date +%s)" -lt "$deadline" ]; do
+        sleep 1; c=$(cpu_s "$pid")
+        if awk -v a="$prev" -v b="$c" -v r="$idle" 'BEGIN {exit !((b - a) <= r + 0.01)}'; then quiet=$((quiet + 1))
+        else quiet=0; busy_end=$c; t_busy=$(now); fi
+        prev=$c
+      done
+      awk -v a="$c0" -v b="$busy_end" -v r="$idle" -v t0="$t0" -v t1="$t_busy" -v w="$workloads" -v n="$fp" -v run="$run" 'BEGIN {
+        x = (b - a) - r * (t1 - t0); if (x < 0) x = 0
+        printf "run %s: full pass %d: %.3f s of CPU above idle (%.4f s/s) for %d workloads (%.0f us per workload), busy for %.1f s\n",
+               run, n, x, r, w, (w > 0) ? x * 1e6 / w : 0, t1 - t0 }'
+    done
+  fi
   if [ "$churn" -gt 0 ]; then
     watch_events() { metrics | awk '/^attune_kube_watch_events_total\{/ {s += $2} END {print s + 0}'; }
     c0=$(cpu_s "$pid"); e0=$(watch_events); t_end=$(( $(date +%s) + churn )); rss_min=1e9; rss_max=0; i=0
