@@ -153,7 +153,7 @@ TEST(ObjectCache, RememberedReadsParseAnUnchangedObjectOnce) {
     EXPECT_EQ(meta_string(*a1, "resourceVersion"), "1");  // a reader's snapshot stays as it was
     const auto b = c.get("ns/b");
     EXPECT_EQ(c.get("ns/a"), a2);  // a2 and b are the two kept
-    c.get("ns/c");                  // c pushes a2 out
+    c.get("ns/c");                 // c pushes a2 out
     EXPECT_EQ(c.get("ns/b"), b);
     EXPECT_NE(c.get("ns/a"), a2);  // parsed again: the same content, a new tree
 }

@@ -33,7 +33,7 @@ struct AttemptOutcome {
     http::Failure transport = http::Failure::None;
     bool request_sent = true;
     bool replay_safe = false;  // http::Request::replay_safe
-    unsigned status = 0;  // valid when transport == none
+    unsigned status = 0;       // valid when transport == none
     std::optional<std::string_view> retry_after;
 };
 
