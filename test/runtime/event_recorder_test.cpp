@@ -64,23 +64,30 @@ TEST(EventSeries, TrackingIsBounded) {
     EXPECT_EQ(t.observe(resized("p0"), Tp{} + 20s).what, Verdict::Create);    // evicted long ago
 }
 
-TEST(EventRecorder, CreatesThenPatchesSeriesCount) {
-    using test::ScriptedReply;
+// Emits resized() twice through a recorder whose client talks to a server
+// answering `replies` in turn (retries 1 ms apart); returns what it received.
+std::vector<test::RecordedRequest> emit_twice(std::vector<test::ScriptedReply> replies) {
     asio::io_context io;
     test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
-    server.script(ScriptedReply::http(201, "{}"));
-    server.script(ScriptedReply::http(200, "{}"));
+    for (auto& r : replies) server.script(std::move(r));
     RestConfig rc;
     rc.host = "127.0.0.1";
     rc.port = std::to_string(server.port());
     rc.tls.ca_pem = test::pki().ca_pem;
-    Client c(io.get_executor(), rc);
+    ClientSettings fast;
+    fast.retry.backoff = {std::chrono::milliseconds(1), 1.0, std::chrono::milliseconds(1), 0.0};
+    Client c(io.get_executor(), rc, fast);
     EventRecorder rec(c, "attune.io/manager", "attune-0", {360s, 0s, 100});
     test::run_coro(io, [&]() -> asio::awaitable<void> {
         co_await rec.emit(resized());
         co_await rec.emit(resized());
     }());
-    const auto& r = server.requests();
+    return server.requests();
+}
+
+TEST(EventRecorder, CreatesThenPatchesSeriesCount) {
+    using test::ScriptedReply;
+    const auto r = emit_twice({ScriptedReply::http(201, "{}"), ScriptedReply::http(200, "{}")});
     ASSERT_EQ(r.size(), 2u);
     EXPECT_EQ(r[0].method, "POST");
     EXPECT_EQ(r[0].target, "/apis/events.k8s.io/v1/namespaces/shop/events?fieldManager=attune");
@@ -96,26 +103,10 @@ TEST(EventRecorder, CreatesThenPatchesSeriesCount) {
 
 TEST(EventRecorder, ACreateLostToAResetIsSentAgainAndAlreadyExistsCountsAsCreated) {
     using test::ScriptedReply;
-    asio::io_context io;
-    test::ScriptedTlsServer server{io, test::pki().server_cert_pem, test::pki().server_key_pem};
     ScriptedReply lost;  // the apiserver goes away after reading the request
     lost.after = ScriptedReply::Then::Reset;
-    server.script(lost);
-    server.script(ScriptedReply::status(409, "AlreadyExists", "events.events.k8s.io already exists"));
-    server.script(ScriptedReply::http(200, "{}"));
-    RestConfig rc;
-    rc.host = "127.0.0.1";
-    rc.port = std::to_string(server.port());
-    rc.tls.ca_pem = test::pki().ca_pem;
-    ClientSettings fast;
-    fast.retry.backoff = {std::chrono::milliseconds(1), 1.0, std::chrono::milliseconds(1), 0.0};
-    Client c(io.get_executor(), rc, fast);
-    EventRecorder rec(c, "attune.io/manager", "attune-0", {360s, 0s, 100});
-    test::run_coro(io, [&]() -> asio::awaitable<void> {
-        co_await rec.emit(resized());
-        co_await rec.emit(resized());
-    }());
-    const auto& r = server.requests();
+    const auto r = emit_twice({lost, ScriptedReply::status(409, "AlreadyExists", "events.events.k8s.io already exists"),
+                               ScriptedReply::http(200, "{}")});
     ASSERT_EQ(r.size(), 3u);
     EXPECT_EQ(r[0].method, "POST");
     EXPECT_EQ(r[1].method, "POST");
