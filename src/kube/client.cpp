@@ -441,7 +441,7 @@ Client::Task<Client::JsonResult> Client::create(ResourceType rt, std::string ns,
     req.target = collection_path(rt, ns) + write_query(wo, false).encode();
     req.headers.push_back({"Content-Type", "application/json"});
     req.body = json::serialize(obj);
-    req.replay_safe = wo.replay_named_create;
+    req.replay_safe = wo.replay_safe;
     auto r = co_await execute(std::move(req), "create");
     if (!r) co_return r.error();
     co_return parse_json(std::move(r).value());

@@ -104,7 +104,7 @@ asio::awaitable<bool> EventRecorder::create(const std::string& key, const K8sEve
     // apiserver restarting under it) is sent again; AlreadyExists then means
     // the lost attempt landed.
     WriteOptions wo;
-    wo.replay_named_create = true;
+    wo.replay_safe = true;
     auto res = co_await client_.create(resources::events(), ns, body, wo);
     if (!res && !res.error().is_already_exists()) {
         client_.metrics().k8s_events.Add({{"result", "error"}}).Increment();

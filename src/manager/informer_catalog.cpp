@@ -36,8 +36,8 @@ void define_informers(kube::InformerRegistry& registry, bool watch_list, bool pr
     };
     // Pods are nine tenths of what the manager lists: their pages come in
     // protobuf, decoded into what strip_pod keeps (watch events stay JSON).
-    // Each keeps its name and phase listed, so a recommendation pass decodes
-    // only its baseline pod.
+    // Each keeps whether it may hold the baseline (controller/listed_pod.hpp),
+    // so a recommendation pass decodes only its baseline pod.
     define("pods", kube::resources::pods(), kube::strip_pod, controller::keep_listed_pods,
            protobuf_lists ? kube::ProtobufListDecoder::ItemDecoder(kube::pod_from_protobuf) : nullptr);
     // A workload is read by the classification, the recommendation pass and

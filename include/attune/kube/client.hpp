@@ -85,7 +85,7 @@ struct WriteOptions {
     bool dry_run = false;
     // create only, for a body that names its object: replay after a lost
     // response (reset, timeout); the caller takes AlreadyExists as its own.
-    bool replay_named_create = false;
+    bool replay_safe = false;
 };
 
 struct DeleteOptions {

@@ -123,12 +123,8 @@ public:
     };
     template <class T>
     std::vector<KeyedView<T>> decoded_owned_by(std::string_view owner_uid) const {
-        check_type(typeid(T));
         std::vector<KeyedView<T>> out;
-        auto it = by_owner_.find(std::string(owner_uid));
-        if (it == by_owner_.end()) return out;
-        for (const auto& k : it->second)
-            if (const auto& d = objects_.at(k).decoded) out.push_back({k, std::static_pointer_cast<const T>(d)});
+        visit_decoded<T>(by_owner_, owner_uid, [&](const std::string& k, auto d) { out.push_back({k, std::move(d)}); });
         return out;
     }
     template <class T>
@@ -183,16 +179,19 @@ private:
     void check_type(const std::type_info& t) const {
         if (!decoded_type_ || *decoded_type_ != t) throw std::logic_error("object_cache: decoded view of another type");
     }
+    // fn(key, view) for each object under `value` in `idx` that has a view.
+    template <class T, class Fn>
+    void visit_decoded(const IndexMap& idx, std::string_view value, Fn&& fn) const {
+        check_type(typeid(T));
+        auto it = idx.find(std::string(value));
+        if (it == idx.end()) return;
+        for (const auto& k : it->second)
+            if (const auto& d = objects_.at(k).decoded) fn(k, std::static_pointer_cast<const T>(d));
+    }
     template <class T>
     std::vector<std::shared_ptr<const T>> decoded_of(const IndexMap& idx, std::string_view value) const {
-        check_type(typeid(T));
         std::vector<std::shared_ptr<const T>> out;
-        auto it = idx.find(std::string(value));
-        if (it == idx.end()) return out;
-        for (const auto& k : it->second) {
-            const auto& d = objects_.at(k).decoded;
-            if (d) out.push_back(std::static_pointer_cast<const T>(d));
-        }
+        visit_decoded<T>(idx, value, [&](const std::string&, auto d) { out.push_back(std::move(d)); });
         return out;
     }
 
